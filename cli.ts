@@ -1,0 +1,170 @@
+/**
+ * `deno task cli ...`: administers the same KV as the server. Prints one JSON object on
+ * stdout; on failure `{"error": "..."}` on stderr and a non-zero exit.
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { createApiKey, listApiKeys, revokeApiKey } from "./lib/api_keys.ts";
+import { ConfigError, loadConfig } from "./lib/config.ts";
+import type { Deps } from "./lib/deps.ts";
+import { AppError } from "./lib/errors.ts";
+import { createForm, formView, setAccepting, updateForm } from "./lib/forms.ts";
+import { PLAN_NAMES, type PlanName } from "./lib/plans.ts";
+import { buildDeps, openKv } from "./lib/runtime.ts";
+import { type Scope, SCOPES } from "./lib/schemas.ts";
+import { createUser, userView } from "./lib/users.ts";
+import { createWorkspace, updateWorkspace } from "./lib/workspaces.ts";
+
+/** A usage error: printed as `{"error"}` with exit code 2. */
+class UsageError extends Error {}
+
+const USAGE = `Usage: deno task cli <command>
+  workspace create --name N --plan free|starter|pro|business
+  workspace set-plan --workspace W --plan P
+  workspace suspend|unsuspend --workspace W
+  form create --workspace W --file F
+  form update --form PUBLIC_ID --file F
+  form close|open --form PUBLIC_ID
+  key create --workspace W --name N [--type live|test] [--scopes submit,read,admin]
+  key list --workspace W
+  key revoke --key KEY_ID
+  user create --email E --password P [--workspace W]`;
+
+function need(values: Record<string, string | undefined>, name: string): string {
+  const v = values[name];
+  if (!v) throw new UsageError(`Missing --${name}.\n${USAGE}`);
+  return v;
+}
+
+function plan(value: string): PlanName {
+  if (!(PLAN_NAMES as readonly string[]).includes(value)) {
+    throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(", ")}.`);
+  }
+  return value as PlanName;
+}
+
+async function readDefinition(path: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch {
+    throw new UsageError(`Cannot read --file ${path}.`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError(`--file ${path} is not valid JSON.`);
+  }
+}
+
+/** Runs one command; returns what to print. */
+export async function runCli(deps: Deps, args: string[]): Promise<unknown> {
+  const { positionals, values } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      name: { type: "string" },
+      plan: { type: "string" },
+      workspace: { type: "string" },
+      file: { type: "string" },
+      form: { type: "string" },
+      type: { type: "string" },
+      scopes: { type: "string" },
+      key: { type: "string" },
+      email: { type: "string" },
+      password: { type: "string" },
+    },
+  });
+  const v = values as Record<string, string | undefined>;
+  const [group, action] = positionals;
+  switch (`${group} ${action}`) {
+    case "workspace create": {
+      const ws = await createWorkspace(deps, {
+        name: need(v, "name"),
+        plan: plan(need(v, "plan")),
+      });
+      return { id: ws.id, name: ws.name, plan: ws.plan };
+    }
+    case "workspace set-plan":
+      return await updateWorkspace(deps, need(v, "workspace"), { plan: plan(need(v, "plan")) });
+    case "workspace suspend":
+    case "workspace unsuspend":
+      return await updateWorkspace(deps, need(v, "workspace"), { suspended: action === "suspend" });
+    case "form create":
+      return formView(
+        await createForm(deps, need(v, "workspace"), await readDefinition(need(v, "file"))),
+      );
+    case "form update":
+      return formView(
+        await updateForm(deps, need(v, "form"), await readDefinition(need(v, "file"))),
+      );
+    case "form close":
+    case "form open":
+      return formView(await setAccepting(deps, need(v, "form"), action === "open"));
+    case "key create": {
+      const type = v.type ?? "live";
+      if (type !== "live" && type !== "test") throw new UsageError("--type must be live or test.");
+      const scopes = v.scopes?.split(",").map((s) => s.trim()).filter(Boolean);
+      for (const s of scopes ?? []) {
+        if (!(SCOPES as readonly string[]).includes(s)) {
+          throw new UsageError(`Unknown scope ${s}; use ${SCOPES.join(",")}.`);
+        }
+      }
+      const key = await createApiKey(deps, {
+        workspaceId: need(v, "workspace"),
+        name: need(v, "name"),
+        type,
+        scopes: scopes as Scope[] | undefined,
+      });
+      return {
+        id: key.id,
+        name: key.name,
+        type: key.type,
+        scopes: key.scopes,
+        prefix: key.prefix,
+        key: key.key,
+      };
+    }
+    case "key list":
+      return { keys: await listApiKeys(deps, need(v, "workspace")) };
+    case "key revoke":
+      return await revokeApiKey(deps, need(v, "key"));
+    case "user create": {
+      const ws = v.workspace ? [v.workspace] : [];
+      return userView(
+        await createUser(deps, {
+          email: need(v, "email"),
+          password: need(v, "password"),
+          workspaceIds: ws,
+        }),
+      );
+    }
+    default:
+      throw new UsageError(USAGE);
+  }
+}
+
+if (import.meta.main) {
+  let kv: Deno.Kv | undefined;
+  try {
+    const config = loadConfig(Deno.env.toObject());
+    kv = await openKv(config);
+    const deps = await buildDeps(kv, config);
+    const out = await runCli(deps, Deno.args);
+    console.log(JSON.stringify(out));
+    kv.close();
+  } catch (err) {
+    kv?.close();
+    const known = err instanceof AppError || err instanceof UsageError ||
+      err instanceof ConfigError ||
+      (err instanceof Error && err.name === "TypeError" && "code" in err &&
+        String(err.code).startsWith("ERR_PARSE_ARGS"));
+    console.error(
+      JSON.stringify({
+        error: known ? (err as Error).message : `Unexpected error: ${(err as Error).message}`,
+      }),
+    );
+    Deno.exit(err instanceof UsageError ? 2 : 1);
+  }
+}

@@ -1,0 +1,244 @@
+/**
+ * API keys: `fw_live_` / `fw_test_` + 32 base62 characters of randomness (190 bits) +
+ * a 6-character base62 CRC32 checksum, so a scanner rejects a mistyped or fake key with
+ * no lookup. Stored only as a SHA-256 digest; the raw value is returned once.
+ * @module
+ */
+import type { Deps } from "./deps.ts";
+import { AppError, errors } from "./errors.ts";
+import { newId, randomBase62, sha256Hex, toBase62 } from "./ids.ts";
+import { keys } from "./kv_keys.ts";
+import { withKvRetry } from "./kv.ts";
+import { allowsKeys, planOf } from "./plans.ts";
+import type { ApiKey, Scope, Workspace } from "./schemas.ts";
+
+const RANDOM_LENGTH = 32;
+const CHECKSUM_LENGTH = 6;
+const KEY_PATTERN = /^fw_(live|test)_([0-9A-Za-z]{32})([0-9A-Za-z]{6})$/;
+/** `last_used_at` is written at most this often per key. */
+const LAST_USED_INTERVAL_MS = 60_000;
+/** Default scopes of a new key (SPEC part 5). */
+export const DEFAULT_SCOPES: Scope[] = ["submit", "read"];
+
+const CRC_TABLE = (() => {
+  const t = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    t[n] = c >>> 0;
+  }
+  return t;
+})();
+
+function crc32(text: string): number {
+  let c = 0xffffffff;
+  for (const b of new TextEncoder().encode(text)) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+function checksum(type: string, random: string): string {
+  return toBase62(BigInt(crc32(`fw_${type}_${random}`)), CHECKSUM_LENGTH);
+}
+
+/** Whether a string has the shape and checksum of a Formwell key (no lookup). */
+export function isWellFormedKey(raw: string): boolean {
+  const m = KEY_PATTERN.exec(raw);
+  return m !== null && checksum(m[1], m[2]) === m[3];
+}
+
+/** The displayable prefix of a raw key: type prefix plus six characters. */
+export function keyPrefix(raw: string): string {
+  return raw.slice(0, "fw_live_".length + 6);
+}
+
+/** An API key as shown to its owner: never the hash or raw value. */
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  type: "live" | "test";
+  scopes: Scope[];
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked: boolean;
+  over_limit: boolean;
+}
+
+/** Creates a key; fails below Starter (403) and past the plan's active-key cap (429). */
+export async function createApiKey(
+  deps: Pick<Deps, "kv" | "now">,
+  input: { workspaceId: string; name: string; type?: "live" | "test"; scopes?: Scope[] },
+): Promise<ApiKeyView & { key: string }> {
+  const type = input.type ?? "live";
+  const random = randomBase62(RANDOM_LENGTH);
+  const raw = `fw_${type}_${random}${checksum(type, random)}`;
+  const scopes = [...new Set(input.scopes?.length ? input.scopes : DEFAULT_SCOPES)];
+  const name = input.name.trim().slice(0, 100);
+  if (!name) throw errors.badRequest("A key needs a name.");
+  const record: ApiKey = {
+    id: newId("key"),
+    workspace_id: input.workspaceId,
+    name,
+    type,
+    scopes,
+    prefix: keyPrefix(raw),
+    hash: await sha256Hex(raw),
+    created_at: new Date(deps.now()).toISOString(),
+    last_used_at: null,
+    revoked: false,
+    revoked_at: null,
+  };
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const ws = await withKvRetry(() => deps.kv.get<Workspace>(keys.workspace(input.workspaceId)));
+    if (!ws.value) throw errors.notFound("Workspace not found.");
+    if (!allowsKeys(ws.value.plan)) throw errors.planRequired();
+    const version = await withKvRetry(() =>
+      deps.kv.get<number>(keys.apiKeysVersion(input.workspaceId))
+    );
+    const active = (await listApiKeyRecords(deps, input.workspaceId)).filter((k) => !k.revoked);
+    const cap = planOf(ws.value.plan).maxActiveKeys;
+    if (active.length >= cap) {
+      throw new AppError(
+        429,
+        "quota_exceeded",
+        `The ${ws.value.plan} plan allows ${cap} active API keys. Revoke one or upgrade the plan.`,
+      );
+    }
+    const res = await withKvRetry(() =>
+      deps.kv.atomic()
+        .check(ws)
+        .check(version)
+        .check({ key: keys.apiKeyByHash(record.hash), versionstamp: null })
+        .set(keys.apiKeysVersion(input.workspaceId), (version.value ?? 0) + 1)
+        .set(keys.apiKey(record.id), record)
+        .set(keys.apiKeyByHash(record.hash), record.id)
+        .set(keys.apiKeyByWorkspace(input.workspaceId, record.id), true)
+        .commit()
+    );
+    if (res.ok) return { ...toView(record, false), key: raw };
+  }
+  throw new Error("key create kept conflicting");
+}
+
+/** Revokes a key. Effective on the next request everywhere: nothing caches keys. */
+export async function revokeApiKey(
+  deps: Pick<Deps, "kv" | "now">,
+  keyId: string,
+  workspaceId?: string,
+): Promise<ApiKeyView> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const entry = await withKvRetry(() => deps.kv.get<ApiKey>(keys.apiKey(keyId)));
+    if (!entry.value || (workspaceId && entry.value.workspace_id !== workspaceId)) {
+      throw errors.notFound("API key not found.");
+    }
+    const version = await withKvRetry(() =>
+      deps.kv.get<number>(keys.apiKeysVersion(entry.value!.workspace_id))
+    );
+    const next: ApiKey = {
+      ...entry.value,
+      revoked: true,
+      revoked_at: entry.value.revoked_at ?? new Date(deps.now()).toISOString(),
+    };
+    const res = await withKvRetry(() =>
+      deps.kv.atomic().check(entry).check(version)
+        .set(entry.key, next)
+        .set(keys.apiKeysVersion(next.workspace_id), (version.value ?? 0) + 1)
+        .commit()
+    );
+    if (res.ok) return toView(next, false);
+  }
+  throw new Error("key revoke kept conflicting");
+}
+
+async function listApiKeyRecords(deps: Pick<Deps, "kv">, workspaceId: string): Promise<ApiKey[]> {
+  const ids: Deno.KvKey[] = [];
+  for await (const e of deps.kv.list({ prefix: keys.apiKeysByWorkspace(workspaceId) })) {
+    ids.push(keys.apiKey(e.key[2] as string));
+  }
+  const out: ApiKey[] = [];
+  for (let i = 0; i < ids.length; i += 10) {
+    const entries = await withKvRetry(() => deps.kv.getMany<ApiKey[]>(ids.slice(i, i + 10)));
+    for (const e of entries) if (e.value) out.push(e.value);
+  }
+  return out.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+}
+
+/**
+ * A workspace's keys, oldest first. After a downgrade the oldest active keys up to the
+ * plan's cap are within it; newer active ones are `over_limit` (still working).
+ */
+export async function listApiKeys(
+  deps: Pick<Deps, "kv">,
+  workspaceId: string,
+): Promise<ApiKeyView[]> {
+  const ws = (await withKvRetry(() => deps.kv.get<Workspace>(keys.workspace(workspaceId)))).value;
+  if (!ws) throw errors.notFound("Workspace not found.");
+  const cap = planOf(ws.plan).maxActiveKeys;
+  let activeSeen = 0;
+  return (await listApiKeyRecords(deps, workspaceId)).map((k) => {
+    const over = !k.revoked && ++activeSeen > cap;
+    return toView(k, over);
+  });
+}
+
+function toView(k: ApiKey, overLimit: boolean): ApiKeyView {
+  return {
+    id: k.id,
+    name: k.name,
+    type: k.type,
+    scopes: k.scopes,
+    prefix: k.prefix,
+    created_at: k.created_at,
+    last_used_at: k.last_used_at,
+    revoked: k.revoked,
+    over_limit: overLimit,
+  };
+}
+
+/** The caller a valid key authenticates. */
+export interface KeyAuth {
+  key: ApiKey;
+  workspace: Workspace;
+  mode: "live" | "test";
+}
+
+/**
+ * Authenticates an `Authorization` header value. Unknown, malformed, revoked keys and keys
+ * of missing or suspended workspaces are all 401 `Invalid API key.`; a workspace below
+ * Starter is 403 `plan_required`.
+ */
+export async function authenticateKey(
+  deps: Pick<Deps, "kv" | "now">,
+  header: string,
+): Promise<KeyAuth> {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!m || !isWellFormedKey(m[1])) throw errors.invalidApiKey();
+  const hash = await sha256Hex(m[1]);
+  const id = (await withKvRetry(() => deps.kv.get<string>(keys.apiKeyByHash(hash)))).value;
+  if (!id) throw errors.invalidApiKey();
+  const entry = await withKvRetry(() => deps.kv.get<ApiKey>(keys.apiKey(id)));
+  const key = entry.value;
+  if (!key || key.revoked || key.hash !== hash) throw errors.invalidApiKey();
+  const workspace =
+    (await withKvRetry(() => deps.kv.get<Workspace>(keys.workspace(key.workspace_id)))).value;
+  if (!workspace || workspace.suspended) throw errors.invalidApiKey();
+  if (!allowsKeys(workspace.plan)) throw errors.planRequired();
+  touchLastUsed(deps, entry as Deno.KvEntry<ApiKey>);
+  return { key, workspace, mode: key.type };
+}
+
+/** Records use at most once a minute per key; a lost race is fine (another request wrote it). */
+function touchLastUsed(deps: Pick<Deps, "kv" | "now">, entry: Deno.KvEntry<ApiKey>): void {
+  const last = entry.value.last_used_at ? Date.parse(entry.value.last_used_at) : 0;
+  const now = deps.now();
+  if (now - last < LAST_USED_INTERVAL_MS) return;
+  const next = { ...entry.value, last_used_at: new Date(now).toISOString() };
+  deps.kv.atomic().check(entry).set(entry.key, next).commit().catch(() => {});
+}
+
+/** Throws 403 `insufficient_scope` unless the key has `scope` (`admin` implies `read`). */
+export function requireScope(auth: KeyAuth, scope: Scope): void {
+  const s = auth.key.scopes;
+  const ok = s.includes(scope) || (scope === "read" && s.includes("admin"));
+  if (!ok) throw errors.insufficientScope(scope);
+}

@@ -1,0 +1,158 @@
+/**
+ * Service configuration, parsed once from the environment by the composition root.
+ * @module
+ */
+import { z } from "zod";
+
+/** Names of the rate-limited routes (SPEC part 8) and their per-minute defaults. */
+export const DEFAULT_RATE_LIMITS = {
+  schema: 60,
+  submit: 20,
+  validate: 30,
+  events: 60,
+  upload_url: 10,
+  /** Key-authenticated calls, per workspace and route (CONTRACT). */
+  workspace: 600,
+  /** Admin sign-in attempts per IP. */
+  login: 10,
+  /** ALTCHA challenge issuance per IP. */
+  challenge: 60,
+} as const;
+
+/** A rate-limited route name. */
+export type RateLimitName = keyof typeof DEFAULT_RATE_LIMITS;
+
+const bool = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .transform((v) => ["1", "true", "on", "yes"].includes(v));
+
+const rateLimits = z
+  .string()
+  .transform((s, ctx) => {
+    try {
+      return JSON.parse(s);
+    } catch {
+      ctx.addIssue({ code: "custom", message: "must be a JSON object" });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z.record(
+      z.enum(Object.keys(DEFAULT_RATE_LIMITS) as [RateLimitName]),
+      z.number().int().positive(),
+    ).optional(),
+  );
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  BASE_URL: z.url().optional(),
+  KV_PATH: z.string().optional(),
+  SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  STORAGE: z.enum(["local", "s3"]).default("local"),
+  LOCAL_STORAGE_DIR: z.string().default("./data/files"),
+  S3_ENDPOINT: z.url().optional(),
+  S3_REGION: z.string().default("us-east-1"),
+  S3_BUCKET: z.string().optional(),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_FORCE_PATH_STYLE: bool.default(false),
+  TRUST_PROXY: bool.default(false),
+  RATE_LIMITS: rateLimits.optional(),
+  ADMIN_EMAIL: z.email().optional(),
+  ADMIN_PASSWORD: z.string().min(8, "must be at least 8 characters").optional(),
+  TURNSTILE_VERIFY_URL: z.url().default(
+    "https://challenges.cloudflare.com/turnstile/v0/siteverify",
+  ),
+  HCAPTCHA_VERIFY_URL: z.url().default("https://api.hcaptcha.com/siteverify"),
+  RECAPTCHA_VERIFY_URL: z.url().default("https://www.google.com/recaptcha/api/siteverify"),
+  FORMWELL_ENV: z.enum(["development", "production", "test"]).default("development"),
+  FORMWELL_SEED: bool.default(true),
+});
+
+/** The parsed configuration every module receives through `deps.config`. */
+export interface Config {
+  port: number;
+  baseUrl: string;
+  /** `undefined` means the platform's default KV (Deno Deploy). */
+  kvPath: string | undefined;
+  secret: string | undefined;
+  storage: "local" | "s3";
+  localStorageDir: string;
+  s3: {
+    endpoint?: string;
+    region: string;
+    bucket?: string;
+    accessKeyId?: string;
+    secretAccessKey?: string;
+    forcePathStyle: boolean;
+  };
+  trustProxy: boolean;
+  rateLimits: Record<RateLimitName, number>;
+  admin: { email?: string; password?: string };
+  captchaVerifyUrls: { turnstile: string; hcaptcha: string; recaptcha: string };
+  env: "development" | "production" | "test";
+  /** Create the demo workspace, form and admin on an empty database. */
+  seed: boolean;
+}
+
+/** Thrown by {@linkcode loadConfig} with every problem listed. */
+export class ConfigError extends Error {}
+
+/** Whether the process runs on Deno Deploy (no local filesystem, platform KV). */
+export function onDeploy(env: Record<string, string | undefined>): boolean {
+  return Boolean(env.DENO_DEPLOYMENT_ID);
+}
+
+/**
+ * Parses the environment; fails fast listing every invalid variable.
+ * `KV_PATH` defaults to `./data/formwell.kv` except on Deno Deploy, where unset means the
+ * platform's KV.
+ */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const clean = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => v !== undefined && v !== ""),
+  );
+  const parsed = envSchema.safeParse(clean);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  const deploy = onDeploy(env);
+  if (e.STORAGE === "s3" && !e.S3_BUCKET) {
+    throw new ConfigError("Invalid configuration:\n  S3_BUCKET: required when STORAGE=s3");
+  }
+  if (deploy && e.STORAGE !== "s3") {
+    throw new ConfigError(
+      "Invalid configuration:\n  STORAGE: must be s3 on Deno Deploy (no local filesystem)",
+    );
+  }
+  return {
+    port: e.PORT,
+    baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
+    kvPath: e.KV_PATH ?? (deploy ? undefined : "./data/formwell.kv"),
+    secret: e.SECRET,
+    storage: e.STORAGE,
+    localStorageDir: e.LOCAL_STORAGE_DIR,
+    s3: {
+      endpoint: e.S3_ENDPOINT,
+      region: e.S3_REGION,
+      bucket: e.S3_BUCKET,
+      accessKeyId: e.S3_ACCESS_KEY_ID,
+      secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+      forcePathStyle: e.S3_FORCE_PATH_STYLE,
+    },
+    trustProxy: e.TRUST_PROXY,
+    rateLimits: { ...DEFAULT_RATE_LIMITS, ...(e.RATE_LIMITS ?? {}) },
+    admin: { email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD },
+    captchaVerifyUrls: {
+      turnstile: e.TURNSTILE_VERIFY_URL,
+      hcaptcha: e.HCAPTCHA_VERIFY_URL,
+      recaptcha: e.RECAPTCHA_VERIFY_URL,
+    },
+    env: e.FORMWELL_ENV,
+    seed: e.FORMWELL_SEED,
+  };
+}

@@ -1,0 +1,21 @@
+/**
+ * The dependencies every lib function takes first. Built only by the composition root
+ * (`main.ts`, `cli.ts`) or by tests.
+ * @module
+ */
+import type { Config } from "./config.ts";
+import type { SubmissionWriter } from "./submission_writer.ts";
+
+/** Everything a request, a job or a CLI command needs. */
+export interface Deps {
+  kv: Deno.Kv;
+  config: Config;
+  /** HMAC/JWT signing key material, from `SECRET` or generated once and kept in KV. */
+  secret: Uint8Array;
+  /** Serialises and groups submission commits per form (see submission_writer.ts). */
+  writer: SubmissionWriter;
+  /** Outgoing HTTP (CAPTCHA siteverify); replaceable in tests. */
+  fetch: typeof fetch;
+  /** Current time in ms; replaceable in tests. */
+  now: () => number;
+}

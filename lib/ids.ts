@@ -1,0 +1,47 @@
+/**
+ * Identifiers: time-sortable ULIDs with a type prefix, and random base62 strings.
+ * @module
+ */
+import { monotonicFactory } from "ulid";
+
+const nextUlid = monotonicFactory();
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** A time-sortable id such as `sub_01J...`; sorts by creation time within one process. */
+export function newId(prefix: "ws" | "sub" | "key" | "usr" | "job" | "upl"): string {
+  return `${prefix}_${nextUlid().toLowerCase()}`;
+}
+
+/** `length` characters of uniform base62 randomness (rejection sampling, no modulo bias). */
+export function randomBase62(length: number): string {
+  let out = "";
+  while (out.length < length) {
+    const bytes = crypto.getRandomValues(new Uint8Array(length * 2));
+    for (const b of bytes) {
+      if (b < 248 && out.length < length) out += BASE62[b % 62];
+    }
+  }
+  return out;
+}
+
+/** A form's public id: `f` + 12 base62 characters (about 71 bits, unguessable). */
+export function newFormId(): string {
+  return `f${randomBase62(12)}`;
+}
+
+/** Encodes a non-negative integer in base62, left-padded with zeros to `width`. */
+export function toBase62(n: bigint, width: number): string {
+  let out = "";
+  let v = n;
+  while (v > 0n) {
+    out = BASE62[Number(v % 62n)] + out;
+    v /= 62n;
+  }
+  return out.padStart(width, "0");
+}
+
+/** SHA-256 of a string as lowercase hex. */
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}

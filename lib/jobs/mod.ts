@@ -1,0 +1,34 @@
+/**
+ * The job handlers and `dispatch`, the one queue listener's router.
+ * @module
+ */
+import type { Deps } from "../deps.ts";
+import { type Job, type JobHandler, jobSchema } from "../queue.ts";
+import { scoreSubmissions } from "./score_submissions.ts";
+
+const handlers: { [T in Job["type"]]: JobHandler<T> } = {
+  score_submissions: scoreSubmissions,
+  delete_files: async () => {},
+  cleanup_upload: async () => {},
+};
+
+/**
+ * Routes one queue message to its handler. Invalid messages are logged and dropped
+ * (returning normally so KV does not redeliver them); handler errors propagate so KV
+ * retries the message, and after the last attempt it lands under `undelivered_jobs`.
+ */
+export async function dispatch(deps: Deps, msg: unknown): Promise<void> {
+  const parsed = jobSchema.safeParse(msg);
+  if (!parsed.success) {
+    console.error(
+      JSON.stringify({
+        level: "warn",
+        msg: "dropping invalid job",
+        issues: parsed.error.issues.length,
+      }),
+    );
+    return;
+  }
+  const handler = handlers[parsed.data.type] as JobHandler<Job["type"]>;
+  await handler(deps, parsed.data);
+}

@@ -1,0 +1,91 @@
+/**
+ * Small Deno KV helpers: bounded retries, KvU64 arithmetic, dates.
+ * @module
+ */
+
+const MAX_LOCK_RETRIES = 50;
+
+/**
+ * Runs `fn`, retrying when SQLite reports "database is locked" (two processes on one KV
+ * file). Bounded: after the last attempt the error propagates.
+ */
+export async function withKvRetry<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 0;; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (attempt >= MAX_LOCK_RETRIES || !isLockedError(err)) throw err;
+      await delay(Math.min(2 ** attempt, 50) + Math.random() * 5);
+    }
+  }
+}
+
+/** Whether an error is SQLite's transient lock contention. */
+export function isLockedError(err: unknown): boolean {
+  const msg = err instanceof Error ? err.message : String(err);
+  return /database is locked|SQLITE_BUSY|database table is locked/i.test(msg);
+}
+
+/**
+ * Commits an optimistic transaction built by `build`, retrying on check failures.
+ * `build` is called again on every attempt (it must re-read what it checks). Returns
+ * `build`'s result once a commit succeeded, or `null` when `build` returned `null`
+ * (nothing to write). Throws after `maxAttempts`.
+ */
+export async function commitWithRetry<T>(
+  kv: Deno.Kv,
+  build: (op: Deno.AtomicOperation) => Promise<T | null>,
+  maxAttempts = 20,
+): Promise<T | null> {
+  for (let attempt = 0; attempt < maxAttempts; attempt++) {
+    const op = kv.atomic();
+    const result = await withKvRetry(() => build(op));
+    if (result === null) return null;
+    const res = await withKvRetry(() => op.commit());
+    if (res.ok) return result;
+    await delay(Math.random() * Math.min(2 ** attempt, 64));
+  }
+  throw new Error("KV commit kept conflicting");
+}
+
+/** Resolves after `ms` milliseconds (backoff between retries, never in tests' assertions). */
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A KvU64 that, summed, subtracts `n` (KV sums wrap modulo 2^64). */
+export function u64Minus(n: number): Deno.KvU64 {
+  return new Deno.KvU64((1n << 64n) - BigInt(n));
+}
+
+/** A KvU64 that, summed, adds `n` (or subtracts for negative `n`). */
+export function u64Delta(n: number): Deno.KvU64 {
+  return n >= 0 ? new Deno.KvU64(BigInt(n)) : u64Minus(-n);
+}
+
+/** The number in a KvU64 entry value (0 when absent). */
+export function u64Value(v: unknown): number {
+  return v instanceof Deno.KvU64 ? Number(v.value) : 0;
+}
+
+/** The UTC day `YYYY-MM-DD` of a time. */
+export function utcDay(t: Date | number): string {
+  return new Date(t).toISOString().slice(0, 10);
+}
+
+/** The UTC month `YYYY-MM` of a time. */
+export function utcMonth(t: Date | number): string {
+  return new Date(t).toISOString().slice(0, 7);
+}
+
+/** Reads many keys in chunks of 10 (KV's getMany limit). */
+export async function getManyChunked<T>(
+  kv: Deno.Kv,
+  keys: Deno.KvKey[],
+): Promise<Deno.KvEntryMaybe<T>[]> {
+  const chunks: Promise<Deno.KvEntryMaybe<T>[]>[] = [];
+  for (let i = 0; i < keys.length; i += 10) {
+    chunks.push(withKvRetry(() => kv.getMany<T[]>(keys.slice(i, i + 10))));
+  }
+  return (await Promise.all(chunks)).flat();
+}

@@ -1,0 +1,118 @@
+/**
+ * Every KV key of Formwell. No key literal appears anywhere else.
+ * Indexes point to ids; they never copy records.
+ * @module
+ */
+
+/** Live data comes from browsers and live keys; test data only from test keys. */
+export type Mode = "live" | "test";
+/** A stored submission status, or "all" for the totals across statuses. */
+export type StatusBucket = "completed" | "suspicious" | "spam" | "all";
+
+/** Typed key builders, one doc line each. */
+export const keys = {
+  /** Instance-wide secret used to sign tokens when `SECRET` is unset. */
+  secret: () => ["config", "secret"] as const,
+  /** Marker written once the first-start seed ran. */
+  seeded: () => ["config", "seeded"] as const,
+
+  /** A workspace record. */
+  workspace: (id: string) => ["workspaces", id] as const,
+  /** Prefix of all workspaces. */
+  workspaces: () => ["workspaces"] as const,
+
+  /** A form record, keyed by its public id. */
+  form: (publicId: string) => ["forms", publicId] as const,
+  /** Index: forms of a workspace. */
+  formByWorkspace: (workspaceId: string, publicId: string) =>
+    ["forms_by_workspace", workspaceId, publicId] as const,
+  /** Prefix of the forms of a workspace. */
+  formsByWorkspace: (workspaceId: string) => ["forms_by_workspace", workspaceId] as const,
+
+  /** A submission record; what a form owns sits under it. */
+  submission: (formId: string, id: string) => ["submissions", formId, id] as const,
+  /** Prefix of all submissions of a form (both modes). */
+  submissions: (formId: string) => ["submissions", formId] as const,
+  /** Index: submissions of a form and mode by number (newest-first walks). */
+  submissionByNumber: (formId: string, mode: Mode, n: number) =>
+    ["submissions_by_number", formId, mode, n] as const,
+  /** Prefix of the number index. */
+  submissionsByNumber: (formId: string, mode: Mode) =>
+    ["submissions_by_number", formId, mode] as const,
+  /** Index: submissions of a form and mode by status, then number. */
+  submissionByStatus: (formId: string, mode: Mode, status: StatusBucket, n: number) =>
+    ["submissions_by_status", formId, mode, status, n] as const,
+  /** Prefix of the status index. */
+  submissionsByStatus: (formId: string, mode: Mode, status: StatusBucket) =>
+    ["submissions_by_status", formId, mode, status] as const,
+  /** Last submission number issued for a form and mode. */
+  submissionSeq: (formId: string, mode: Mode) => ["submission_seq", formId, mode] as const,
+  /** Counter (KvU64): submissions of a form, mode and status bucket. */
+  submissionCount: (formId: string, mode: Mode, bucket: StatusBucket) =>
+    ["submission_counts", formId, mode, bucket] as const,
+  /** Counter (KvU64): submissions per block of numbers, to skip pages without scanning. */
+  submissionBlock: (formId: string, mode: Mode, bucket: StatusBucket, block: number) =>
+    ["submission_blocks", formId, mode, bucket, block] as const,
+  /** Prefix of the block counters. */
+  submissionBlocks: (formId: string, mode: Mode, bucket: StatusBucket) =>
+    ["submission_blocks", formId, mode, bucket] as const,
+  /** Counter (KvU64): submissions per UTC day and status bucket (range totals). */
+  submissionDaily: (formId: string, mode: Mode, bucket: StatusBucket, day: string) =>
+    ["submission_daily", formId, mode, bucket, day] as const,
+  /** Prefix of the daily submission counters. */
+  submissionDailies: (formId: string, mode: Mode, bucket: StatusBucket) =>
+    ["submission_daily", formId, mode, bucket] as const,
+
+  /** Counter (KvU64): live submissions a workspace received in a UTC month (plan quota). */
+  monthlySubmissions: (workspaceId: string, month: string) =>
+    ["submissions_monthly", workspaceId, month] as const,
+
+  /** An idempotency record, scoped to form and mode. */
+  idempotency: (formId: string, mode: Mode, key: string) =>
+    ["idempotency", formId, mode, key] as const,
+
+  /** Rate-limit state (GCRA theoretical arrival time) of one identity on one route. */
+  rateLimit: (route: string, identity: string) => ["rate_limits", route, identity] as const,
+
+  /** Counter (KvU64): analytics events of a form per UTC day and kind. */
+  analytics: (formId: string, mode: Mode, day: string, kind: string) =>
+    ["analytics", formId, mode, day, kind] as const,
+  /** Prefix of a form's analytics in one mode. */
+  analyticsOf: (formId: string, mode: Mode) => ["analytics", formId, mode] as const,
+
+  /** An API key record. */
+  apiKey: (id: string) => ["api_keys", id] as const,
+  /** Index: API key id by the SHA-256 hex digest of the raw key. */
+  apiKeyByHash: (hash: string) => ["api_keys_by_hash", hash] as const,
+  /** Index: API keys of a workspace. */
+  apiKeyByWorkspace: (workspaceId: string, id: string) =>
+    ["api_keys_by_workspace", workspaceId, id] as const,
+  /** Bumped by every key create and revoke of a workspace (serialises the cap check). */
+  apiKeysVersion: (workspaceId: string) => ["api_keys_version", workspaceId] as const,
+  /** Prefix of the API keys of a workspace. */
+  apiKeysByWorkspace: (workspaceId: string) => ["api_keys_by_workspace", workspaceId] as const,
+
+  /** An admin user. */
+  user: (id: string) => ["users", id] as const,
+  /** Prefix of all users. */
+  users: () => ["users"] as const,
+  /** Index: user id by lower-cased email. */
+  userByEmail: (email: string) => ["users_by_email", email] as const,
+  /** An admin session, keyed by the SHA-256 of its cookie value. */
+  session: (hash: string) => ["sessions", hash] as const,
+
+  /** A spent CAPTCHA token or ALTCHA solution (by digest), so none is accepted twice. */
+  spentCaptcha: (digest: string) => ["captcha_spent", digest] as const,
+
+  /** An upload grant, keyed by its storage path. */
+  uploadGrant: (path: string) => ["upload_grants", path] as const,
+  /** Prefix of all upload grants (cleanup sweep). */
+  uploadGrants: () => ["upload_grants"] as const,
+  /** Counter (KvU64): bytes of storage a workspace holds or has reserved. */
+  storageUsed: (workspaceId: string) => ["storage_used", workspaceId] as const,
+
+  /** Where a queue message lands when every delivery attempt failed. */
+  undelivered: (jobId: string) => ["undelivered_jobs", jobId] as const,
+  /** Prefix of undelivered jobs. */
+  undeliveredJobs: () => ["undelivered_jobs"] as const,
+};

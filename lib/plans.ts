@@ -1,0 +1,67 @@
+/**
+ * Plans and their limits (CONTRACT "Plans").
+ * @module
+ */
+
+/** The plan names, lowest first. */
+export const PLAN_NAMES = ["free", "starter", "pro", "business"] as const;
+/** A plan name. */
+export type PlanName = typeof PLAN_NAMES[number];
+
+/** The limits a plan sets. */
+export interface Plan {
+  name: PlanName;
+  /** Active API keys; 0 means keys are not available. */
+  maxActiveKeys: number;
+  perFileMB: number;
+  storageMB: number;
+  analyticsRetentionDays: number;
+  /** `null` means unlimited. */
+  submissionsPerMonth: number | null;
+}
+
+/** The default plan table. */
+export const PLANS: Record<PlanName, Plan> = {
+  free: {
+    name: "free",
+    maxActiveKeys: 0,
+    perFileMB: 10,
+    storageMB: 100,
+    analyticsRetentionDays: 30,
+    submissionsPerMonth: 1_000,
+  },
+  starter: {
+    name: "starter",
+    maxActiveKeys: 2,
+    perFileMB: 25,
+    storageMB: 1_000,
+    analyticsRetentionDays: 90,
+    submissionsPerMonth: 10_000,
+  },
+  pro: {
+    name: "pro",
+    maxActiveKeys: 10,
+    perFileMB: 100,
+    storageMB: 10_000,
+    analyticsRetentionDays: 365,
+    submissionsPerMonth: 100_000,
+  },
+  business: {
+    name: "business",
+    maxActiveKeys: 50,
+    perFileMB: 500,
+    storageMB: 100_000,
+    analyticsRetentionDays: 730,
+    submissionsPerMonth: null,
+  },
+};
+
+/** The plan of a name. */
+export function planOf(name: PlanName): Plan {
+  return PLANS[name];
+}
+
+/** Whether a plan includes API keys and the Server Data API (Starter or above). */
+export function allowsKeys(name: PlanName): boolean {
+  return PLANS[name].maxActiveKeys > 0;
+}

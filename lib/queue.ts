@@ -1,0 +1,37 @@
+/**
+ * Background jobs on the KV queue: the job union (zod, keyed on `type`), enqueueing
+ * inside a caller's atomic operation,. Handlers and `dispatch` live in jobs/mod.ts.
+ * @module
+ */
+import { z } from "zod";
+import type { Deps } from "./deps.ts";
+import { newId } from "./ids.ts";
+import { keys } from "./kv_keys.ts";
+
+/** Every job the queue carries. */
+export const jobSchema = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("score_submissions"),
+    form_id: z.string(),
+    ids: z.array(z.string()).max(1000),
+  }),
+  z.object({ type: z.literal("delete_files"), paths: z.array(z.string()).max(5000) }),
+  z.object({ type: z.literal("cleanup_upload"), path: z.string() }),
+]);
+/** A job. */
+export type Job = z.infer<typeof jobSchema>;
+
+/** A job handler; must be idempotent (a message may be delivered more than once). */
+export type JobHandler<T extends Job["type"]> = (
+  deps: Deps,
+  job: Extract<Job, { type: T }>,
+) => Promise<void>;
+
+/** Adds a job to an atomic operation; it lands under `undelivered_jobs` if every attempt fails. */
+export function enqueueJob(
+  op: Deno.AtomicOperation,
+  job: Job,
+  options: { delay?: number } = {},
+): void {
+  op.enqueue(job, { delay: options.delay, keysIfUndelivered: [keys.undelivered(newId("job"))] });
+}

@@ -1,0 +1,151 @@
+/**
+ * Rate limiting with GCRA (generic cell rate algorithm), state held in KV so every
+ * instance shares it. A limit of N per minute admits a burst of N, then one request
+ * every 60/N seconds: unlike a fixed window, 10 at 59.9 s and 10 more at 60.1 s cannot
+ * pass 20 through 10/min.
+ * @module
+ */
+import type { RateLimitName } from "./config.ts";
+import type { Deps } from "./deps.ts";
+import { errors } from "./errors.ts";
+import { keys } from "./kv_keys.ts";
+import { withKvRetry } from "./kv.ts";
+
+const PERIOD_MS = 60_000;
+
+/** One unit to spend from one identity's budget on one route. */
+export interface LimitSpend {
+  route: RateLimitName | string;
+  identity: string;
+  perMinute: number;
+}
+
+/** Stored state: the theoretical arrival time in ms. */
+interface GcraState {
+  tat: number;
+}
+
+/**
+ * Pure GCRA step: spends `count` units at `now`. Returns whether allowed and the new TAT
+ * (unchanged when refused).
+ */
+export function gcra(tat: number | undefined, now: number, perMinute: number, count = 1): {
+  allowed: boolean;
+  tat: number;
+} {
+  const interval = PERIOD_MS / perMinute;
+  const start = Math.max(tat ?? 0, now);
+  const next = start + interval * count;
+  if (next - now > PERIOD_MS + 1e-6) return { allowed: false, tat: tat ?? 0 };
+  return { allowed: true, tat: next };
+}
+
+/** The KV key of a spend. */
+export function limitKey(s: LimitSpend): Deno.KvKey {
+  return keys.rateLimit(String(s.route), s.identity);
+}
+
+/** Reads whether one more unit would be allowed now, without spending it. */
+export async function peekLimit(deps: Pick<Deps, "kv" | "now">, s: LimitSpend): Promise<boolean> {
+  const entry = await withKvRetry(() => deps.kv.get<GcraState>(limitKey(s)));
+  return gcra(entry.value?.tat, deps.now(), s.perMinute).allowed;
+}
+
+/**
+ * Adds the spends of a batch to an atomic operation: reads each distinct key once,
+ * checks its versionstamp and writes the new TAT. Returns, per spend, whether it was
+ * allowed (refused spends leave the state as it was).
+ */
+export async function planSpends(
+  deps: Pick<Deps, "kv" | "now">,
+  spends: LimitSpend[],
+  op: Deno.AtomicOperation,
+): Promise<boolean[]> {
+  const distinct = new Map<string, { key: Deno.KvKey; spends: number[] }>();
+  spends.forEach((s, i) => {
+    const key = limitKey(s);
+    const id = JSON.stringify(key);
+    const slot = distinct.get(id) ?? { key, spends: [] };
+    slot.spends.push(i);
+    distinct.set(id, slot);
+  });
+  const slots = [...distinct.values()];
+  const entries = await Promise.all(
+    slots.map((s) => withKvRetry(() => deps.kv.get<GcraState>(s.key))),
+  );
+  const now = deps.now();
+  const allowed = spends.map(() => false);
+  slots.forEach((slot, i) => {
+    let tat = entries[i].value?.tat;
+    let changed = false;
+    for (const idx of slot.spends) {
+      const r = gcra(tat, now, spends[idx].perMinute);
+      allowed[idx] = r.allowed;
+      if (r.allowed) {
+        tat = r.tat;
+        changed = true;
+      }
+    }
+    op.check(entries[i]);
+    if (changed && tat !== undefined) {
+      op.set(slot.key, { tat } satisfies GcraState, { expireIn: PERIOD_MS * 2 });
+    }
+  });
+  return allowed;
+}
+
+/** How many distinct KV keys (and so checks) a set of spends touches. */
+export function distinctLimitKeys(spends: LimitSpend[]): number {
+  return new Set(spends.map((s) => JSON.stringify(limitKey(s)))).size;
+}
+
+/**
+ * Spends one unit in its own commit (endpoints other than an accepted submit), retrying
+ * conflicts with a bound. Throws 429 `rate_limited` when refused.
+ */
+export async function enforceLimit(
+  deps: Pick<Deps, "kv" | "now">,
+  spend: LimitSpend,
+): Promise<void> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const op = deps.kv.atomic();
+    const [allowed] = await planSpends(deps, [spend], op);
+    if (!allowed) throw errors.rateLimited();
+    const res = await withKvRetry(() => op.commit());
+    if (res.ok) return;
+    await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** attempt, 50)));
+  }
+  throw errors.unavailable();
+}
+
+/** Spends one unit if the budget allows, never throwing (counts a rejected attempt). */
+export async function spendQuietly(
+  deps: Pick<Deps, "kv" | "now">,
+  spend: LimitSpend,
+): Promise<void> {
+  try {
+    await enforceLimit(deps, spend);
+  } catch {
+    // Already over the limit or contended: nothing more to count.
+  }
+}
+
+/**
+ * The identity of a client IP: IPv4 as is, IPv6 grouped by /64 (one subscriber usually
+ * holds a whole /64).
+ */
+export function ipIdentity(ip: string): string {
+  if (!ip.includes(":")) return `ip:${ip}`;
+  const v4mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (v4mapped) return `ip:${v4mapped[1]}`;
+  const [head, tail] = ip.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail !== undefined && tail ? tail.split(":") : [];
+  const fill = tail !== undefined
+    ? Array(Math.max(0, 8 - left.length - right.length)).fill("0")
+    : [];
+  const groups = [...left, ...fill, ...right].map((g) =>
+    (parseInt(g || "0", 16) || 0).toString(16)
+  );
+  return `ip6:${groups.slice(0, 4).join(":")}::/64`;
+}

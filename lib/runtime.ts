@@ -1,0 +1,36 @@
+/**
+ * Building the dependencies from configuration; used by main.ts, cli.ts and tests.
+ * @module
+ */
+import type { Config } from "./config.ts";
+import type { Deps } from "./deps.ts";
+import { loadSecret } from "./secret.ts";
+import { SubmissionWriter } from "./submission_writer.ts";
+
+/** Opens the configured KV: a file (directory created), `:memory:`, a URL, or the platform default. */
+export async function openKv(config: Pick<Config, "kvPath">): Promise<Deno.Kv> {
+  const path = config.kvPath;
+  if (path && path !== ":memory:" && !/^https?:\/\//.test(path)) {
+    const dir = path.replace(/[^/]*$/, "");
+    if (dir) await Deno.mkdir(dir, { recursive: true });
+  }
+  return await Deno.openKv(path);
+}
+
+/** Builds every dependency over an open KV. */
+export async function buildDeps(
+  kv: Deno.Kv,
+  config: Config,
+  overrides: Partial<Pick<Deps, "fetch" | "now">> = {},
+): Promise<Deps> {
+  const base = {
+    kv,
+    config,
+    secret: await loadSecret(kv, config.secret),
+    fetch: overrides.fetch ?? globalThis.fetch.bind(globalThis),
+    now: overrides.now ?? Date.now,
+  };
+  const deps = { ...base } as Deps;
+  deps.writer = new SubmissionWriter(deps);
+  return deps;
+}

@@ -1,0 +1,325 @@
+/**
+ * Group commit of submissions. Every submit of a form (and mode) joins that form's queue;
+ * while one commit is in flight the next requests gather, then go out together in ONE
+ * `kv.atomic()` holding, per submission, the record, its indexes, its number from the
+ * form's sequence, the counters, the idempotency record, the rate-limit spend, any
+ * attachment writes, and one enqueued follow-up job for the batch. Clients never retry
+ * against each other: a form's commits are serialised in the process, and conflicts with
+ * other processes are retried here, with a bound.
+ * @module
+ */
+import type { Deps } from "./deps.ts";
+import { AppError, errors } from "./errors.ts";
+import { newId } from "./ids.ts";
+import { keys, type Mode } from "./kv_keys.ts";
+import { delay, u64Value, utcMonth, withKvRetry } from "./kv.ts";
+import { planOf } from "./plans.ts";
+import { distinctLimitKeys, type LimitSpend, planSpends } from "./rate_limit.ts";
+import type { Form, Status, Submission, SubmissionSignals, Workspace } from "./schemas.ts";
+import { CounterDeltas, indexCreated } from "./submission_index.ts";
+import { IDEMPOTENCY_TTL_MS, type IdempotencyRecord, replayOrConflict } from "./idempotency.ts";
+import { enqueueJob } from "./queue.ts";
+
+/** KV allows 10 checks per atomic operation (remote KV enforces it). */
+const MAX_CHECKS = 10;
+/** Stay well inside KV's 800 KiB per atomic operation. */
+const MAX_BATCH_BYTES = 600 * 1024;
+const MAX_BATCH_ITEMS = 64;
+const MAX_ATTEMPTS = 25;
+
+/** Everything needed to store one submission. */
+export interface SubmissionDraft {
+  form: Form;
+  workspace: Workspace;
+  mode: Mode;
+  fields: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  files: string[];
+  signals: SubmissionSignals;
+  status: Status;
+  idempotency?: { key: string; hash: string };
+  limits: LimitSpend[];
+  /** Approximate stored size in bytes (for batch sizing). */
+  size: number;
+  /**
+   * Extra writes riding in the same commit (attaching uploaded files). Called on every
+   * attempt with fresh reads; may throw an AppError to refuse this submission alone.
+   * Must add at most `extraChecks` checks.
+   */
+  attach?: (op: Deno.AtomicOperation, submissionId: string) => Promise<void>;
+  extraChecks?: number;
+}
+
+/** The 201 body of an accepted submission. */
+export interface CreatedBody {
+  success: true;
+  submission_id: string;
+  submission_number: number;
+}
+
+/** What a write produced: a new submission or the replay of an earlier one. */
+export type WriteOutcome = { replayed: false; body: CreatedBody } | {
+  replayed: true;
+  body: CreatedBody;
+};
+
+interface Item {
+  draft: SubmissionDraft;
+  id: string;
+  resolve: (o: WriteOutcome) => void;
+  reject: (e: unknown) => void;
+}
+
+interface FormQueue {
+  pending: Item[];
+  running: boolean;
+  seq: Deno.KvEntryMaybe<number> | null;
+}
+
+/** Per-process group committer; one per composition root. */
+export class SubmissionWriter {
+  #queues = new Map<string, FormQueue>();
+  #deps: Omit<Deps, "writer">;
+  /** Commits made and submissions stored, for benchmarks. */
+  readonly stats = { commits: 0, submissions: 0, conflicts: 0 };
+
+  constructor(deps: Omit<Deps, "writer">) {
+    this.#deps = deps;
+  }
+
+  /** Queues a submission; resolves once it is durably stored (or replayed). */
+  write(draft: SubmissionDraft): Promise<WriteOutcome> {
+    const qid = `${draft.form.id}/${draft.mode}`;
+    let q = this.#queues.get(qid);
+    if (!q) {
+      q = { pending: [], running: false, seq: null };
+      this.#queues.set(qid, q);
+    }
+    const promise = new Promise<WriteOutcome>((resolve, reject) => {
+      q.pending.push({ draft, id: newId("sub"), resolve, reject });
+    });
+    if (!q.running) this.#drain(qid, q);
+    return promise;
+  }
+
+  async #drain(qid: string, q: FormQueue): Promise<void> {
+    q.running = true;
+    try {
+      while (q.pending.length) {
+        const batch = takeBatch(q);
+        try {
+          await this.#commitBatch(q, batch);
+        } catch (err) {
+          for (const item of batch) item.reject(err);
+        }
+      }
+    } finally {
+      q.running = false;
+      if (q.pending.length === 0) this.#queues.delete(qid);
+      else this.#drain(qid, q);
+    }
+  }
+
+  async #commitBatch(q: FormQueue, batch: Item[]): Promise<void> {
+    const { kv } = this.#deps;
+    let live = batch;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS && live.length; attempt++) {
+      const first = live[0].draft;
+      const seq = q.seq ??
+        await withKvRetry(() => kv.get<number>(keys.submissionSeq(first.form.id, first.mode)));
+      const idem = await this.#settleIdempotent(live);
+      live = idem.rest;
+      live = await this.#settleQuota(live);
+      if (!live.length) return;
+
+      const op = kv.atomic();
+      const allowed = await planSpends(this.#deps, live.flatMap((i) => i.draft.limits), op);
+      live = settleRefused(live, allowed);
+      const attached: Item[] = [];
+      for (const item of live) {
+        try {
+          await item.draft.attach?.(op, item.id);
+          attached.push(item);
+        } catch (err) {
+          item.reject(err);
+        }
+      }
+      live = attached;
+      if (!live.length) return;
+
+      op.check(seq);
+      const now = this.#deps.now();
+      const created = new Date(now).toISOString();
+      const counters = new CounterDeltas();
+      let number = seq.value ?? 0;
+      const results: CreatedBody[] = [];
+      for (const item of live) {
+        const d = item.draft;
+        const sub: Submission = {
+          id: item.id,
+          form_id: d.form.id,
+          workspace_id: d.workspace.id,
+          mode: d.mode,
+          number: ++number,
+          fields: d.fields,
+          metadata: d.metadata,
+          status: d.status,
+          created_at: created,
+          files: d.files,
+          signals: d.signals,
+        };
+        op.set(keys.submission(sub.form_id, sub.id), sub);
+        indexCreated(op, counters, sub);
+        if (d.mode === "live") {
+          counters.add(keys.monthlySubmissions(d.workspace.id, utcMonth(now)), 1);
+        }
+        const body: CreatedBody = {
+          success: true,
+          submission_id: sub.id,
+          submission_number: sub.number,
+        };
+        results.push(body);
+        if (d.idempotency) {
+          const rec: IdempotencyRecord = {
+            hash: d.idempotency.hash,
+            body,
+            expires_at: now + IDEMPOTENCY_TTL_MS,
+          };
+          op.check({
+            key: keys.idempotency(sub.form_id, d.mode, d.idempotency.key),
+            versionstamp: idem.versionstamps.get(item) ?? null,
+          });
+          op.set(keys.idempotency(sub.form_id, d.mode, d.idempotency.key), rec, {
+            expireIn: IDEMPOTENCY_TTL_MS,
+          });
+        }
+      }
+      counters.applyTo(op);
+      op.set(keys.submissionSeq(first.form.id, first.mode), number);
+      enqueueJob(op, {
+        type: "score_submissions",
+        form_id: first.form.id,
+        ids: live.map((i) => i.id),
+      });
+
+      const res = await withKvRetry(() => op.commit());
+      if (res.ok) {
+        q.seq = { key: seq.key, value: number, versionstamp: res.versionstamp };
+        this.stats.commits++;
+        this.stats.submissions += live.length;
+        live.forEach((item, i) => item.resolve({ replayed: false, body: results[i] }));
+        return;
+      }
+      this.stats.conflicts++;
+      q.seq = null;
+      await delay(Math.random() * Math.min(2 ** attempt, 100));
+    }
+    for (const item of live) item.reject(errors.unavailable());
+  }
+
+  /**
+   * Resolves items whose Idempotency-Key already has a live stored result; returns the
+   * rest, with the versionstamp of any expired record still lingering (KV expiry is lazy).
+   */
+  async #settleIdempotent(
+    items: Item[],
+  ): Promise<{ rest: Item[]; versionstamps: Map<Item, string> }> {
+    const versionstamps = new Map<Item, string>();
+    const withKey = items.filter((i) => i.draft.idempotency);
+    if (!withKey.length) return { rest: items, versionstamps };
+    const entries = await Promise.all(
+      withKey.map((i) =>
+        withKvRetry(() =>
+          this.#deps.kv.get<IdempotencyRecord>(
+            keys.idempotency(i.draft.form.id, i.draft.mode, i.draft.idempotency!.key),
+          )
+        )
+      ),
+    );
+    const settled = new Set<Item>();
+    withKey.forEach((item, i) => {
+      const rec = entries[i].value;
+      if (!rec) return;
+      if (rec.expires_at <= this.#deps.now()) {
+        versionstamps.set(item, entries[i].versionstamp!);
+        return;
+      }
+      settled.add(item);
+      try {
+        item.resolve({ replayed: true, body: replayOrConflict(rec, item.draft.idempotency!.hash) });
+      } catch (err) {
+        item.reject(err);
+      }
+    });
+    return { rest: items.filter((i) => !settled.has(i)), versionstamps };
+  }
+
+  /** Refuses live submissions past the plan's monthly quota. */
+  async #settleQuota(items: Item[]): Promise<Item[]> {
+    const first = items[0]?.draft;
+    if (!first || first.mode !== "live") return items;
+    const cap = planOf(first.workspace.plan).submissionsPerMonth;
+    if (cap === null) return items;
+    const key = keys.monthlySubmissions(first.workspace.id, utcMonth(this.#deps.now()));
+    let used = u64Value((await withKvRetry(() => this.#deps.kv.get(key))).value);
+    return items.filter((item) => {
+      if (used < cap) {
+        used++;
+        return true;
+      }
+      item.reject(
+        new AppError(
+          429,
+          "quota_exceeded",
+          `This form's workspace reached its ${cap} submissions this month.`,
+        ),
+      );
+      return false;
+    });
+  }
+}
+
+function settleRefused(items: Item[], allowed: boolean[]): Item[] {
+  let cursor = 0;
+  return items.filter((item) => {
+    const n = item.draft.limits.length;
+    const ok = allowed.slice(cursor, cursor + n).every(Boolean);
+    cursor += n;
+    if (!ok) item.reject(errors.rateLimited());
+    return ok;
+  });
+}
+
+/**
+ * Takes the next batch: as many pending items as fit the check, size and count bounds.
+ * A second item with an Idempotency-Key already in the batch waits for the next batch,
+ * where it finds the first one's record and replays it.
+ */
+function takeBatch(q: FormQueue): Item[] {
+  const batch: Item[] = [];
+  const rest: Item[] = [];
+  const idemKeys = new Set<string>();
+  let checks = 1; // the sequence
+  let bytes = 0;
+  const spends: LimitSpend[] = [];
+  for (const item of q.pending) {
+    const d = item.draft;
+    const idem = d.idempotency?.key;
+    const extra = (idem ? 1 : 0) + (d.extraChecks ?? 0);
+    const limitChecks = distinctLimitKeys([...spends, ...d.limits]);
+    const fits = batch.length === 0 ||
+      (batch.length < MAX_BATCH_ITEMS && checks + extra + limitChecks <= MAX_CHECKS &&
+        bytes + d.size <= MAX_BATCH_BYTES && !(idem && idemKeys.has(idem)));
+    if (!fits) {
+      rest.push(item);
+      continue;
+    }
+    batch.push(item);
+    checks += extra;
+    bytes += d.size;
+    spends.push(...d.limits);
+    if (idem) idemKeys.add(idem);
+  }
+  q.pending = rest;
+  return batch;
+}

@@ -1,0 +1,153 @@
+/**
+ * The submit pipeline shared by the JSON and the plain-HTML paths: every rule of SPEC
+ * part 4 in order, ending in one group commit.
+ * @module
+ */
+import { z } from "zod";
+import type { KeyAuth } from "./api_keys.ts";
+import { requireScope } from "./api_keys.ts";
+import { isPlainObject, MAX_STORED_BYTES, storedSize } from "./body.ts";
+import type { Deps } from "./deps.ts";
+import { AppError, errors } from "./errors.ts";
+import { requireLiveForm } from "./forms.ts";
+import { findReplay, payloadHash } from "./idempotency.ts";
+import { type LimitSpend, peekLimit, spendQuietly } from "./rate_limit.ts";
+import type { Form, SubmissionSignals, Workspace } from "./schemas.ts";
+import type { WriteOutcome } from "./submission_writer.ts";
+import { validateData, type ValueSource } from "./validator.ts";
+
+/** The body of a submit, whichever content type carried it. */
+export const submitBodySchema = z.object({
+  data: z.record(z.string(), z.unknown()),
+  captcha_token: z.string().max(10_000).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  schema_version: z.number().int().positive().optional(),
+  /** When the client rendered the form (epoch ms), for the time-to-submit signal. */
+  rendered_at: z.number().int().positive().optional(),
+  redirect: z.string().max(2000).optional(),
+}).strict();
+/** A parsed submit body. */
+export type SubmitBody = z.infer<typeof submitBodySchema>;
+
+/** Parses a JSON submit body; a missing or non-object `data` is a 400 naming it. */
+export function parseSubmitBody(raw: Record<string, unknown>): SubmitBody {
+  if (!("data" in raw)) {
+    throw errors.badRequest("Missing 'data': send the field values as a JSON object.");
+  }
+  if (!isPlainObject(raw.data)) {
+    throw errors.badRequest("'data' must be a JSON object of field values.");
+  }
+  const parsed = submitBodySchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue.path.join(".") || "body";
+    const message = issue.code === "unrecognized_keys"
+      ? `Unknown parameter(s): ${issue.keys.join(", ")}.`
+      : `'${where}': ${issue.message}.`;
+    throw errors.badRequest(message);
+  }
+  return parsed.data;
+}
+
+/** Who is submitting and from where. */
+export interface SubmitContext {
+  formId: string;
+  auth: KeyAuth | null;
+  ip: string;
+  identity: string;
+  origin: string | null;
+  userAgent: string | null;
+  idempotencyKey?: string;
+  source: ValueSource;
+}
+
+/** The form a submit targets; exported so other paths (no-JS errors) reuse the lookup. */
+export async function loadSubmitTarget(
+  deps: Pick<Deps, "kv">,
+  ctx: Pick<SubmitContext, "formId" | "auth">,
+): Promise<{ form: Form; workspace: Workspace }> {
+  if (ctx.auth) requireScope(ctx.auth, "submit");
+  const target = await requireLiveForm(deps, ctx.formId);
+  if (ctx.auth && ctx.auth.workspace.id !== target.workspace.id) throw errors.formNotFound();
+  return target;
+}
+
+/** The rate-limit spend of a submit: per workspace with a key, per client IP without. */
+export function submitSpend(deps: Pick<Deps, "config">, ctx: SubmitContext): LimitSpend {
+  return ctx.auth
+    ? {
+      route: "submit",
+      identity: `ws:${ctx.auth.workspace.id}`,
+      perMinute: deps.config.rateLimits.workspace,
+    }
+    : { route: "submit", identity: ctx.identity, perMinute: deps.config.rateLimits.submit };
+}
+
+/**
+ * Runs SPEC part 4's submit rules and stores the submission exactly once. Rejected
+ * attempts still count against the caller's rate limit.
+ */
+export async function submit(
+  deps: Deps,
+  ctx: SubmitContext,
+  body: SubmitBody,
+): Promise<WriteOutcome> {
+  const { form, workspace } = await loadSubmitTarget(deps, ctx);
+  const spend = submitSpend(deps, ctx);
+  try {
+    return await admit(deps, ctx, body, form, workspace, spend);
+  } catch (err) {
+    if (err instanceof AppError && err.status !== 429) await spendQuietly(deps, spend);
+    throw err;
+  }
+}
+
+async function admit(
+  deps: Deps,
+  ctx: SubmitContext,
+  body: SubmitBody,
+  form: Form,
+  workspace: Workspace,
+  spend: LimitSpend,
+): Promise<WriteOutcome> {
+  if (!(await peekLimit(deps, spend))) throw errors.rateLimited();
+  const mode = ctx.auth?.mode ?? "live";
+  const metadata = body.metadata ?? {};
+  const hash = ctx.idempotencyKey ? await payloadHash(body.data, metadata) : "";
+  if (ctx.idempotencyKey) {
+    const replay = await findReplay(deps, form.id, mode, ctx.idempotencyKey, hash);
+    if (replay) return { replayed: true, body: replay };
+  }
+  if (!form.accepting) throw errors.formClosed();
+  if (body.schema_version !== undefined && body.schema_version !== form.schema_version) {
+    throw errors.schemaChanged(form.schema_version);
+  }
+  const { errors: fieldErrors, values } = validateData(form, body.data, ctx.source);
+  if (fieldErrors.length) throw errors.validation(fieldErrors);
+  const size = storedSize({ values, metadata });
+  if (size > MAX_STORED_BYTES) {
+    throw errors.payloadTooLarge(
+      `The submission's data and metadata exceed ${MAX_STORED_BYTES / 1024} KiB.`,
+    );
+  }
+  const signals: SubmissionSignals = {
+    ip: ctx.ip,
+    user_agent: ctx.userAgent?.slice(0, 256) ?? undefined,
+    origin: ctx.origin ?? undefined,
+    via_key: Boolean(ctx.auth),
+    fill_ms: body.rendered_at ? Math.max(0, deps.now() - body.rendered_at) : undefined,
+  };
+  return await deps.writer.write({
+    form,
+    workspace,
+    mode,
+    fields: values,
+    metadata,
+    files: [],
+    signals,
+    status: "completed",
+    idempotency: ctx.idempotencyKey ? { key: ctx.idempotencyKey, hash } : undefined,
+    limits: [spend],
+    size: size + 1024,
+  });
+}

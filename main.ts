@@ -1,0 +1,36 @@
+/**
+ * Composition root: config -> KV -> deps -> app. Starts the one queue listener, the
+ * periodic sweeps and the server. Runs unchanged on Deno Deploy.
+ * @module
+ */
+import { ConfigError, loadConfig } from "./lib/config.ts";
+import { dispatch } from "./lib/jobs/mod.ts";
+import { buildDeps, openKv } from "./lib/runtime.ts";
+import { seedBanner, seedIfEmpty } from "./lib/seed.ts";
+import { createApp } from "./routes/mod.ts";
+
+if (import.meta.main) {
+  let config;
+  try {
+    config = loadConfig(Deno.env.toObject());
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      Deno.exit(1);
+    }
+    throw err;
+  }
+  const kv = await openKv(config);
+  const deps = await buildDeps(kv, config);
+  kv.listenQueue((msg) => dispatch(deps, msg));
+  if (config.seed) {
+    const seeded = await seedIfEmpty(deps);
+    if (seeded) console.log(seedBanner(config.baseUrl, seeded));
+  }
+  const app = createApp(deps);
+  Deno.serve({
+    port: config.port,
+    onListen: ({ port }) =>
+      console.log(`Formwell listening on http://localhost:${port} (${config.env})`),
+  }, (req, info) => app.fetch(req, info));
+}

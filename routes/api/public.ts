@@ -1,0 +1,81 @@
+/**
+ * Public endpoints (no credential): schema, submit, validate. SPEC part 4.
+ * @module
+ */
+import { Hono } from "hono";
+import { authenticateKey } from "../../lib/api_keys.ts";
+import { mediaType, parseJsonObject, readBody } from "../../lib/body.ts";
+import type { Deps } from "../../lib/deps.ts";
+import { errors } from "../../lib/errors.ts";
+import { publicSchema, requireLiveForm } from "../../lib/forms.ts";
+import { type AppEnv, clientIp } from "../../lib/http.ts";
+import { parseIdempotencyKey } from "../../lib/idempotency.ts";
+import { enforceLimit, ipIdentity } from "../../lib/rate_limit.ts";
+import { parseSubmitBody, submit, type SubmitContext } from "../../lib/submit.ts";
+import { validateData } from "../../lib/validator.ts";
+
+/** The public API sub-app, mounted at `/api/v1`. */
+export function publicApi(deps: Deps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.get("/forms/p/:id", async (c) => {
+    const ip = clientIp(c, deps.config.trustProxy);
+    await enforceLimit(deps, {
+      route: "schema",
+      identity: ipIdentity(ip),
+      perMinute: deps.config.rateLimits.schema,
+    });
+    const { form } = await requireLiveForm(deps, c.req.param("id"));
+    const body = publicSchema(form);
+    const etag = `"v${form.schema_version}-${Date.parse(form.updated_at).toString(36)}"`;
+    c.header("ETag", etag);
+    c.header("Cache-Control", "no-cache");
+    if (c.req.header("if-none-match") === etag) return c.body(null, 304);
+    return c.json(body);
+  });
+
+  app.post("/submit/p/:id", async (c) => {
+    const ip = clientIp(c, deps.config.trustProxy);
+    const authorization = c.req.header("authorization");
+    const ctx: SubmitContext = {
+      formId: c.req.param("id"),
+      auth: authorization !== undefined ? await authenticateKey(deps, authorization) : null,
+      ip,
+      identity: ipIdentity(ip),
+      origin: c.req.header("origin") ?? null,
+      userAgent: c.req.header("user-agent") ?? null,
+      idempotencyKey: parseIdempotencyKey(c.req.header("idempotency-key")),
+      source: "json",
+    };
+    const type = mediaType(c.req.header("content-type"));
+    if (type !== "application/json") {
+      throw errors.unsupportedMediaType(["application/json", "application/x-www-form-urlencoded"]);
+    }
+    const body = parseSubmitBody(parseJsonObject(await readBody(c.req.raw)));
+    const outcome = await submit(deps, ctx, body);
+    if (outcome.replayed) c.header("Idempotent-Replayed", "true");
+    return c.json(outcome.body, 201);
+  });
+
+  app.post("/forms/p/:id/validate", async (c) => {
+    const ip = clientIp(c, deps.config.trustProxy);
+    await enforceLimit(deps, {
+      route: "validate",
+      identity: ipIdentity(ip),
+      perMinute: deps.config.rateLimits.validate,
+    });
+    const { form } = await requireLiveForm(deps, c.req.param("id"));
+    if (mediaType(c.req.header("content-type")) !== "application/json") {
+      throw errors.unsupportedMediaType(["application/json"]);
+    }
+    const body = parseSubmitBody(parseJsonObject(await readBody(c.req.raw)));
+    if (body.schema_version !== undefined && body.schema_version !== form.schema_version) {
+      throw errors.schemaChanged(form.schema_version);
+    }
+    const result = validateData(form, body.data, "json");
+    if (result.errors.length) throw errors.validation(result.errors);
+    return c.json({ valid: true });
+  });
+
+  return app;
+}

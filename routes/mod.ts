@@ -1,0 +1,19 @@
+/**
+ * The HTTP application: middleware, the API sub-apps and the admin pages.
+ * @module
+ */
+import { Hono } from "hono";
+import type { Deps } from "../lib/deps.ts";
+import { type AppEnv, notFound, onError, requestId } from "../lib/http.ts";
+import { publicApi } from "./api/public.ts";
+
+/** Builds the app over its dependencies (tests call this with an in-memory KV). */
+export function createApp(deps: Deps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use("*", requestId());
+  app.onError(onError);
+  app.notFound(notFound);
+  app.get("/healthz", (c) => c.json({ ok: true }));
+  app.route("/api/v1", publicApi(deps));
+  return app;
+}

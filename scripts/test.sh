@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs every test. Installs what the suite needs when it is missing: npm dependencies
+# (with the pinned Deno), and Debian's chromium for the browser tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export NO_COLOR=1
+if [ ! -x node_modules/deno/deno ]; then
+  npm ci --no-audit --no-fund
+fi
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "chromium is missing: install Debian's chromium (sudo apt-get install chromium) for the browser tests" >&2
+  fi
+fi
+exec node_modules/deno/deno task test "$@"

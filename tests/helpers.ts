@@ -1,0 +1,113 @@
+/**
+ * Test fixtures: a fresh in-memory KV per test, the real app over it, and small builders.
+ * @module
+ */
+import { loadConfig } from "../lib/config.ts";
+import type { Deps } from "../lib/deps.ts";
+import { createForm } from "../lib/forms.ts";
+import { createApiKey } from "../lib/api_keys.ts";
+import type { PlanName } from "../lib/plans.ts";
+import { buildDeps } from "../lib/runtime.ts";
+import type { Form, FormDefinition, Scope, Workspace } from "../lib/schemas.ts";
+import { createWorkspace } from "../lib/workspaces.ts";
+import { createApp } from "../routes/mod.ts";
+
+/** A test environment: deps over `:memory:` KV and the app built on them. */
+export interface TestEnv {
+  deps: Deps;
+  app: ReturnType<typeof createApp>;
+  /** Sends a request to the app as if from `ip` (TRUST_PROXY is on in tests). */
+  request: (path: string, init?: RequestInit & { ip?: string }) => Promise<Response>;
+  close: () => void;
+}
+
+/** Builds a fresh environment; `env` overrides configuration variables. */
+export async function testEnv(
+  env: Record<string, string> = {},
+  overrides: Partial<Pick<Deps, "fetch" | "now">> = {},
+): Promise<TestEnv> {
+  const config = loadConfig({
+    KV_PATH: ":memory:",
+    SECRET: "test-secret-test-secret-test-secret-0123",
+    FORMWELL_ENV: "test",
+    TRUST_PROXY: "1",
+    LOCAL_STORAGE_DIR: Deno.makeTempDirSync({ prefix: "formwell-test-" }),
+    ...env,
+  });
+  const kv = await Deno.openKv(":memory:");
+  const deps = await buildDeps(kv, config, overrides);
+  const app = createApp(deps);
+  return {
+    deps,
+    app,
+    request: (path, init = {}) => {
+      const { ip = "203.0.113.7", ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (!headers.has("x-forwarded-for")) headers.set("x-forwarded-for", ip);
+      return Promise.resolve(app.request(`http://localhost${path}`, { ...rest, headers }));
+    },
+    close: () => kv.close(),
+  };
+}
+
+/** A workspace on a plan. */
+export async function makeWorkspace(deps: Deps, plan: PlanName = "starter"): Promise<Workspace> {
+  return await createWorkspace(deps, { name: `ws-${plan}`, plan });
+}
+
+/** The contact form most tests use. */
+export const CONTACT_FORM: FormDefinition = {
+  name: "Contact",
+  fields: [
+    { id: "fld_name", name: "name", label: "Name", type: "text", required: true, maxLength: 100 },
+    { id: "fld_email", name: "email", type: "email", required: true },
+    { id: "fld_topic", name: "topic", type: "select", options: ["sales", "support"] },
+  ],
+  honeypot: "_gotcha",
+};
+
+/** A form in a workspace. */
+export async function makeForm(
+  deps: Deps,
+  workspace: Workspace,
+  def: FormDefinition = CONTACT_FORM,
+): Promise<Form> {
+  return await createForm(deps, workspace.id, def);
+}
+
+/** A raw API key. */
+export async function makeKey(
+  deps: Deps,
+  workspace: Workspace,
+  opts: { type?: "live" | "test"; scopes?: Scope[] } = {},
+): Promise<string> {
+  return (await createApiKey(deps, { workspaceId: workspace.id, name: "test key", ...opts })).key;
+}
+
+/** POSTs JSON. */
+export function postJson(
+  env: TestEnv,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  ip?: string,
+): Promise<Response> {
+  return env.request(path, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    ip,
+  });
+}
+
+/** A valid submission body for CONTACT_FORM. */
+export function contactData(i = 0): { data: Record<string, unknown> } {
+  return { data: { name: `Person ${i}`, email: `person${i}@example.com` } };
+}
+
+/** Counts the submissions of a form by listing KV directly (the recount counters must equal). */
+export async function recount(deps: Deps, formId: string): Promise<number> {
+  let n = 0;
+  for await (const _ of deps.kv.list({ prefix: ["submissions", formId] })) n++;
+  return n;
+}
