@@ -41,13 +41,18 @@ export interface SubmissionDraft {
   limits: LimitSpend[];
   /** Approximate stored size in bytes (for batch sizing). */
   size: number;
-  /**
-   * Extra writes riding in the same commit (attaching uploaded files). Called on every
-   * attempt with fresh reads; may throw an AppError to refuse this submission alone.
-   * Must add at most `extraChecks` checks.
-   */
-  attach?: (op: Deno.AtomicOperation, submissionId: string) => Promise<void>;
-  extraChecks?: number;
+  /** Extra writes riding in the same commit (spent CAPTCHA tokens, attached files). */
+  riders?: Rider[];
+}
+
+/**
+ * A write that rides in a submission's commit. `apply` is called on every attempt with
+ * fresh reads and may throw an AppError to refuse this submission alone; it adds at most
+ * `checks` checks to the operation.
+ */
+export interface Rider {
+  checks: number;
+  apply: (op: Deno.AtomicOperation, submissionId: string) => Promise<void>;
 }
 
 /** The 201 body of an accepted submission. */
@@ -135,17 +140,13 @@ export class SubmissionWriter {
       const op = kv.atomic();
       const allowed = await planSpends(this.#deps, live.flatMap((i) => i.draft.limits), op);
       live = settleRefused(live, allowed);
-      const attached: Item[] = [];
-      for (const item of live) {
-        try {
-          await item.draft.attach?.(op, item.id);
-          attached.push(item);
-        } catch (err) {
-          item.reject(err);
-        }
+      const refused = await applyRiders(op, live);
+      if (refused.size) {
+        // The operation holds the refused items' rider writes: rebuild it without them.
+        live = live.filter((i) => !refused.has(i));
+        attempt--;
+        continue;
       }
-      live = attached;
-      if (!live.length) return;
 
       op.check(seq);
       const now = this.#deps.now();
@@ -279,6 +280,20 @@ export class SubmissionWriter {
   }
 }
 
+/** Applies every item's riders; rejects and returns the items a rider refused. */
+async function applyRiders(op: Deno.AtomicOperation, items: Item[]): Promise<Set<Item>> {
+  const refused = new Set<Item>();
+  for (const item of items) {
+    try {
+      for (const rider of item.draft.riders ?? []) await rider.apply(op, item.id);
+    } catch (err) {
+      item.reject(err);
+      refused.add(item);
+    }
+  }
+  return refused;
+}
+
 function settleRefused(items: Item[], allowed: boolean[]): Item[] {
   let cursor = 0;
   return items.filter((item) => {
@@ -305,7 +320,7 @@ function takeBatch(q: FormQueue): Item[] {
   for (const item of q.pending) {
     const d = item.draft;
     const idem = d.idempotency?.key;
-    const extra = (idem ? 1 : 0) + (d.extraChecks ?? 0);
+    const extra = (idem ? 1 : 0) + (d.riders ?? []).reduce((n, r) => n + r.checks, 0);
     const limitChecks = distinctLimitKeys([...spends, ...d.limits]);
     const fits = batch.length === 0 ||
       (batch.length < MAX_BATCH_ITEMS && checks + extra + limitChecks <= MAX_CHECKS &&

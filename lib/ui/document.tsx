@@ -1,0 +1,33 @@
+/**
+ * The HTML document shell every server-rendered page uses, and the renderer.
+ * @module
+ */
+import type { ComponentChildren, VNode } from "preact";
+import { renderToString } from "preact-render-to-string";
+
+/** Renders a page body inside the shared document (one small stylesheet). */
+export function renderDocument(
+  { title, body, lang = "en", bodyClass }: {
+    title: string;
+    body: VNode;
+    lang?: string;
+    bodyClass?: string;
+  },
+): string {
+  return "<!DOCTYPE html>" + renderToString(
+    <html lang={lang}>
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{title}</title>
+        <link rel="stylesheet" href="/static/style.css" />
+      </head>
+      <body class={bodyClass}>{body}</body>
+    </html>,
+  );
+}
+
+/** A small wrapper for page content. */
+export function Main({ children }: { children: ComponentChildren }) {
+  return <main class="container">{children}</main>;
+}
