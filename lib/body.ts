@@ -67,7 +67,27 @@ export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> {
   if (depthExceeds(value, MAX_DEPTH)) {
     throw errors.badRequest(`The request body nests deeper than ${MAX_DEPTH} levels.`);
   }
+  if (!wellFormedStrings(value)) {
+    throw errors.badRequest("The request body holds a string with invalid Unicode (a lone surrogate).");
+  }
   return value;
+}
+
+/** Whether every key and string in a value is well-formed Unicode (no lone surrogates). */
+export function wellFormedStrings(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === "string") {
+      if (!v.isWellFormed()) return false;
+    } else if (v && typeof v === "object") {
+      for (const [k, child] of Object.entries(v)) {
+        if (!k.isWellFormed()) return false;
+        stack.push(child);
+      }
+    }
+  }
+  return true;
 }
 
 /** Whether a value is a JSON object (not null, not an array). */

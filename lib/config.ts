@@ -39,7 +39,7 @@ const rateLimits = z
     }
   })
   .pipe(
-    z.record(
+    z.partialRecord(
       z.enum(Object.keys(DEFAULT_RATE_LIMITS) as [RateLimitName]),
       z.number().int().positive(),
     ).optional(),

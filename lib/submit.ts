@@ -49,6 +49,17 @@ export function parseSubmitBody(raw: Record<string, unknown>): SubmitBody {
   return parsed.data;
 }
 
+/** The stored size of a submission's values and metadata; over the limit is 413. */
+export function checkStoredSize(values: unknown, metadata: unknown): number {
+  const size = storedSize({ values, metadata });
+  if (size > MAX_STORED_BYTES) {
+    throw errors.payloadTooLarge(
+      `The submission's data and metadata exceed ${MAX_STORED_BYTES / 1024} KiB.`,
+    );
+  }
+  return size;
+}
+
 /** Who is submitting and from where. */
 export interface SubmitContext {
   formId: string;
@@ -124,12 +135,7 @@ async function admit(
   }
   const { errors: fieldErrors, values } = validateData(form, body.data, ctx.source);
   if (fieldErrors.length) throw errors.validation(fieldErrors);
-  const size = storedSize({ values, metadata });
-  if (size > MAX_STORED_BYTES) {
-    throw errors.payloadTooLarge(
-      `The submission's data and metadata exceed ${MAX_STORED_BYTES / 1024} KiB.`,
-    );
-  }
+  const size = checkStoredSize(values, metadata);
   const signals: SubmissionSignals = {
     ip: ctx.ip,
     user_agent: ctx.userAgent?.slice(0, 256) ?? undefined,

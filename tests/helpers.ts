@@ -46,7 +46,10 @@ export async function testEnv(
       if (!headers.has("x-forwarded-for")) headers.set("x-forwarded-for", ip);
       return Promise.resolve(app.request(`http://localhost${path}`, { ...rest, headers }));
     },
-    close: () => kv.close(),
+    close: () => {
+      deps.storage.close?.();
+      kv.close();
+    },
   };
 }
 

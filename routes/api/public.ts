@@ -11,7 +11,7 @@ import { publicSchema, requireLiveForm } from "../../lib/forms.ts";
 import { type AppEnv, clientIp } from "../../lib/http.ts";
 import { parseIdempotencyKey } from "../../lib/idempotency.ts";
 import { enforceLimit, ipIdentity } from "../../lib/rate_limit.ts";
-import { parseSubmitBody, submit, type SubmitContext } from "../../lib/submit.ts";
+import { checkStoredSize, parseSubmitBody, submit, type SubmitContext } from "../../lib/submit.ts";
 import { validateData } from "../../lib/validator.ts";
 
 /** The public API sub-app, mounted at `/api/v1`. */
@@ -74,6 +74,7 @@ export function publicApi(deps: Deps): Hono<AppEnv> {
     }
     const result = validateData(form, body.data, "json");
     if (result.errors.length) throw errors.validation(result.errors);
+    checkStoredSize(result.values, body.metadata ?? {});
     return c.json({ valid: true });
   });
 
