@@ -1,0 +1,82 @@
+import assert from "node:assert/strict";
+
+const DENO = new URL("../node_modules/deno/deno", import.meta.url).pathname;
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+/** A port nobody listens on right now. */
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+/** Reads the child's stdout until `done` says the text so far is enough (bounded by `limit` chunks). */
+async function readUntil(stream: ReadableStream<Uint8Array>, done: (text: string) => boolean): Promise<string> {
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  for (let i = 0; i < 1000 && !done(text); i++) {
+    const { value, done: end } = await reader.read();
+    if (end) break;
+    text += value;
+  }
+  reader.releaseLock();
+  return text;
+}
+
+Deno.test("main - first start seeds a demo and the printed curl line submits", async () => {
+  const dir = await Deno.makeTempDir();
+  const port = freePort();
+  const child = new Deno.Command(DENO, {
+    args: ["run", "-A", MAIN],
+    env: { KV_PATH: `${dir}/kv.sqlite`, PORT: String(port), LOCAL_STORAGE_DIR: `${dir}/files`, NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  try {
+    const out = await readUntil(child.stdout, (t) => t.includes("listening on"));
+    assert.match(out, /Admin: .*email admin@formwell\.local, password [0-9A-Za-z]{16}/);
+    const curl = out.split("\n").find((l) => l.trim().startsWith("curl "))!.trim();
+    assert.ok(curl.includes(`http://localhost:${port}/api/v1/submit/p/`));
+    const res = await new Deno.Command("bash", { args: ["-c", curl], stdout: "piped" }).output();
+    const body = JSON.parse(new TextDecoder().decode(res.stdout));
+    assert.equal(body.success, true);
+    assert.equal(body.submission_number, 1);
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    assert.deepEqual(await health.json(), { ok: true });
+  } finally {
+    child.kill("SIGKILL");
+    await child.status;
+    await child.stdout.cancel().catch(() => {});
+  }
+
+  // A second start on the same database does not seed again.
+  const again = new Deno.Command(DENO, {
+    args: ["run", "-A", MAIN],
+    env: { KV_PATH: `${dir}/kv.sqlite`, PORT: String(freePort()), LOCAL_STORAGE_DIR: `${dir}/files`, NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  try {
+    const out = await readUntil(again.stdout, (t) => t.includes("listening on"));
+    assert.ok(!out.includes("created a demo"), out);
+  } finally {
+    again.kill("SIGKILL");
+    await again.status;
+    await again.stdout.cancel().catch(() => {});
+  }
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("main - an invalid configuration stops the start with every problem listed", async () => {
+  const out = await new Deno.Command(DENO, {
+    args: ["run", "-A", MAIN],
+    env: { PORT: "nope", STORAGE: "ftp", NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 1);
+  const err = new TextDecoder().decode(out.stderr);
+  assert.match(err, /PORT/);
+  assert.match(err, /STORAGE/);
+});
