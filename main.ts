@@ -4,6 +4,7 @@
  * @module
  */
 import { ConfigError, loadConfig } from "./lib/config.ts";
+import { sweepUploads } from "./lib/jobs/cleanup_upload.ts";
 import { dispatch } from "./lib/jobs/mod.ts";
 import { buildDeps, openKv } from "./lib/runtime.ts";
 import { seedBanner, seedIfEmpty } from "./lib/seed.ts";
@@ -23,6 +24,10 @@ if (import.meta.main) {
   const kv = await openKv(config);
   const deps = await buildDeps(kv, config);
   kv.listenQueue((msg) => dispatch(deps, msg));
+  // Safety net for the delayed cleanup jobs (lost messages, restored backups).
+  Deno.cron("formwell upload sweep", "23 * * * *", async () => {
+    await sweepUploads(deps);
+  });
   if (config.seed) {
     const seeded = await seedIfEmpty(deps);
     if (seeded) console.log(seedBanner(config.baseUrl, seeded));

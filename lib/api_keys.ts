@@ -10,7 +10,7 @@ import { newId, randomBase62, sha256Hex, toBase62 } from "./ids.ts";
 import { keys } from "./kv_keys.ts";
 import { withKvRetry } from "./kv.ts";
 import { allowsKeys, planOf } from "./plans.ts";
-import type { ApiKey, Scope, Workspace } from "./schemas.ts";
+import { type ApiKey, type Scope, SCOPES, type Workspace } from "./schemas.ts";
 
 const RANDOM_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;
@@ -46,9 +46,12 @@ export function isWellFormedKey(raw: string): boolean {
   return m !== null && checksum(m[1], m[2]) === m[3];
 }
 
-/** The displayable prefix of a raw key: type prefix plus six characters. */
+/**
+ * The displayable prefix of a raw key: type prefix plus four characters. Only four, so
+ * the 28 never-shown characters still carry over 160 bits (base62: 5.95 bits each).
+ */
 export function keyPrefix(raw: string): string {
-  return raw.slice(0, "fw_live_".length + 6);
+  return raw.slice(0, "fw_live_".length + 4);
 }
 
 /** An API key as shown to its owner: never the hash or raw value. */
@@ -73,6 +76,11 @@ export async function createApiKey(
   const random = randomBase62(RANDOM_LENGTH);
   const raw = `fw_${type}_${random}${checksum(type, random)}`;
   const scopes = [...new Set(input.scopes?.length ? input.scopes : DEFAULT_SCOPES)];
+  const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  if (unknown.length) {
+    throw errors.badRequest(`Unknown scope ${unknown.join(", ")}; use ${SCOPES.join(", ")}.`);
+  }
+  if (type !== "live" && type !== "test") throw errors.badRequest("A key is live or test.");
   const name = input.name.trim().slice(0, 100);
   if (!name) throw errors.badRequest("A key needs a name.");
   const record: ApiKey = {
@@ -223,17 +231,28 @@ export async function authenticateKey(
     (await withKvRetry(() => deps.kv.get<Workspace>(keys.workspace(key.workspace_id)))).value;
   if (!workspace || workspace.suspended) throw errors.invalidApiKey();
   if (!allowsKeys(workspace.plan)) throw errors.planRequired();
-  touchLastUsed(deps, entry as Deno.KvEntry<ApiKey>);
+  await touchLastUsed(deps, entry as Deno.KvEntry<ApiKey>);
   return { key, workspace, mode: key.type };
 }
 
-/** Records use at most once a minute per key; a lost race is fine (another request wrote it). */
-function touchLastUsed(deps: Pick<Deps, "kv" | "now">, entry: Deno.KvEntry<ApiKey>): void {
+/**
+ * Records use at most once a minute per key. Awaited (a commit left running outlives the
+ * request and races KV close), but it never fails the request: a lost race means another
+ * request wrote it, and the check keeps a concurrent revoke from being overwritten.
+ */
+async function touchLastUsed(
+  deps: Pick<Deps, "kv" | "now">,
+  entry: Deno.KvEntry<ApiKey>,
+): Promise<void> {
   const last = entry.value.last_used_at ? Date.parse(entry.value.last_used_at) : 0;
   const now = deps.now();
   if (now - last < LAST_USED_INTERVAL_MS) return;
   const next = { ...entry.value, last_used_at: new Date(now).toISOString() };
-  deps.kv.atomic().check(entry).set(entry.key, next).commit().catch(() => {});
+  try {
+    await deps.kv.atomic().check(entry).set(entry.key, next).commit();
+  } catch {
+    // Lock contention on a shared KV file: a later request writes it instead.
+  }
 }
 
 /** Throws 403 `insufficient_scope` unless the key has `scope` (`admin` implies `read`). */

@@ -68,7 +68,9 @@ export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> {
     throw errors.badRequest(`The request body nests deeper than ${MAX_DEPTH} levels.`);
   }
   if (!wellFormedStrings(value)) {
-    throw errors.badRequest("The request body holds a string with invalid Unicode (a lone surrogate).");
+    throw errors.badRequest(
+      "The request body holds a string with invalid Unicode (a lone surrogate).",
+    );
   }
   return value;
 }

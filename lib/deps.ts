@@ -4,6 +4,7 @@
  * @module
  */
 import type { Config } from "./config.ts";
+import type { Storage } from "./storage/storage.ts";
 import type { SubmissionWriter } from "./submission_writer.ts";
 
 /** Everything a request, a job or a CLI command needs. */
@@ -14,6 +15,8 @@ export interface Deps {
   secret: Uint8Array;
   /** Serialises and groups submission commits per form (see submission_writer.ts). */
   writer: SubmissionWriter;
+  /** Object storage for uploaded files (local disk or S3). */
+  storage: Storage;
   /** Outgoing HTTP (CAPTCHA siteverify); replaceable in tests. */
   fetch: typeof fetch;
   /** Current time in ms; replaceable in tests. */

@@ -23,6 +23,7 @@ export type ErrorCode =
   | "quota_exceeded"
   | "payload_too_large"
   | "unsupported_media_type"
+  | "too_many_ids"
   | "method_not_allowed"
   | "forbidden"
   | "unauthorized"

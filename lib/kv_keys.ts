@@ -79,6 +79,9 @@ export const keys = {
     ["analytics", formId, mode, day, kind] as const,
   /** Prefix of a form's analytics in one mode. */
   analyticsOf: (formId: string, mode: Mode) => ["analytics", formId, mode] as const,
+  /** Marker: a session's event of one kind was counted for a form on a UTC day. */
+  analyticsSession: (formId: string, day: string, kind: string, sessionId: string) =>
+    ["analytics_sessions", formId, day, kind, sessionId] as const,
 
   /** An API key record. */
   apiKey: (id: string) => ["api_keys", id] as const,
@@ -103,11 +106,17 @@ export const keys = {
 
   /** A spent CAPTCHA token or ALTCHA solution (by digest), so none is accepted twice. */
   spentCaptcha: (digest: string) => ["captcha_spent", digest] as const,
+  /** Recent CAPTCHA/honeypot failure times of one client identity (repeat-offender signal). */
+  protectionFailures: (identity: string) => ["protection_failures", identity] as const,
 
   /** An upload grant, keyed by its storage path. */
   uploadGrant: (path: string) => ["upload_grants", path] as const,
   /** Prefix of all upload grants (cleanup sweep). */
   uploadGrants: () => ["upload_grants"] as const,
+  /** Index: an upload grant cleanup looks at next at `checkAt` (epoch ms). */
+  uploadPending: (checkAt: number, path: string) => ["upload_pending", checkAt, path] as const,
+  /** Prefix of the grant cleanup index (the sweep walks it up to now). */
+  uploadsPending: () => ["upload_pending"] as const,
   /** Counter (KvU64): bytes of storage a workspace holds or has reserved. */
   storageUsed: (workspaceId: string) => ["storage_used", workspaceId] as const,
 

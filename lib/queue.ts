@@ -31,7 +31,12 @@ export type JobHandler<T extends Job["type"]> = (
 export function enqueueJob(
   op: Deno.AtomicOperation,
   job: Job,
-  options: { delay?: number } = {},
+  options: { delay?: number; backoffSchedule?: number[] } = {},
 ): void {
-  op.enqueue(job, { delay: options.delay, keysIfUndelivered: [keys.undelivered(newId("job"))] });
+  // No backoffSchedule means KV's default (retries over about 96 s); tests pass a short one.
+  op.enqueue(job, {
+    delay: options.delay,
+    backoffSchedule: options.backoffSchedule,
+    keysIfUndelivered: [keys.undelivered(newId("job"))],
+  });
 }

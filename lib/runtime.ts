@@ -5,6 +5,7 @@
 import type { Config } from "./config.ts";
 import type { Deps } from "./deps.ts";
 import { loadSecret } from "./secret.ts";
+import { createStorage } from "./storage/mod.ts";
 import { SubmissionWriter } from "./submission_writer.ts";
 
 /** Opens the configured KV: a file (directory created), `:memory:`, a URL, or the platform default. */
@@ -30,7 +31,7 @@ export async function buildDeps(
     fetch: overrides.fetch ?? globalThis.fetch.bind(globalThis),
     now: overrides.now ?? Date.now,
   };
-  const deps = { ...base } as Deps;
+  const deps = { ...base, storage: createStorage(config, base.secret, base.now) } as Deps;
   deps.writer = new SubmissionWriter(deps);
   return deps;
 }

@@ -260,6 +260,8 @@ export interface SubmissionSignals {
   /** Milliseconds from form render to submit, when the client reports it. */
   fill_ms?: number;
   via_key?: boolean;
+  /** CAPTCHA/honeypot failures of the same identity in the failure window, at submit. */
+  failures?: number;
 }
 
 /** A stored submission. */

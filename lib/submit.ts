@@ -15,6 +15,8 @@ import { type LimitSpend, peekLimit, spendQuietly } from "./rate_limit.ts";
 import type { Form, SubmissionSignals, Workspace } from "./schemas.ts";
 import type { WriteOutcome } from "./submission_writer.ts";
 import { validateData, type ValueSource } from "./validator.ts";
+import { prepareAttachments } from "./upload_files.ts";
+import { captchaGate, checkOrigin, screenSubmit } from "./protection.ts";
 
 /** The body of a submit, whichever content type carried it. */
 export const submitBodySchema = z.object({
@@ -122,6 +124,7 @@ async function admit(
   spend: LimitSpend,
 ): Promise<WriteOutcome> {
   if (!(await peekLimit(deps, spend))) throw errors.rateLimited();
+  checkOrigin(form, ctx);
   const mode = ctx.auth?.mode ?? "live";
   const metadata = body.metadata ?? {};
   const hash = ctx.idempotencyKey ? await payloadHash(body.data, metadata) : "";
@@ -133,27 +136,49 @@ async function admit(
   if (body.schema_version !== undefined && body.schema_version !== form.schema_version) {
     throw errors.schemaChanged(form.schema_version);
   }
+  const failures = await screenSubmit(deps, ctx, form, body.data);
   const { errors: fieldErrors, values } = validateData(form, body.data, ctx.source);
   if (fieldErrors.length) throw errors.validation(fieldErrors);
+  // Resolves file references to verified grants (stored refs replace the client's).
+  const attachments = await prepareAttachments(deps, form, mode, values);
   const size = checkStoredSize(values, metadata);
+  // After validation, so a token is not spent at the provider on a 422.
+  const gate = await captchaGate(
+    deps,
+    ctx,
+    form,
+    body.captcha_token,
+    () => findReplay(deps, form.id, mode, ctx.idempotencyKey!, hash),
+  );
+  if (gate.replay) return { replayed: true, body: gate.replay };
   const signals: SubmissionSignals = {
     ip: ctx.ip,
     user_agent: ctx.userAgent?.slice(0, 256) ?? undefined,
     origin: ctx.origin ?? undefined,
     via_key: Boolean(ctx.auth),
-    fill_ms: body.rendered_at ? Math.max(0, deps.now() - body.rendered_at) : undefined,
+    // A render time in the future is a skewed client clock, not a fast bot: no signal.
+    fill_ms: body.rendered_at && body.rendered_at <= deps.now()
+      ? deps.now() - body.rendered_at
+      : undefined,
+    captcha: gate.captcha,
+    failures,
   };
-  return await deps.writer.write({
-    form,
-    workspace,
-    mode,
-    fields: values,
-    metadata,
-    files: [],
-    signals,
-    status: "completed",
-    idempotency: ctx.idempotencyKey ? { key: ctx.idempotencyKey, hash } : undefined,
-    limits: [spend],
-    size: size + 1024,
-  });
+  try {
+    return await deps.writer.write({
+      form,
+      workspace,
+      mode,
+      fields: values,
+      metadata,
+      files: attachments.files,
+      signals,
+      status: "completed",
+      idempotency: ctx.idempotencyKey ? { key: ctx.idempotencyKey, hash } : undefined,
+      limits: [spend],
+      size: size + 1024,
+      riders: [...gate.riders, ...attachments.riders],
+    });
+  } finally {
+    gate.release();
+  }
 }

@@ -5,8 +5,15 @@
 import { Hono } from "hono";
 import type { Deps } from "../lib/deps.ts";
 import { type AppEnv, notFound, onError, requestId } from "../lib/http.ts";
+import { publicCors } from "../lib/cors.ts";
+import { captchaApi } from "./api/captcha.ts";
+import { eventsApi } from "./api/events.ts";
 import { publicApi } from "./api/public.ts";
+import { serverApi } from "./api/server.ts";
+import { uploadsApi } from "./api/uploads.ts";
 import { assetRoutes } from "./assets.ts";
+import { adminRoutes } from "./admin/mod.ts";
+import { hostedRoutes } from "./f/mod.ts";
 
 /** Builds the app over its dependencies (tests call this with an in-memory KV). */
 export function createApp(deps: Deps): Hono<AppEnv> {
@@ -15,7 +22,16 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.onError(onError);
   app.notFound(notFound);
   app.get("/healthz", (c) => c.json({ ok: true }));
+  // Before every public route: preflights, origin grants and foreign-origin refusals.
+  app.use("/api/v1/forms/p/*", publicCors(deps));
+  app.use("/api/v1/submit/p/*", publicCors(deps));
+  app.route("/api/v1", captchaApi(deps));
+  app.route("/api/v1/server", serverApi(deps));
+  app.route("/api/v1", eventsApi(deps));
   app.route("/api/v1", publicApi(deps));
+  app.route("/api/v1", uploadsApi(deps));
   app.route("/", assetRoutes());
+  app.route("/admin", adminRoutes(deps));
+  app.route("/", hostedRoutes(deps));
   return app;
 }

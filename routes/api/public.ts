@@ -13,6 +13,7 @@ import { parseIdempotencyKey } from "../../lib/idempotency.ts";
 import { enforceLimit, ipIdentity } from "../../lib/rate_limit.ts";
 import { checkStoredSize, parseSubmitBody, submit, type SubmitContext } from "../../lib/submit.ts";
 import { validateData } from "../../lib/validator.ts";
+import { handleFormPost } from "./form_post.ts";
 
 /** The public API sub-app, mounted at `/api/v1`. */
 export function publicApi(deps: Deps): Hono<AppEnv> {
@@ -48,8 +49,15 @@ export function publicApi(deps: Deps): Hono<AppEnv> {
       source: "json",
     };
     const type = mediaType(c.req.header("content-type"));
+    if (type === "application/x-www-form-urlencoded" || type === "multipart/form-data") {
+      return await handleFormPost(deps, c, ctx, type);
+    }
     if (type !== "application/json") {
-      throw errors.unsupportedMediaType(["application/json", "application/x-www-form-urlencoded"]);
+      throw errors.unsupportedMediaType([
+        "application/json",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data",
+      ]);
     }
     const body = parseSubmitBody(parseJsonObject(await readBody(c.req.raw)));
     const outcome = await submit(deps, ctx, body);

@@ -1,0 +1,104 @@
+/**
+ * The field builder's model: an editable row per field (rules kept as text while typing)
+ * and the conversions to and from the form definition's field JSON.
+ * @module
+ */
+import type { FieldInput } from "../../lib/schemas.ts";
+
+/** A rule of a field (CONTRACT Rules). */
+export type Rule =
+  | "minLength"
+  | "maxLength"
+  | "pattern"
+  | "min"
+  | "max"
+  | "options"
+  | "allowedTypes"
+  | "maxSizeMB";
+
+/** The editor's copy of a field: every rule as text, so typing never loses input. */
+export interface Row {
+  key: number;
+  id?: string;
+  name: string;
+  label: string;
+  type: string;
+  required: boolean;
+  placeholder: string;
+  help: string;
+  rules: Record<Rule, string>;
+}
+
+/** Types with options. */
+export const CHOICE = ["select", "multiselect", "radio"];
+const DATES = ["date", "datetime"];
+
+/** Which rules a type takes (mirrors lib/validator.ts). */
+export function rulesOf(type: string, fileTypes: string[]): Rule[] {
+  if (fileTypes.includes(type)) return ["allowedTypes", "maxSizeMB"];
+  if (type === "number" || type === "integer") return ["min", "max"];
+  if (type === "multiselect") return ["options", "min", "max"];
+  if (CHOICE.includes(type)) return ["options"];
+  if (type === "boolean") return [];
+  if (DATES.includes(type)) return ["min", "max", "pattern"];
+  return ["minLength", "maxLength", "pattern"];
+}
+
+/** Labels of the rule inputs. */
+export const RULE_LABELS: Record<Rule, string> = {
+  minLength: "Min length",
+  maxLength: "Max length",
+  pattern: "Pattern (regex, whole value)",
+  min: "Min",
+  max: "Max",
+  options: "Options (one per line)",
+  allowedTypes: "Allowed MIME types (comma-separated)",
+  maxSizeMB: "Max size (MB)",
+};
+
+/** `key` also names the row's element ids, so the server and the browser must agree on it. */
+export function toRow(f: FieldInput, key: number): Row {
+  const text = (v: unknown) => v === undefined || v === null ? "" : String(v);
+  return {
+    key,
+    id: f.id,
+    name: f.name,
+    label: f.label ?? "",
+    type: f.type,
+    required: Boolean(f.required),
+    placeholder: f.placeholder ?? "",
+    help: f.help ?? "",
+    rules: {
+      minLength: text(f.minLength),
+      maxLength: text(f.maxLength),
+      pattern: text(f.pattern),
+      min: text(f.min),
+      max: text(f.max),
+      options: (f.options ?? []).join("\n"),
+      allowedTypes: (f.allowedTypes ?? []).join(", "),
+      maxSizeMB: text(f.maxSizeMB),
+    },
+  };
+}
+
+/** The JSON the server receives; numbers where the schema wants numbers. */
+export function toField(r: Row, fileTypes: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = { name: r.name.trim(), type: r.type };
+  if (r.id) out.id = r.id;
+  if (r.label.trim()) out.label = r.label.trim();
+  if (r.required) out.required = true;
+  if (r.placeholder.trim()) out.placeholder = r.placeholder.trim();
+  if (r.help.trim()) out.help = r.help.trim();
+  const num = (s: string) => (s.trim() === "" || isNaN(Number(s)) ? s.trim() : Number(s));
+  for (const rule of rulesOf(r.type, fileTypes)) {
+    const v = r.rules[rule].trim();
+    if (!v) continue;
+    if (rule === "options") out.options = v.split("\n").map((s) => s.trim()).filter(Boolean);
+    else if (rule === "allowedTypes") {
+      out.allowedTypes = v.split(",").map((s) => s.trim()).filter(Boolean);
+    } else if (rule === "pattern") out.pattern = v;
+    else if ((rule === "min" || rule === "max") && DATES.includes(r.type)) out[rule] = v;
+    else out[rule] = num(v);
+  }
+  return out;
+}

@@ -1,0 +1,50 @@
+/**
+ * Props of the hosted form island (server-rendered, then hydrated in the browser).
+ * Only types come from lib/: this folder ships to the browser.
+ * @module
+ */
+import type { Field } from "../../lib/schemas.ts";
+
+/** A posted value as the form re-renders it. */
+export type PostedValue = string | string[];
+
+/** The CAPTCHA of the form as the page needs it (never a secret). */
+export interface HostedCaptcha {
+  provider: "turnstile" | "hcaptcha" | "recaptcha" | "altcha";
+  siteKey: string | null;
+  /** reCAPTCHA only. */
+  version?: "v2" | "v3";
+  action?: string;
+  /** The widget element, server-built HTML (left alone by hydration). */
+  widgetHtml: string;
+}
+
+/** A notice above the form: a message and optional links to the fields in error. */
+export interface HostedNotice {
+  kind: "error" | "info";
+  message: string;
+  items?: { field: string; message: string }[];
+}
+
+/** Everything the hosted form renders from. */
+export interface HostedFormProps extends Record<string, unknown> {
+  formId: string;
+  fields: Field[];
+  schemaVersion: number;
+  honeypot: string | null;
+  captcha: HostedCaptcha | null;
+  /** The no-JS submit URL (also the JSON one). */
+  action: string;
+  /** `/api/v1`. */
+  apiBase: string;
+  idempotencyKey: string;
+  values: Record<string, PostedValue>;
+  /** Field name to message. */
+  errors: Record<string, string>;
+  notice: HostedNotice | null;
+  /** Where a JSON submit goes once stored (`submission_id` is appended). */
+  successUrl: string;
+  /** An allowed `_redirect` carried through a re-render. */
+  redirect: string | null;
+  submitLabel: string;
+}

@@ -1,0 +1,35 @@
+/**
+ * `delete_files`: removes the files of deleted submissions (enqueued in the commit that
+ * deletes them). Idempotent, and it never removes a file whose submission still exists.
+ * @module
+ */
+import type { Deps } from "../deps.ts";
+import { keys } from "../kv_keys.ts";
+import { withKvRetry } from "../kv.ts";
+import type { Job } from "../queue.ts";
+import { isUploadPath, type UploadGrant } from "../uploads.ts";
+import { deleteObjects, dropGrant } from "./cleanup_upload.ts";
+
+/** Handler of `delete_files`. */
+export async function deleteFiles(
+  deps: Deps,
+  job: Extract<Job, { type: "delete_files" }>,
+): Promise<void> {
+  for (const path of job.paths) {
+    if (!isUploadPath(path)) continue;
+    const g = (await withKvRetry(() => deps.kv.get<UploadGrant>(keys.uploadGrant(path)))).value;
+    if (g?.state !== "attached") {
+      // Unattached grants belong to cleanup; a missing record means only orphans remain.
+      if (!g) await deleteObjects(deps, path);
+      continue;
+    }
+    if (g.submission_id) {
+      const sub = await withKvRetry(() =>
+        deps.kv.get(keys.submission(g.form_id, g.submission_id!))
+      );
+      if (sub.value) continue;
+    }
+    await deleteObjects(deps, path);
+    await dropGrant(deps, path, "attached");
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * The admin's frame: header with navigation, workspace switcher and sign-out, the notice
+ * line, and the page.
+ * @module
+ */
+import type { ComponentChildren } from "preact";
+import { type AdminState, NOTICES } from "./_page.ts";
+
+/** The admin layout around every page. */
+export function Layout(
+  { state, url, csrf, children }: {
+    state: AdminState | null;
+    url: URL;
+    csrf: string;
+    children: ComponentChildren;
+  },
+) {
+  const notice = NOTICES[url.searchParams.get("notice") as keyof typeof NOTICES];
+  const path = url.pathname;
+  const nav = (href: string, label: string) => (
+    <a href={href} aria-current={path.startsWith(href) ? "page" : undefined}>{label}</a>
+  );
+  return (
+    <>
+      <a class="skip" href="#main">Skip to content</a>
+      <header class="admin-header">
+        <a class="brand" href="/admin/forms">Formwell</a>
+        {state && (
+          <nav aria-label="Main">
+            {nav("/admin/forms", "Forms")}
+            {nav("/admin/keys", "API keys")}
+            {state.user.owner && nav("/admin/workspaces", "Workspaces")}
+          </nav>
+        )}
+        {state && (
+          <div class="header-tools">
+            {state.workspaces.length > 0 && (
+              <form method="post" action="/admin/switch" class="switcher">
+                <input type="hidden" name="_csrf" value={csrf} />
+                <input type="hidden" name="next" value={path} />
+                <label class="visually-hidden" for="ws-switch">Workspace</label>
+                <select id="ws-switch" name="workspace_id">
+                  {state.workspaces.map((w) => (
+                    <option value={w.id} selected={w.id === state.workspace?.id}>
+                      {w.name}
+                      {w.suspended ? " (suspended)" : ""}
+                    </option>
+                  ))}
+                </select>
+                <button type="submit" class="secondary small">Switch</button>
+              </form>
+            )}
+            <form method="post" action="/admin/logout">
+              <input type="hidden" name="_csrf" value={csrf} />
+              <button type="submit" class="secondary small" title={state.user.email}>
+                Sign out
+              </button>
+            </form>
+          </div>
+        )}
+      </header>
+      <main id="main" class="container wide">
+        {notice && <p class="notice ok" role="status">{notice}</p>}
+        {children}
+      </main>
+    </>
+  );
+}
+
+/** A page heading with optional actions on the right. */
+export function PageHead(
+  { title, children, sub }: {
+    title: string;
+    children?: ComponentChildren;
+    sub?: ComponentChildren;
+  },
+) {
+  return (
+    <div class="page-head">
+      <div>
+        <h1>{title}</h1>
+        {sub && <p class="muted">{sub}</p>}
+      </div>
+      {children && <div class="actions">{children}</div>}
+    </div>
+  );
+}
+
+/** The tabs of one form's pages. */
+export function FormTabs({ id, current }: { id: string; current: string }) {
+  const tabs: [string, string][] = [
+    ["", "Overview"],
+    ["/submissions", "Submissions"],
+    ["/edit", "Edit"],
+  ];
+  return (
+    <nav class="tabs" aria-label="Form">
+      {tabs.map(([p, label]) => (
+        <a href={`/admin/forms/${id}${p}`} aria-current={current === p ? "page" : undefined}>
+          {label}
+        </a>
+      ))}
+    </nav>
+  );
+}
+
+/** A hidden CSRF input. */
+export function Csrf({ token }: { token: string }) {
+  return <input type="hidden" name="_csrf" value={token} />;
+}
+
+/** A date-time shown in UTC, readable and unambiguous. */
+export function Time({ iso }: { iso: string | null | undefined }) {
+  if (!iso) return <span class="muted">never</span>;
+  return <time datetime={iso}>{iso.slice(0, 16).replace("T", " ")} UTC</time>;
+}

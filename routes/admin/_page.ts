@@ -1,0 +1,105 @@
+/**
+ * The admin's page conventions (Fresh-style without Fresh): each page module exports
+ * `handler` ({GET, POST}) and a default Preact component; handlers receive a
+ * {@linkcode PageContext} and answer with `ctx.render(data)` or a redirect.
+ * @module
+ */
+import type { ComponentType } from "preact";
+import type { Context } from "hono";
+import type { Deps } from "../../lib/deps.ts";
+import { errors } from "../../lib/errors.ts";
+import { getForm } from "../../lib/forms.ts";
+import type { AppEnv } from "../../lib/http.ts";
+import type { Form, User, Workspace } from "../../lib/schemas.ts";
+import type { Session } from "../../lib/sessions.ts";
+
+/** Who is signed in and which workspace they look at. */
+export interface AdminState {
+  user: User;
+  session: Session;
+  /** The raw session cookie value (to update the session; never rendered). */
+  token: string;
+  /** The current workspace; null when the user has none yet. */
+  workspace: Workspace | null;
+  /** Every workspace the user may switch to. */
+  workspaces: Workspace[];
+}
+
+/** What a page handler works with. */
+export interface PageContext {
+  deps: Deps;
+  c: Context<AppEnv>;
+  url: URL;
+  params: Record<string, string>;
+  /** Null only on public pages (sign-in). */
+  state: AdminState | null;
+  /** The posted form fields (POST only; CSRF already verified). */
+  body: URLSearchParams;
+  /** Renders the module's default component inside the admin layout. */
+  render: (data: unknown, opts?: { status?: number; title?: string }) => Response;
+  /** A 303 redirect, optionally carrying a notice code from {@linkcode NOTICES}. */
+  redirect: (to: string, notice?: keyof typeof NOTICES) => Response;
+}
+
+/** A GET or POST handler. */
+export type Handler = (ctx: PageContext) => Response | Promise<Response>;
+
+/** What every page component receives. */
+export interface PageProps<T> {
+  data: T;
+  state: AdminState | null;
+  url: URL;
+  /** The session's CSRF token for hidden `_csrf` inputs. */
+  csrf: string;
+}
+
+/** A page module. */
+export interface PageModule {
+  handler: { GET?: Handler; POST?: Handler };
+  // deno-lint-ignore no-explicit-any
+  default?: ComponentType<PageProps<any>>;
+  /** Reachable without a session (sign-in). */
+  isPublic?: boolean;
+}
+
+/** Fixed notice texts, so a redirect's `?notice=` can never carry arbitrary text. */
+export const NOTICES = {
+  signed_out: "You are signed out.",
+  form_created: "Form created. Share it with the embed snippets below.",
+  form_saved: "Form saved.",
+  form_opened: "The form accepts submissions again.",
+  form_closed: "The form no longer accepts submissions.",
+  marked_spam: "Marked as spam.",
+  marked_completed: "Marked as not spam.",
+  deleted: "Submissions deleted.",
+  key_revoked: "API key revoked. Requests with it now get 401.",
+  workspace_created: "Workspace created.",
+  workspace_saved: "Workspace updated.",
+  switched: "Switched workspace.",
+} as const;
+
+/** The current workspace, or a 404 page's error when the user has none. */
+export function requireWorkspace(ctx: PageContext): Workspace {
+  const ws = ctx.state?.workspace;
+  if (!ws) throw errors.notFound("No workspace yet. An instance owner can create one.");
+  return ws;
+}
+
+/** Whether the signed-in user may see a workspace. */
+export function canAccess(state: Pick<AdminState, "user">, workspaceId: string): boolean {
+  return state.user.owner || state.user.workspace_ids.includes(workspaceId);
+}
+
+/** The form of `:id`, if the user may see it; else a 404 (same for missing and foreign). */
+export async function requireForm(ctx: PageContext): Promise<Form> {
+  const form = await getForm(ctx.deps, ctx.params.id ?? "");
+  if (!form || !ctx.state || !canAccess(ctx.state, form.workspace_id)) {
+    throw errors.formNotFound();
+  }
+  return form;
+}
+
+/** A posted string, trimmed. */
+export function field(body: URLSearchParams, name: string): string {
+  return (body.get(name) ?? "").trim();
+}

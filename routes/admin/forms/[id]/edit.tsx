@@ -1,0 +1,84 @@
+/**
+ * Edit a form. Changing the fields bumps its schema version (clients holding the old
+ * schema get 409 `schema_changed`); the page says so before saving.
+ * @module
+ */
+import { definitionFromPost } from "../../../../lib/admin_forms.ts";
+import { AppError } from "../../../../lib/errors.ts";
+import { updateForm } from "../../../../lib/forms.ts";
+import type { Form } from "../../../../lib/schemas.ts";
+import { FormTabs, PageHead } from "../../_layout.tsx";
+import { type PageContext, type PageProps, requireForm } from "../../_page.ts";
+import { type EditorData, FormEditor } from "../_editor.tsx";
+
+interface Data extends EditorData {
+  form: Form;
+}
+
+function editorDef(form: Form): EditorData["def"] {
+  return {
+    name: form.name,
+    fields: form.fields,
+    captcha: form.captcha ? { ...form.captcha, secret: undefined } : null,
+    honeypot: form.honeypot,
+    allowed_origins: form.allowed_origins,
+    accepting: form.accepting,
+    redirect: form.redirect,
+  };
+}
+
+/** GET shows the editor; POST saves. */
+export const handler = {
+  async GET(ctx: PageContext) {
+    const form = await requireForm(ctx);
+    const data: Data = { form, def: editorDef(form), hasSecret: Boolean(form.captcha?.secret) };
+    return ctx.render(data, { title: `Edit ${form.name}` });
+  },
+  async POST(ctx: PageContext) {
+    const form = await requireForm(ctx);
+    const def = definitionFromPost(ctx.body, form);
+    try {
+      await updateForm(ctx.deps, form.id, def);
+      return ctx.redirect(`/admin/forms/${form.id}`, "form_saved");
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status !== 400) throw err;
+      const data: Data = {
+        form,
+        def: { ...def, captcha: def.captcha ? { ...def.captcha, secret: undefined } : null },
+        hasSecret: Boolean(form.captcha?.secret),
+        error: "The form was not saved. Fix these and save again:",
+        details: (err.extra.details as string[] | undefined) ?? [err.message],
+      };
+      return ctx.render(data, { status: 400, title: `Edit ${form.name}` });
+    }
+  },
+};
+
+/** The edit page. */
+export default function EditForm({ data, csrf }: PageProps<Data>) {
+  const f = data.form;
+  return (
+    <>
+      <PageHead
+        title={f.name}
+        sub={
+          <>
+            <span class="mono">{f.id}</span> · schema version {f.schema_version}
+          </>
+        }
+      />
+      <FormTabs id={f.id} current="/edit" />
+      <p class="notice">
+        Saving changed fields makes this schema version {f.schema_version + 1}. Clients that send
+        {" "}
+        <code>schema_version</code> {f.schema_version} then get 409 and must reload.
+      </p>
+      <FormEditor
+        data={data}
+        csrf={csrf}
+        action={`/admin/forms/${f.id}/edit`}
+        submitLabel="Save form"
+      />
+    </>
+  );
+}

@@ -1,0 +1,27 @@
+/**
+ * CSV export of the submissions the list page shows (same filters), streamed.
+ * @module
+ */
+import { submissionsCsv } from "../../../../lib/csv_export.ts";
+import { parseQuery } from "../../../../lib/pagination.ts";
+import { submissionListQuerySchema } from "../../../../lib/submission_query.ts";
+import { type PageContext, requireForm } from "../../_page.ts";
+
+/** GET streams `text/csv` as an attachment. */
+export const handler = {
+  async GET(ctx: PageContext) {
+    const form = await requireForm(ctx);
+    const query = Object.fromEntries(
+      Object.entries(ctx.c.req.query()).filter(([k, v]) => v !== "" && k !== "page"),
+    );
+    const q = parseQuery(submissionListQuerySchema, query);
+    const mode = query.mode === "test" ? "test" : "live";
+    const name = `${form.name.replace(/[^A-Za-z0-9_-]+/g, "-").slice(0, 60) || "form"}-${mode}.csv`;
+    return new Response(submissionsCsv(ctx.deps, form, mode, q), {
+      headers: {
+        "Content-Type": "text/csv; charset=utf-8",
+        "Content-Disposition": `attachment; filename="${name}"`,
+      },
+    });
+  },
+};

@@ -1,0 +1,36 @@
+/**
+ * File downloads from the submission page: a short-lived signed link, only for a path
+ * that the named submission of this form references.
+ * @module
+ */
+import { errors } from "../../../../lib/errors.ts";
+import { keys } from "../../../../lib/kv_keys.ts";
+import { withKvRetry } from "../../../../lib/kv.ts";
+import type { Submission } from "../../../../lib/schemas.ts";
+import { isPlausibleSubmissionId } from "../../../../lib/submission_query.ts";
+import { DOWNLOAD_TTL_SEC } from "../../../../lib/upload_files.ts";
+import { fileKey, type UploadGrant } from "../../../../lib/uploads.ts";
+import { type PageContext, requireForm } from "../../_page.ts";
+
+/** GET `?sub=<id>&path=<path>` redirects to the signed download. */
+export const handler = {
+  async GET(ctx: PageContext) {
+    const form = await requireForm(ctx);
+    const subId = ctx.url.searchParams.get("sub") ?? "";
+    const path = ctx.url.searchParams.get("path") ?? "";
+    const notFound = () => errors.notFound("File not found.");
+    if (!isPlausibleSubmissionId(subId)) throw notFound();
+    const sub =
+      (await withKvRetry(() => ctx.deps.kv.get<Submission>(keys.submission(form.id, subId)))).value;
+    if (!sub || !sub.files?.includes(path)) throw notFound();
+    const grant =
+      (await withKvRetry(() => ctx.deps.kv.get<UploadGrant>(keys.uploadGrant(path)))).value;
+    if (!grant || grant.form_id !== form.id) throw notFound();
+    const signed = await ctx.deps.storage.signDownload(fileKey(path), {
+      filename: grant.original_filename,
+      contentType: grant.mime_type ?? "application/octet-stream",
+      ttlSec: DOWNLOAD_TTL_SEC,
+    });
+    return ctx.c.redirect(signed.url, 303);
+  },
+};

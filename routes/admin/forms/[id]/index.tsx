@@ -1,0 +1,177 @@
+/**
+ * A form's overview: counts, analytics with the daily chart island, the accepting
+ * switch and the embed snippets.
+ * @module
+ */
+import CopyButton from "../../../../islands/CopyButton.tsx";
+import DailyChart from "../../../../islands/DailyChart.tsx";
+import { submissionCounts } from "../../../../lib/admin_forms.ts";
+import { type EmbedSnippets, embedSnippets } from "../../../../lib/admin_embed.ts";
+import { type FormAnalytics, formAnalytics } from "../../../../lib/analytics.ts";
+import { errors } from "../../../../lib/errors.ts";
+import { setAccepting } from "../../../../lib/forms.ts";
+import type { StatusBucket } from "../../../../lib/kv_keys.ts";
+import type { Form, Workspace } from "../../../../lib/schemas.ts";
+import { Island } from "../../../../lib/ui/island.tsx";
+import { getWorkspace } from "../../../../lib/workspaces.ts";
+import { Csrf, FormTabs, PageHead, Time } from "../../_layout.tsx";
+import { type PageContext, type PageProps, requireForm } from "../../_page.ts";
+
+interface Data {
+  form: Form;
+  workspace: Workspace;
+  counts: Record<StatusBucket, number>;
+  analytics: FormAnalytics;
+  embed: EmbedSnippets;
+}
+
+/** GET shows it; POST `accepting` = on | off. */
+export const handler = {
+  async GET(ctx: PageContext) {
+    const form = await requireForm(ctx);
+    const workspace = await getWorkspace(ctx.deps, form.workspace_id);
+    if (!workspace) throw errors.formNotFound();
+    const [counts, analytics] = await Promise.all([
+      submissionCounts(ctx.deps, form.id),
+      formAnalytics(ctx.deps, form, workspace, "live"),
+    ]);
+    const embed = embedSnippets(form, ctx.deps.config.baseUrl);
+    return ctx.render({ form, workspace, counts, analytics, embed } satisfies Data, {
+      title: form.name,
+    });
+  },
+  async POST(ctx: PageContext) {
+    const form = await requireForm(ctx);
+    const on = ctx.body.get("accepting") === "on";
+    await setAccepting(ctx.deps, form.id, on);
+    return ctx.redirect(`/admin/forms/${form.id}`, on ? "form_opened" : "form_closed");
+  },
+};
+
+function Snippet(
+  { id, title, text, help }: { id: string; title: string; text: string; help: string },
+) {
+  return (
+    <div class="snippet">
+      <div class="snippet-head">
+        <h3 id={id}>{title}</h3>
+        <Island name="CopyButton" component={CopyButton} props={{ text, label: "Copy" }} />
+      </div>
+      <p class="help">{help}</p>
+      <pre class="code" aria-labelledby={id} tabIndex={0}>{text}</pre>
+    </div>
+  );
+}
+
+function pct(rate: number | null): string {
+  return rate === null ? "—" : `${(rate * 100).toFixed(1)}%`;
+}
+
+/** The overview page. */
+export default function FormOverview({ data, csrf }: PageProps<Data>) {
+  const { form, counts, analytics: a, embed } = data;
+  return (
+    <>
+      <PageHead
+        title={form.name}
+        sub={
+          <>
+            <span class="mono">{form.id}</span> · schema version {form.schema_version} · updated
+            {" "}
+            <Time iso={form.updated_at} />
+          </>
+        }
+      >
+        <form method="post" class="inline">
+          <Csrf token={csrf} />
+          {form.accepting
+            ? (
+              <button type="submit" name="accepting" value="off" class="secondary">
+                Stop accepting
+              </button>
+            )
+            : (
+              <button type="submit" name="accepting" value="on">
+                Accept submissions
+              </button>
+            )}
+        </form>
+      </PageHead>
+      <FormTabs id={form.id} current="" />
+      {!form.accepting && (
+        <p class="notice error">
+          Closed: submissions are refused with 423 until you accept them again.
+        </p>
+      )}
+      <div class="stats">
+        <a class="stat" href={`/admin/forms/${form.id}/submissions`}>
+          <span class="stat-n">{counts.all}</span> submissions
+        </a>
+        <a class="stat" href={`/admin/forms/${form.id}/submissions?status=completed`}>
+          <span class="stat-n">{counts.completed}</span> completed
+        </a>
+        <a class="stat" href={`/admin/forms/${form.id}/submissions?status=suspicious`}>
+          <span class="stat-n">{counts.suspicious}</span> suspicious
+        </a>
+        <a class="stat" href={`/admin/forms/${form.id}/submissions?status=spam`}>
+          <span class="stat-n">{counts.spam}</span> spam
+        </a>
+      </div>
+      <h2>Analytics</h2>
+      <p class="muted">
+        Live data, {a.from} to {a.to} ({a.retention_days}-day retention on the {data.workspace.plan}
+        {" "}
+        plan).
+      </p>
+      <div class="stats">
+        <div class="stat">
+          <span class="stat-n">{a.views}</span> views
+        </div>
+        <div class="stat">
+          <span class="stat-n">{a.starts}</span> starts
+        </div>
+        <div class="stat">
+          <span class="stat-n">{a.submissions}</span> submissions
+        </div>
+        <div class="stat">
+          <span class="stat-n">{pct(a.completion_rate)}</span> completion
+        </div>
+      </div>
+      {a.views + a.starts + a.submissions === 0
+        ? (
+          <p class="empty">
+            No activity yet. Views and starts come from the hosted page (or your own calls to the
+            events endpoint); submissions are counted as they arrive.
+          </p>
+        )
+        : <Island name="DailyChart" component={DailyChart} props={{ daily: a.daily }} />}
+      <h2 id="embed">Put it on your site</h2>
+      <div class="key-line">
+        Hosted page: <a href={embed.hostedUrl}>{embed.hostedUrl}</a>{" "}
+        <Island
+          name="CopyButton"
+          component={CopyButton}
+          props={{ text: embed.hostedUrl, label: "Copy link" }}
+        />
+      </div>
+      <Snippet
+        id="snippet-html"
+        title="Plain HTML form"
+        text={embed.html}
+        help="Works without JavaScript: the browser posts the form and is redirected back."
+      />
+      <Snippet
+        id="snippet-fetch"
+        title="JavaScript (fetch, JSON)"
+        text={embed.fetch}
+        help="Sends schema_version, so a visitor with an outdated form gets 409 and can reload."
+      />
+      <Snippet
+        id="snippet-curl"
+        title="From your server (API key)"
+        text={embed.curl}
+        help="Server-side only: a key skips the CAPTCHA. Never put a key in browser code."
+      />
+    </>
+  );
+}

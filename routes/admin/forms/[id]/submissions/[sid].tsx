@@ -1,0 +1,192 @@
+/**
+ * One submission: values, files, metadata, request signals and the spam verdict, with
+ * "mark as spam" / "not spam" (counters move in the same commit).
+ * @module
+ */
+import { errors } from "../../../../../lib/errors.ts";
+import { keys } from "../../../../../lib/kv_keys.ts";
+import { withKvRetry } from "../../../../../lib/kv.ts";
+import { type Field, type Form, isFileType, type Submission } from "../../../../../lib/schemas.ts";
+import { isPlausibleSubmissionId } from "../../../../../lib/submission_query.ts";
+import { setSubmissionStatus } from "../../../../../lib/submission_status.ts";
+import { Csrf, FormTabs, PageHead, Time } from "../../../_layout.tsx";
+import { type PageContext, type PageProps, requireForm } from "../../../_page.ts";
+
+interface Data {
+  form: Form;
+  sub: Submission;
+}
+
+async function loadSubmission(ctx: PageContext, form: Form): Promise<Submission> {
+  const id = ctx.params.sid ?? "";
+  const sub = isPlausibleSubmissionId(id)
+    ? (await withKvRetry(() => ctx.deps.kv.get<Submission>(keys.submission(form.id, id)))).value
+    : null;
+  if (!sub || sub.form_id !== form.id) throw errors.notFound("Submission not found.");
+  return sub;
+}
+
+/** GET shows it; POST `status` = spam | completed. */
+export const handler = {
+  async GET(ctx: PageContext) {
+    const form = await requireForm(ctx);
+    const sub = await loadSubmission(ctx, form);
+    return ctx.render({ form, sub } satisfies Data, { title: `Submission ${sub.number}` });
+  },
+  async POST(ctx: PageContext) {
+    const form = await requireForm(ctx);
+    const sub = await loadSubmission(ctx, form);
+    const to = ctx.body.get("status");
+    if (to !== "spam" && to !== "completed") throw errors.badRequest("Unknown status.");
+    await setSubmissionStatus(ctx.deps, form.id, sub.id, to);
+    return ctx.redirect(
+      `/admin/forms/${form.id}/submissions/${sub.id}`,
+      to === "spam" ? "marked_spam" : "marked_completed",
+    );
+  },
+};
+
+function FileLink({ form, sub, value }: { form: Form; sub: Submission; value: unknown }) {
+  const refs = (Array.isArray(value) ? value : [value]) as {
+    path?: string;
+    originalFilename?: string;
+    sizeBytes?: number;
+    mimeType?: string;
+  }[];
+  return (
+    <>
+      {refs.filter((r) => r && typeof r.path === "string").map((r) => (
+        <div>
+          <a
+            href={`/admin/forms/${form.id}/file?sub=${sub.id}&path=${encodeURIComponent(r.path!)}`}
+          >
+            {r.originalFilename || r.path}
+          </a>{" "}
+          <span class="muted">
+            {r.mimeType} {r.sizeBytes !== undefined && `· ${(r.sizeBytes / 1024).toFixed(1)} KB`}
+          </span>
+        </div>
+      ))}
+    </>
+  );
+}
+
+function Value({ field, value }: { field: Field; value: unknown }) {
+  if (value === undefined || value === null || value === "") return <span class="muted">—</span>;
+  if (Array.isArray(value)) return <>{value.map(String).join(", ")}</>;
+  if (typeof value === "object") return <code>{JSON.stringify(value)}</code>;
+  if (field.type === "textarea") return <div class="pre">{String(value)}</div>;
+  return <>{String(value)}</>;
+}
+
+/** The submission page. */
+export default function SubmissionPage({ data, csrf }: PageProps<Data>) {
+  const { form, sub } = data;
+  const known = new Set(form.fields.map((f) => f.name));
+  const extra = Object.keys(sub.fields).filter((k) => !known.has(k));
+  const sig = sub.signals ?? {};
+  return (
+    <>
+      <PageHead
+        title={`Submission #${sub.number}`}
+        sub={
+          <>
+            <span class="mono">{sub.id}</span> · {form.name}
+          </>
+        }
+      >
+        <form method="post" class="inline">
+          <Csrf token={csrf} />
+          {sub.status === "spam"
+            ? (
+              <button type="submit" name="status" value="completed" class="secondary">
+                Not spam
+              </button>
+            )
+            : (
+              <button type="submit" name="status" value="spam" class="danger">
+                Mark as spam
+              </button>
+            )}
+        </form>
+      </PageHead>
+      <FormTabs id={form.id} current="/submissions" />
+      <p>
+        <a href={`/admin/forms/${form.id}/submissions${sub.mode === "test" ? "?mode=test" : ""}`}>
+          ← All submissions
+        </a>
+      </p>
+      <div class="grid2">
+        <section>
+          <h2>Values</h2>
+          <dl class="values">
+            {form.fields.map((f) => (
+              <>
+                <dt>{f.label || f.name}</dt>
+                <dd>
+                  {isFileType(f.type)
+                    ? <FileLink form={form} sub={sub} value={sub.fields[f.name]} />
+                    : <Value field={f} value={sub.fields[f.name]} />}
+                </dd>
+              </>
+            ))}
+            {extra.map((k) => (
+              <>
+                <dt>
+                  {k} <span class="muted">(no longer a field)</span>
+                </dt>
+                <dd>
+                  <code>{JSON.stringify(sub.fields[k])}</code>
+                </dd>
+              </>
+            ))}
+          </dl>
+          <h2>Metadata</h2>
+          {Object.keys(sub.metadata ?? {}).length
+            ? <pre class="code">{JSON.stringify(sub.metadata, null, 2)}</pre>
+            : <p class="muted">No metadata was sent.</p>}
+        </section>
+        <section>
+          <h2>Status</h2>
+          <p>
+            <span class={`badge ${sub.status}`}>{sub.status}</span>
+            {sub.spam?.manual && <span class="muted">set by an admin</span>}
+          </p>
+          {sub.spam
+            ? (
+              <dl class="values">
+                <dt>Spam score</dt>
+                <dd>{sub.spam.score.toFixed(2)}</dd>
+                <dt>Reasons</dt>
+                <dd>{sub.spam.reasons.length ? sub.spam.reasons.join(", ") : "none"}</dd>
+              </dl>
+            )
+            : <p class="muted">Not scored yet.</p>}
+          <h2>Request</h2>
+          <dl class="values">
+            <dt>Received</dt>
+            <dd>
+              <Time iso={sub.created_at} />
+            </dd>
+            <dt>Data</dt>
+            <dd>{sub.mode}</dd>
+            <dt>Sent with</dt>
+            <dd>{sig.via_key ? "an API key" : "a browser"}</dd>
+            <dt>Origin</dt>
+            <dd>{sig.origin ?? <span class="muted">none</span>}</dd>
+            <dt>IP</dt>
+            <dd class="mono">{sig.ip ?? "unknown"}</dd>
+            <dt>User agent</dt>
+            <dd class="small">{sig.user_agent ?? <span class="muted">none</span>}</dd>
+            {sig.fill_ms !== undefined && (
+              <>
+                <dt>Time to fill</dt>
+                <dd>{(sig.fill_ms / 1000).toFixed(1)} s</dd>
+              </>
+            )}
+          </dl>
+        </section>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,267 @@
+/**
+ * A form's submissions: status filter, search, date range, live/test, pagination, bulk
+ * delete (with a confirmation step) and the CSV export of the same filtered set.
+ * Listing and deleting reuse the Server Data API's lib functions.
+ * @module
+ */
+import type { Mode } from "../../../../../lib/kv_keys.ts";
+import { type Pagination, parseQuery } from "../../../../../lib/pagination.ts";
+import { type Form, STATUSES } from "../../../../../lib/schemas.ts";
+import { deleteSubmissions, MAX_DELETE_IDS } from "../../../../../lib/submission_delete.ts";
+import {
+  listSubmissions,
+  type PublicSubmission,
+  RANGES,
+  type SubmissionListQuery,
+  submissionListQuerySchema,
+} from "../../../../../lib/submission_query.ts";
+import { errors } from "../../../../../lib/errors.ts";
+import { Csrf, FormTabs, PageHead, Time } from "../../../_layout.tsx";
+import { type PageContext, type PageProps, requireForm } from "../../../_page.ts";
+
+interface Data {
+  form: Form;
+  mode: Mode;
+  q: SubmissionListQuery;
+  submissions: PublicSubmission[];
+  pagination: Pagination;
+  /** Set on the confirmation step of a bulk delete. */
+  confirm?: string[];
+}
+
+function modeOf(v: string | null | undefined): Mode {
+  return v === "test" ? "test" : "live";
+}
+
+/** The query string of a filter set (for links that keep the filters). */
+export function filterQuery(mode: Mode, q: Partial<SubmissionListQuery>, page?: number): string {
+  const p = new URLSearchParams();
+  if (mode === "test") p.set("mode", "test");
+  if (q.status) p.set("status", q.status);
+  if (q.search) p.set("search", q.search);
+  if (q.range && q.range !== "all") p.set("range", q.range);
+  if (page && page > 1) p.set("page", String(page));
+  if (q.limit && q.limit !== 20) p.set("limit", String(q.limit));
+  const s = p.toString();
+  return s ? `?${s}` : "";
+}
+
+async function load(ctx: PageContext, form: Form, query: Record<string, string>): Promise<Data> {
+  const mode = modeOf(query.mode);
+  const clean = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== ""));
+  const q = parseQuery(submissionListQuerySchema, clean);
+  const list = await listSubmissions(ctx.deps, form, mode, q);
+  return { form, mode, q, ...list };
+}
+
+/** GET lists; POST `action` = confirm_delete (shows the confirmation) | delete. */
+export const handler = {
+  async GET(ctx: PageContext) {
+    const form = await requireForm(ctx);
+    const data = await load(ctx, form, ctx.c.req.query());
+    return ctx.render(data, { title: `${form.name} submissions` });
+  },
+  async POST(ctx: PageContext) {
+    const form = await requireForm(ctx);
+    const ids = ctx.body.getAll("ids").map((s) => s.trim()).filter(Boolean);
+    const back = `/admin/forms/${form.id}/submissions${ctx.body.get("back") ?? ""}`;
+    if (!ids.length) return ctx.redirect(back);
+    if (ids.length > MAX_DELETE_IDS) {
+      throw errors.badRequest(`Delete at most ${MAX_DELETE_IDS} submissions at a time.`);
+    }
+    const mode = modeOf(ctx.body.get("mode"));
+    if (ctx.body.get("action") === "delete") {
+      await deleteSubmissions(ctx.deps, form, mode, ids);
+      return ctx.redirect(back, "deleted");
+    }
+    const data = await load(ctx, form, { mode });
+    return ctx.render({ ...data, confirm: ids }, { title: "Delete submissions?" });
+  },
+};
+
+/** Field values shown in the table: the first three fields, shortened. */
+function preview(form: Form, s: PublicSubmission): string {
+  return form.fields.slice(0, 3)
+    .map((f) => s.fields[f.name])
+    .filter((v) => v !== undefined && v !== "")
+    .map((v) => (typeof v === "object" ? JSON.stringify(v) : String(v)))
+    .join(" · ")
+    .slice(0, 120);
+}
+
+/** The submissions page. */
+export default function Submissions({ data, csrf }: PageProps<Data>) {
+  const { form, q, mode, pagination: pg } = data;
+  const base = `/admin/forms/${form.id}/submissions`;
+  const here = filterQuery(mode, q, q.page);
+  if (data.confirm) {
+    return (
+      <>
+        <PageHead title="Delete submissions?" />
+        <form method="post" action={base} class="card">
+          <Csrf token={csrf} />
+          <input type="hidden" name="action" value="delete" />
+          <input type="hidden" name="mode" value={mode} />
+          {data.confirm.map((id) => <input key={id} type="hidden" name="ids" value={id} />)}
+          <p>
+            This deletes {data.confirm.length} submission{data.confirm.length === 1 ? "" : "s"} of
+            {" "}
+            <strong>{form.name}</strong> and their files. It cannot be undone.
+          </p>
+          <p class="form-actions">
+            <button type="submit" class="danger">
+              Delete {data.confirm.length} submission{data.confirm.length === 1 ? "" : "s"}
+            </button>{" "}
+            <a class="button secondary" href={base}>Cancel</a>
+          </p>
+        </form>
+      </>
+    );
+  }
+  return (
+    <>
+      <PageHead title={form.name} sub={<span class="mono">{form.id}</span>}>
+        <a class="button secondary" href={`/admin/forms/${form.id}/export.csv${here}`} download>
+          Export CSV
+        </a>
+      </PageHead>
+      <FormTabs id={form.id} current="/submissions" />
+      <form method="get" action={base} class="filters" role="search">
+        <div>
+          <label for="f-status">Status</label>
+          <select id="f-status" name="status">
+            <option value="">All</option>
+            {STATUSES.map((s) => <option key={s} value={s} selected={q.status === s}>{s}</option>)}
+          </select>
+        </div>
+        <div class="grow">
+          <label for="f-search">Search</label>
+          <input
+            id="f-search"
+            name="search"
+            type="search"
+            value={q.search ?? ""}
+            placeholder="Any field value or submission id"
+          />
+        </div>
+        <div>
+          <label for="f-range">Received</label>
+          <select id="f-range" name="range">
+            {Object.keys(RANGES).map((r) => (
+              <option value={r} selected={q.range === r}>
+                {r === "all" ? "Any time" : `Last ${r.replace("d", " days")}`}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label for="f-mode">Data</label>
+          <select id="f-mode" name="mode">
+            <option value="live" selected={mode === "live"}>Live</option>
+            <option value="test" selected={mode === "test"}>Test</option>
+          </select>
+        </div>
+        <div>
+          <button type="submit" class="secondary">Apply</button>
+        </div>
+      </form>
+      {data.submissions.length === 0
+        ? (
+          <div class="empty">
+            {q.status || q.search || q.range !== "all"
+              ? (
+                <>
+                  <h2>No submissions match these filters</h2>
+                  <p>
+                    <a href={`${base}${filterQuery(mode, {})}`}>Clear the filters</a>
+                  </p>
+                </>
+              )
+              : (
+                <>
+                  <h2>No {mode} submissions yet</h2>
+                  <p>
+                    Put the form on your site with an{" "}
+                    <a href={`/admin/forms/${form.id}#embed`}>embed snippet</a>, or send one with
+                    {" "}
+                    the API. They appear here as they arrive.
+                  </p>
+                </>
+              )}
+          </div>
+        )
+        : (
+          <form method="post" action={base}>
+            <Csrf token={csrf} />
+            <input type="hidden" name="action" value="confirm_delete" />
+            <input type="hidden" name="mode" value={mode} />
+            <input type="hidden" name="back" value={here} />
+            <div class="table-wrap">
+              <table class="list">
+                <thead>
+                  <tr>
+                    <th>
+                      <span class="visually-hidden">Select</span>
+                    </th>
+                    <th class="num">#</th>
+                    <th>Received</th>
+                    <th>Status</th>
+                    <th>Values</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.submissions.map((s) => (
+                    <tr>
+                      <td>
+                        <input
+                          type="checkbox"
+                          name="ids"
+                          value={s.id}
+                          aria-label={`Select submission ${s.submission_number}`}
+                        />
+                      </td>
+                      <td class="num">
+                        <a href={`${base}/${s.id}${mode === "test" ? "?mode=test" : ""}`}>
+                          {s.submission_number}
+                        </a>
+                      </td>
+                      <td>
+                        <Time iso={s.created_at} />
+                      </td>
+                      <td>
+                        <span class={`badge ${s.status}`}>{s.status}</span>
+                      </td>
+                      <td class="cell-preview">{preview(form, s)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <div class="table-foot">
+              <button type="submit" class="danger small">Delete selected</button>
+              <Pager base={base} mode={mode} q={q} pg={pg} />
+            </div>
+          </form>
+        )}
+    </>
+  );
+}
+
+function Pager(
+  { base, mode, q, pg }: { base: string; mode: Mode; q: SubmissionListQuery; pg: Pagination },
+) {
+  return (
+    <nav class="pager" aria-label="Pages">
+      {pg.page > 1
+        ? <a href={`${base}${filterQuery(mode, q, pg.page - 1)}`} rel="prev">← Newer</a>
+        : <span class="muted">← Newer</span>}
+      <span>
+        Page {pg.page} of {Math.max(1, pg.total_pages)} · {pg.total.toLocaleString("en")}{" "}
+        {pg.truncated ? "matches in the newest scanned" : "total"}
+      </span>
+      {pg.has_more
+        ? <a href={`${base}${filterQuery(mode, q, pg.page + 1)}`} rel="next">Older →</a>
+        : <span class="muted">Older →</span>}
+    </nav>
+  );
+}

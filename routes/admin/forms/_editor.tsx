@@ -1,0 +1,161 @@
+/**
+ * The form editor shared by "new" and "edit": name, the field-builder island, spam
+ * protection, origins, redirects and the accepting switch.
+ * @module
+ */
+import FieldBuilder from "../../../islands/FieldBuilder.tsx";
+import SubmitButton from "../../../islands/SubmitButton.tsx";
+import { Island } from "../../../lib/ui/island.tsx";
+import {
+  CAPTCHA_PROVIDERS,
+  FIELD_TYPES,
+  type FieldInput,
+  FILE_TYPES,
+  type FormDefinition,
+} from "../../../lib/schemas.ts";
+import { Csrf } from "../_layout.tsx";
+
+/** What the editor shows: a definition (secret never included) and whether one is stored. */
+export interface EditorData {
+  def: FormDefinition;
+  hasSecret: boolean;
+  error?: string;
+  details?: string[];
+}
+
+/** The editor form; posts to `action`. */
+export function FormEditor(
+  { data, csrf, action, submitLabel }: {
+    data: EditorData;
+    csrf: string;
+    action: string;
+    submitLabel: string;
+  },
+) {
+  const d = data.def;
+  const captcha = d.captcha ?? null;
+  return (
+    <form method="post" action={action} class="editor">
+      <Csrf token={csrf} />
+      {data.error && (
+        <div class="notice error" role="alert">
+          <p>{data.error}</p>
+          {data.details && (
+            <ul>
+              {data.details.map((x) => <li key={x}>{x}</li>)}
+            </ul>
+          )}
+        </div>
+      )}
+      <label for="form-name">Form name</label>
+      <input id="form-name" name="name" type="text" required maxLength={200} value={d.name} />
+
+      <h2>Fields</h2>
+      <Island
+        name="FieldBuilder"
+        component={FieldBuilder}
+        props={{
+          fields: (d.fields ?? []) as FieldInput[],
+          types: [...FIELD_TYPES],
+          fileTypes: [...FILE_TYPES],
+        }}
+      />
+
+      <h2>Spam protection</h2>
+      <div class="row2">
+        <div>
+          <label for="captcha-provider">CAPTCHA</label>
+          <select id="captcha-provider" name="captcha_provider">
+            {CAPTCHA_PROVIDERS.map((p) => (
+              <option value={p} selected={(captcha?.provider ?? "none") === p}>
+                {p === "altcha" ? "altcha (self-hosted proof of work)" : p}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label for="honeypot">Honeypot field name</label>
+          <input
+            id="honeypot"
+            name="honeypot"
+            type="text"
+            value={d.honeypot ?? ""}
+            placeholder="_gotcha"
+            aria-describedby="honeypot-help"
+          />
+          <p class="help" id="honeypot-help">
+            A hidden input bots fill in. Leave empty for none.
+          </p>
+        </div>
+        <div>
+          <label for="site-key">Site key</label>
+          <input id="site-key" name="captcha_site_key" type="text" value={captcha?.siteKey ?? ""} />
+        </div>
+        <div>
+          <label for="secret">Secret key</label>
+          <input
+            id="secret"
+            name="captcha_secret"
+            type="password"
+            autocomplete="off"
+            placeholder={data.hasSecret ? "Stored. Leave blank to keep it." : ""}
+            aria-describedby="secret-help"
+          />
+          <p class="help" id="secret-help">
+            {data.hasSecret
+              ? "A secret is stored; it is never shown again."
+              : "Needed for turnstile, hcaptcha and recaptcha."}
+          </p>
+        </div>
+      </div>
+
+      <h2>Where submissions may come from</h2>
+      <label for="origins">Allowed origins</label>
+      <textarea
+        id="origins"
+        name="allowed_origins"
+        rows={3}
+        placeholder="https://example.com"
+        aria-describedby="origins-help"
+      >
+        {(d.allowed_origins ?? []).join("\n")}
+      </textarea>
+      <p class="help" id="origins-help">
+        One per line. Browsers on other origins are refused (403). Empty allows any origin.
+      </p>
+      <div class="row2">
+        <div>
+          <label for="redirect-success">Redirect after success</label>
+          <input
+            id="redirect-success"
+            name="redirect_success"
+            type="url"
+            value={d.redirect?.success ?? ""}
+            placeholder="https://example.com/thanks"
+          />
+        </div>
+        <div>
+          <label for="redirect-error">Redirect after an error</label>
+          <input
+            id="redirect-error"
+            name="redirect_error"
+            type="url"
+            value={d.redirect?.error ?? ""}
+            placeholder="https://example.com/oops"
+          />
+        </div>
+      </div>
+      <label class="check">
+        <input type="checkbox" name="accepting" checked={d.accepting !== false} />{" "}
+        Accepting submissions
+      </label>
+      <div class="form-actions">
+        <Island
+          name="SubmitButton"
+          component={SubmitButton}
+          props={{ label: submitLabel, busyLabel: "Saving…" }}
+        />
+      </div>
+    </form>
+  );
+}

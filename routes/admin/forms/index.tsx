@@ -1,0 +1,107 @@
+/**
+ * The forms of the current workspace with their submission counts.
+ * @module
+ */
+import { type FormSummary, listFormSummaries } from "../../../lib/admin_forms.ts";
+import type { Workspace } from "../../../lib/schemas.ts";
+import { PageHead, Time } from "../_layout.tsx";
+import type { PageContext, PageProps } from "../_page.ts";
+
+interface Data {
+  workspace: Workspace | null;
+  forms: FormSummary[];
+}
+
+/** GET only. */
+export const handler = {
+  async GET(ctx: PageContext) {
+    const workspace = ctx.state!.workspace;
+    const forms = workspace ? await listFormSummaries(ctx.deps, workspace.id) : [];
+    return ctx.render({ workspace, forms } satisfies Data, { title: "Forms" });
+  },
+};
+
+/** The forms table, or an empty state that says what to do. */
+export default function Forms({ data, state }: PageProps<Data>) {
+  if (!data.workspace) {
+    return (
+      <div class="empty">
+        <h1>No workspace yet</h1>
+        {state?.user.owner
+          ? (
+            <p>
+              Create a workspace first. <a href="/admin/workspaces">Go to workspaces</a>
+            </p>
+          )
+          : <p>Ask an instance owner to add you to a workspace.</p>}
+      </div>
+    );
+  }
+  return (
+    <>
+      <PageHead
+        title="Forms"
+        sub={
+          <>
+            {data.workspace.name} · <span class="badge">{data.workspace.plan}</span>
+            {data.workspace.suspended && <span class="badge spam">suspended</span>}
+          </>
+        }
+      >
+        <a class="button" href="/admin/forms/new">New form</a>
+      </PageHead>
+      {data.workspace.suspended && (
+        <p class="notice error">
+          This workspace is suspended: its forms answer 404 and its keys are refused.
+        </p>
+      )}
+      {data.forms.length === 0
+        ? (
+          <div class="empty">
+            <h2>No forms yet</h2>
+            <p>Create a form, then paste its embed snippet into your site.</p>
+            <a class="button" href="/admin/forms/new">Create your first form</a>
+          </div>
+        )
+        : (
+          <div class="table-wrap">
+            <table class="list">
+              <thead>
+                <tr>
+                  <th>Form</th>
+                  <th class="num">Submissions</th>
+                  <th class="num">Spam</th>
+                  <th>Status</th>
+                  <th class="hide-sm">Updated</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.forms.map(({ form, total, spam }) => (
+                  <tr>
+                    <td>
+                      <a href={`/admin/forms/${form.id}`}>{form.name}</a>
+                      <div class="muted mono">{form.id} · v{form.schema_version}</div>
+                    </td>
+                    <td class="num">
+                      <a href={`/admin/forms/${form.id}/submissions`}>
+                        {total.toLocaleString("en")}
+                      </a>
+                    </td>
+                    <td class="num">{spam.toLocaleString("en")}</td>
+                    <td>
+                      {form.accepting
+                        ? <span class="badge completed">accepting</span>
+                        : <span class="badge">closed</span>}
+                    </td>
+                    <td class="hide-sm">
+                      <Time iso={form.updated_at} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+    </>
+  );
+}

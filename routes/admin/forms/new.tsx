@@ -1,0 +1,58 @@
+/**
+ * Create a form in the current workspace.
+ * @module
+ */
+import { definitionFromPost } from "../../../lib/admin_forms.ts";
+import { AppError } from "../../../lib/errors.ts";
+import { createForm } from "../../../lib/forms.ts";
+import { PageHead } from "../_layout.tsx";
+import { type PageContext, type PageProps, requireWorkspace } from "../_page.ts";
+import { type EditorData, FormEditor } from "./_editor.tsx";
+
+const STARTER: EditorData["def"] = {
+  name: "",
+  fields: [
+    { name: "name", label: "Name", type: "text", required: true, maxLength: 100 },
+    { name: "email", label: "Email", type: "email", required: true },
+    { name: "message", label: "Message", type: "textarea", maxLength: 5000 },
+  ],
+  honeypot: "_gotcha",
+  accepting: true,
+};
+
+/** GET shows the editor with a starter field set; POST creates. */
+export const handler = {
+  GET(ctx: PageContext) {
+    requireWorkspace(ctx);
+    return ctx.render({ def: STARTER, hasSecret: false } satisfies EditorData, {
+      title: "New form",
+    });
+  },
+  async POST(ctx: PageContext) {
+    const ws = requireWorkspace(ctx);
+    const def = definitionFromPost(ctx.body, null);
+    try {
+      const form = await createForm(ctx.deps, ws.id, def);
+      return ctx.redirect(`/admin/forms/${form.id}`, "form_created");
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status !== 400) throw err;
+      const data: EditorData = {
+        def: { ...def, captcha: def.captcha ? { ...def.captcha, secret: undefined } : null },
+        hasSecret: false,
+        error: "The form was not saved. Fix these and save again:",
+        details: (err.extra.details as string[] | undefined) ?? [err.message],
+      };
+      return ctx.render(data, { status: 400, title: "New form" });
+    }
+  },
+};
+
+/** The new-form page. */
+export default function NewForm({ data, csrf }: PageProps<EditorData>) {
+  return (
+    <>
+      <PageHead title="New form" sub="Start from these fields or change them." />
+      <FormEditor data={data} csrf={csrf} action="/admin/forms/new" submitLabel="Create form" />
+    </>
+  );
+}

@@ -1,0 +1,58 @@
+/**
+ * Revoking a key, with a confirmation step: GET asks, POST revokes.
+ * @module
+ */
+import { type ApiKeyView, listApiKeys, revokeApiKey } from "../../../../lib/api_keys.ts";
+import { errors } from "../../../../lib/errors.ts";
+import { Csrf, PageHead, Time } from "../../_layout.tsx";
+import { type PageContext, type PageProps, requireWorkspace } from "../../_page.ts";
+
+interface Data {
+  key: ApiKeyView;
+}
+
+async function findKey(ctx: PageContext): Promise<ApiKeyView> {
+  const ws = requireWorkspace(ctx);
+  const key = (await listApiKeys(ctx.deps, ws.id)).find((k) => k.id === ctx.params.kid);
+  if (!key) throw errors.notFound("API key not found.");
+  return key;
+}
+
+/** GET confirms; POST revokes (only keys of the current workspace). */
+export const handler = {
+  async GET(ctx: PageContext) {
+    const key = await findKey(ctx);
+    if (key.revoked) return ctx.redirect("/admin/keys");
+    return ctx.render({ key } satisfies Data, { title: "Revoke key?" });
+  },
+  async POST(ctx: PageContext) {
+    const key = await findKey(ctx);
+    await revokeApiKey(ctx.deps, key.id, requireWorkspace(ctx).id);
+    return ctx.redirect("/admin/keys", "key_revoked");
+  },
+};
+
+/** The confirmation. */
+export default function Revoke({ data, csrf }: PageProps<Data>) {
+  const k = data.key;
+  return (
+    <>
+      <PageHead title={`Revoke "${k.name}"?`} />
+      <form method="post" class="card">
+        <Csrf token={csrf} />
+        <p>
+          Key <code>{k.prefix}…</code> ({k.type}, scopes {k.scopes.join(", ")}), last used{" "}
+          <Time iso={k.last_used_at} />.
+        </p>
+        <p>
+          Every request with it gets <code>401 Invalid API key.</code>{" "}
+          from now on. This cannot be undone; create a new key to replace it.
+        </p>
+        <p class="form-actions">
+          <button type="submit" class="danger">Revoke key</button>{" "}
+          <a class="button secondary" href="/admin/keys">Cancel</a>
+        </p>
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,193 @@
+/**
+ * API keys of the current workspace: create (the raw key is shown once, with a copy
+ * button), list with prefix, scopes, dates and the over-limit flag, revoke.
+ * @module
+ */
+import CopyButton from "../../../islands/CopyButton.tsx";
+import SubmitButton from "../../../islands/SubmitButton.tsx";
+import { type ApiKeyView, createApiKey, listApiKeys } from "../../../lib/api_keys.ts";
+import { AppError } from "../../../lib/errors.ts";
+import { allowsKeys, planOf } from "../../../lib/plans.ts";
+import { type Scope, SCOPES, type Workspace } from "../../../lib/schemas.ts";
+import { Island } from "../../../lib/ui/island.tsx";
+import { Csrf, PageHead, Time } from "../_layout.tsx";
+import { field, type PageContext, type PageProps, requireWorkspace } from "../_page.ts";
+
+interface Data {
+  workspace: Workspace;
+  keys: ApiKeyView[];
+  created?: ApiKeyView & { key: string };
+  error?: string;
+}
+
+const SCOPE_HELP: Record<Scope, string> = {
+  submit: "submit without CAPTCHA",
+  read: "read forms, submissions, analytics, files",
+  admin: "read, and delete submissions",
+};
+
+/** GET lists; POST creates. */
+export const handler = {
+  async GET(ctx: PageContext) {
+    const workspace = requireWorkspace(ctx);
+    const keys = await listApiKeys(ctx.deps, workspace.id);
+    return ctx.render({ workspace, keys } satisfies Data, { title: "API keys" });
+  },
+  async POST(ctx: PageContext) {
+    const workspace = requireWorkspace(ctx);
+    const scopes = ctx.body.getAll("scopes").filter((s): s is Scope =>
+      (SCOPES as readonly string[]).includes(s)
+    );
+    const type = ctx.body.get("type") === "test" ? "test" : "live";
+    let created: Data["created"];
+    let error: string | undefined;
+    try {
+      if (!scopes.length) throw new AppError(400, "bad_request", "Pick at least one scope.");
+      created = await createApiKey(ctx.deps, {
+        workspaceId: workspace.id,
+        name: field(ctx.body, "name"),
+        type,
+        scopes,
+      });
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      error = err.message;
+    }
+    const keys = await listApiKeys(ctx.deps, workspace.id);
+    return ctx.render({ workspace, keys, created, error } satisfies Data, {
+      title: "API keys",
+      status: error ? 400 : 201,
+    });
+  },
+};
+
+/** The keys page. */
+export default function Keys({ data, csrf }: PageProps<Data>) {
+  const { workspace, keys, created } = data;
+  const active = keys.filter((k) => !k.revoked).length;
+  const cap = planOf(workspace.plan).maxActiveKeys;
+  return (
+    <>
+      <PageHead
+        title="API keys"
+        sub={`${workspace.name}: ${active} of ${cap} active keys on the ${workspace.plan} plan.`}
+      />
+      {created && (
+        <div class="notice ok reveal" role="status">
+          <p>
+            <strong>Key "{created.name}" created.</strong>{" "}
+            Copy it now: this is the only time it is shown.
+          </p>
+          <div class="key-line">
+            <code class="key" id="new-key">{created.key}</code>{" "}
+            <Island name="CopyButton" component={CopyButton} props={{ text: created.key }} />
+          </div>
+        </div>
+      )}
+      {data.error && <p class="notice error" role="alert">{data.error}</p>}
+      {!allowsKeys(workspace.plan)
+        ? (
+          <p class="notice">
+            API keys and the Server Data API need the Starter plan or above.
+          </p>
+        )
+        : (
+          <details class="card" open={keys.length === 0 || Boolean(data.error)}>
+            <summary>Create a key</summary>
+            <form method="post" action="/admin/keys">
+              <Csrf token={csrf} />
+              <label for="key-name">Name</label>
+              <input
+                id="key-name"
+                name="name"
+                type="text"
+                required
+                maxLength={100}
+                placeholder="Production backend"
+              />
+              <fieldset>
+                <legend>Type</legend>
+                <label class="check">
+                  <input type="radio" name="type" value="live" checked /> Live (fw_live_): real data
+                </label>
+                <label class="check">
+                  <input type="radio" name="type" value="test" /> Test (fw_test_): test data only
+                </label>
+              </fieldset>
+              <fieldset>
+                <legend>Scopes</legend>
+                {SCOPES.map((s) => (
+                  <label class="check">
+                    <input type="checkbox" name="scopes" value={s} checked={s !== "admin"} />{" "}
+                    <code>{s}</code> <span class="muted">{SCOPE_HELP[s]}</span>
+                  </label>
+                ))}
+              </fieldset>
+              <div class="form-actions">
+                <Island
+                  name="SubmitButton"
+                  component={SubmitButton}
+                  props={{ label: "Create key", busyLabel: "Creating…" }}
+                />
+              </div>
+            </form>
+          </details>
+        )}
+      {keys.length === 0
+        ? (
+          <div class="empty">
+            <h2>No keys yet</h2>
+            <p>Create a key to submit from your server or read submissions with the API.</p>
+          </div>
+        )
+        : (
+          <div class="table-wrap">
+            <table class="list">
+              <thead>
+                <tr>
+                  <th>Name</th>
+                  <th>Key</th>
+                  <th>Scopes</th>
+                  <th class="hide-sm">Created</th>
+                  <th>Last used</th>
+                  <th>
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {keys.map((k) => (
+                  <tr class={k.revoked ? "revoked" : ""}>
+                    <td>
+                      {k.name}
+                      {k.revoked && <span class="badge">revoked</span>}
+                      {k.over_limit && (
+                        <span class="badge suspicious" title="Still works; over the plan's cap">
+                          over limit
+                        </span>
+                      )}
+                    </td>
+                    <td class="mono">{k.prefix}…</td>
+                    <td>{k.scopes.join(", ")}</td>
+                    <td class="hide-sm">
+                      <Time iso={k.created_at} />
+                    </td>
+                    <td>
+                      <Time iso={k.last_used_at} />
+                    </td>
+                    <td>
+                      {!k.revoked && (
+                        <a class="button danger small" href={`/admin/keys/${k.id}/revoke`}>
+                          Revoke
+                        </a>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+    </>
+  );
+}

@@ -1,0 +1,99 @@
+/**
+ * Sign-in. Every attempt spends from the per-IP `login` rate limit before the password
+ * is checked, so guessing is slow whatever the outcome.
+ * @module
+ */
+import { AppError } from "../../lib/errors.ts";
+import { clientIp } from "../../lib/http.ts";
+import { enforceLimit, ipIdentity } from "../../lib/rate_limit.ts";
+import { createSession, sessionCookie } from "../../lib/sessions.ts";
+import { verifyLogin } from "../../lib/users.ts";
+import { field, type PageContext, type PageProps } from "./_page.ts";
+
+/** Reachable without a session. */
+export const isPublic = true;
+
+interface Data {
+  email: string;
+  next: string;
+  error?: string;
+}
+
+/** Only our own admin paths are followed after sign-in (no open redirect). */
+function safeNext(next: string | null): string {
+  return next && /^\/admin(\/[^/\\]|$|\?)/.test(next) && !next.includes("//")
+    ? next
+    : "/admin/forms";
+}
+
+/** GET shows the form (or skips it when signed in); POST signs in. */
+export const handler = {
+  GET(ctx: PageContext) {
+    const next = safeNext(ctx.url.searchParams.get("next"));
+    if (ctx.state) return ctx.c.redirect(next, 303);
+    return ctx.render({ email: "", next } satisfies Data, { title: "Sign in" });
+  },
+  async POST(ctx: PageContext) {
+    const email = field(ctx.body, "email");
+    const password = ctx.body.get("password") ?? "";
+    const next = safeNext(ctx.body.get("next"));
+    const ip = clientIp(ctx.c, ctx.deps.config.trustProxy);
+    try {
+      await enforceLimit(ctx.deps, {
+        route: "login",
+        identity: ipIdentity(ip),
+        perMinute: ctx.deps.config.rateLimits.login,
+      });
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status !== 429) throw err;
+      const error = "Too many sign-in attempts from your network. Wait a minute and try again.";
+      return ctx.render({ email, next, error } satisfies Data, { status: 429, title: "Sign in" });
+    }
+    const user = email && password ? await verifyLogin(ctx.deps, email, password) : null;
+    if (!user) {
+      const error = "That email and password do not match an account.";
+      return ctx.render({ email, next, error } satisfies Data, { status: 401, title: "Sign in" });
+    }
+    // A fresh token on every sign-in: a token planted before sign-in is never promoted.
+    const { token } = await createSession(ctx.deps, user.id, user.workspace_ids[0] ?? null);
+    ctx.c.header("Set-Cookie", sessionCookie(ctx.deps.config, token));
+    return ctx.c.redirect(next, 303);
+  },
+};
+
+/** The sign-in form. */
+export default function Login({ data }: PageProps<Data>) {
+  return (
+    <section class="login">
+      <h1>Sign in to Formwell</h1>
+      {data.error && <p class="notice error" role="alert">{data.error}</p>}
+      <form method="post" action="/admin/login">
+        <input type="hidden" name="next" value={data.next} />
+        <label for="email">Email</label>
+        <input
+          id="email"
+          name="email"
+          type="email"
+          autocomplete="username"
+          required
+          value={data.email}
+          autofocus
+        />
+        <label for="password">Password</label>
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autocomplete="current-password"
+          required
+        />
+        <p>
+          <button type="submit">Sign in</button>
+        </p>
+      </form>
+      <p class="muted">
+        First start? The admin email and password were printed in the server log.
+      </p>
+    </section>
+  );
+}

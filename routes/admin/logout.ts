@@ -1,0 +1,15 @@
+/**
+ * Sign-out: deletes the session server-side and clears the cookie.
+ * @module
+ */
+import { deleteSession, sessionCookie } from "../../lib/sessions.ts";
+import type { PageContext } from "./_page.ts";
+
+/** POST only (a link could be triggered by another site). */
+export const handler = {
+  async POST(ctx: PageContext) {
+    await deleteSession(ctx.deps, ctx.state?.token);
+    ctx.c.header("Set-Cookie", sessionCookie(ctx.deps.config, null));
+    return ctx.redirect("/admin/login", "signed_out");
+  },
+};

@@ -1,0 +1,24 @@
+/**
+ * The workspace switcher's target: points the session at another workspace the user
+ * may see, then returns to where they were.
+ * @module
+ */
+import { errors } from "../../lib/errors.ts";
+import { setSessionWorkspace } from "../../lib/sessions.ts";
+import { canAccess, field, type PageContext } from "./_page.ts";
+
+/** POST `workspace_id` (and `next`). */
+export const handler = {
+  async POST(ctx: PageContext) {
+    const state = ctx.state!;
+    const id = field(ctx.body, "workspace_id");
+    if (!state.workspaces.some((w) => w.id === id) || !canAccess(state, id)) {
+      throw errors.notFound("Workspace not found.");
+    }
+    await setSessionWorkspace(ctx.deps, state.token, id);
+    // Pages of one form belong to its workspace, so land on the new workspace's forms.
+    const next = field(ctx.body, "next");
+    const to = /^\/admin\/(keys|workspaces)$/.test(next) ? next : "/admin/forms";
+    return ctx.redirect(to, "switched");
+  },
+};

@@ -1,0 +1,33 @@
+/**
+ * The ALTCHA challenge endpoint (self-hosted proof of work; the widget's `challengeurl`):
+ * GET `/api/v1/forms/p/:id/altcha-challenge`, rate limited per client IP.
+ * @module
+ */
+import { Hono } from "hono";
+import { createAltchaChallenge } from "../../lib/altcha.ts";
+import type { Deps } from "../../lib/deps.ts";
+import { errors } from "../../lib/errors.ts";
+import { requireLiveForm } from "../../lib/forms.ts";
+import { type AppEnv, clientIp } from "../../lib/http.ts";
+import { enforceLimit, ipIdentity } from "../../lib/rate_limit.ts";
+
+/** The CAPTCHA sub-app, mounted at `/api/v1`. */
+export function captchaApi(deps: Deps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.get("/forms/p/:id/altcha-challenge", async (c) => {
+    await enforceLimit(deps, {
+      route: "challenge",
+      identity: ipIdentity(clientIp(c, deps.config.trustProxy)),
+      perMinute: deps.config.rateLimits.challenge,
+    });
+    const { form } = await requireLiveForm(deps, c.req.param("id"));
+    if (form.captcha?.provider !== "altcha") {
+      throw errors.notFound("This form does not use ALTCHA.");
+    }
+    c.header("Cache-Control", "no-store");
+    return c.json(await createAltchaChallenge(deps, form));
+  });
+
+  return app;
+}

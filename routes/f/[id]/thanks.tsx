@@ -1,0 +1,47 @@
+/**
+ * The hosted thank-you page, `GET /f/:public_id/thanks?submission_id=...`, where a stored
+ * submission lands when neither the post nor the form names a redirect.
+ * @module
+ */
+import { AppError } from "../../../lib/errors.ts";
+import { requireLiveForm } from "../../../lib/forms.ts";
+import type { Form } from "../../../lib/schemas.ts";
+import { errorPage, notFoundPage } from "../_message.tsx";
+import { type HostedContext, htmlPage } from "../_page.ts";
+
+/** The thank-you page body. */
+export default function ThanksPage({ form, reference }: { form: Form; reference: string | null }) {
+  return (
+    <main class="container hosted-page">
+      <h1>Thank you</h1>
+      <p class="notice ok" role="status">Your response to “{form.name}” was received.</p>
+      {reference && (
+        <p class="help">
+          Reference: <code>{reference}</code>
+        </p>
+      )}
+      <p>
+        <a href={`/f/${encodeURIComponent(form.id)}`}>Send another response</a>
+      </p>
+      <p class="powered muted">Powered by Formwell</p>
+    </main>
+  );
+}
+
+/** GET handler. The reference is shown only when it looks like a submission id. */
+export const handler = {
+  async GET({ deps, params, url }: HostedContext): Promise<Response> {
+    try {
+      const { form } = await requireLiveForm(deps, params.id ?? "");
+      const id = url.searchParams.get("submission_id");
+      const reference = id && /^sub_[0-9a-z]{26}$/.test(id) ? id : null;
+      return htmlPage({
+        title: `Thank you · ${form.name}`,
+        body: <ThanksPage form={form} reference={reference} />,
+      });
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return err.status === 404 ? notFoundPage() : errorPage(err.status, err.message);
+    }
+  },
+};

@@ -1,0 +1,81 @@
+/**
+ * Test support: recounts a form's submissions from the records themselves and compares
+ * every counter and index the writer keeps (counts, blocks, daily, number and status
+ * indexes) with the recount.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { keys, type Mode } from "../lib/kv_keys.ts";
+import { u64Value, utcDay } from "../lib/kv.ts";
+import type { Submission } from "../lib/schemas.ts";
+import { BLOCK_SIZE } from "../lib/submission_index.ts";
+
+/** Every record of a form in one mode, newest (highest number) first. */
+export async function recordsOf(kv: Deno.Kv, formId: string, mode: Mode): Promise<Submission[]> {
+  const out: Submission[] = [];
+  for await (const e of kv.list<Submission>({ prefix: keys.submissions(formId) })) {
+    if (e.value.mode === mode) out.push(e.value);
+  }
+  return out.sort((a, b) => b.number - a.number);
+}
+
+async function nonZero(kv: Deno.Kv, prefix: Deno.KvKey): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for await (const e of kv.list({ prefix })) {
+    const n = u64Value(e.value);
+    if (n !== 0) out.set(JSON.stringify(e.key.slice(prefix.length)), n);
+  }
+  return out;
+}
+
+/** Asserts that counters and indexes of `formId` in `mode` equal a recount of its records. */
+export async function assertCountersExact(kv: Deno.Kv, formId: string, mode: Mode): Promise<void> {
+  const records = await recordsOf(kv, formId, mode);
+  const counts = new Map<string, number>();
+  const blocks = new Map<string, number>();
+  const daily = new Map<string, number>();
+  const inc = (m: Map<string, number>, k: unknown[]) => {
+    const id = JSON.stringify(k);
+    m.set(id, (m.get(id) ?? 0) + 1);
+  };
+  const byNumber = new Map<string, string>();
+  const byStatus = new Map<string, string>();
+  for (const s of records) {
+    for (const bucket of ["all", s.status]) {
+      inc(counts, [bucket]);
+      inc(blocks, [bucket, Math.floor(s.number / BLOCK_SIZE)]);
+      inc(daily, [bucket, utcDay(Date.parse(s.created_at))]);
+    }
+    byNumber.set(JSON.stringify([s.number]), s.id);
+    byStatus.set(JSON.stringify([s.status, s.number]), s.id);
+  }
+  const prefixOf = (k: Deno.KvKey) => k.slice(0, 3);
+  assert.deepEqual(
+    await nonZero(kv, prefixOf(keys.submissionCount(formId, mode, "all"))),
+    counts,
+    "submission_counts",
+  );
+  assert.deepEqual(
+    await nonZero(kv, prefixOf(keys.submissionBlock(formId, mode, "all", 0))),
+    blocks,
+    "submission_blocks",
+  );
+  assert.deepEqual(
+    await nonZero(kv, prefixOf(keys.submissionDaily(formId, mode, "all", ""))),
+    daily,
+    "submission_daily",
+  );
+  const index = async (prefix: Deno.KvKey) => {
+    const m = new Map<string, string>();
+    for await (const e of kv.list<string>({ prefix })) {
+      m.set(JSON.stringify(e.key.slice(prefix.length)), e.value);
+    }
+    return m;
+  };
+  assert.deepEqual(await index(keys.submissionsByNumber(formId, mode)), byNumber, "number index");
+  assert.deepEqual(
+    await index(prefixOf(keys.submissionByStatus(formId, mode, "all", 0))),
+    byStatus,
+    "status index",
+  );
+}

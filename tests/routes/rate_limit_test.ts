@@ -1,0 +1,285 @@
+import assert from "node:assert/strict";
+import { loadConfig } from "../../lib/config.ts";
+import { delay } from "../../lib/kv.ts";
+import { buildDeps } from "../../lib/runtime.ts";
+import {
+  CONTACT_FORM,
+  contactData,
+  makeForm,
+  makeKey,
+  makeWorkspace,
+  postJson,
+  testEnv,
+} from "../helpers.ts";
+
+/** Sends `n` requests one after another; returns their statuses (bodies consumed). */
+async function statuses(n: number, send: (i: number) => Promise<Response>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const res = await send(i);
+    await res.body?.cancel();
+    out.push(res.status);
+  }
+  return out;
+}
+
+/** Asserts a 429 is the JSON error body and carries no Retry-After. */
+async function assert429(res: Response): Promise<void> {
+  assert.equal(res.status, 429);
+  assert.equal(res.headers.get("retry-after"), null);
+  assert.match(res.headers.get("content-type") ?? "", /application\/json/);
+  const body = await res.json();
+  assert.equal(body.code, "rate_limited");
+  assert.equal(typeof body.error, "string");
+}
+
+/** Exactly `limit` requests pass, the next is a proper 429, another client is unaffected. */
+async function checkLimit(
+  limit: number,
+  send: (ip: string, i: number) => Promise<Response>,
+): Promise<void> {
+  const ip = "198.51.100.40";
+  const passed = await statuses(limit, (i) => send(ip, i));
+  assert.ok(passed.every((s) => s !== 429), `first ${limit}: ${passed}`);
+  await assert429(await send(ip, limit));
+  const other = await send("198.51.100.41", limit + 1);
+  assert.notEqual(other.status, 429);
+  await other.body?.cancel();
+}
+
+Deno.test("rate limits - each limit of SPEC part 8, per client IP", async (t) => {
+  const env = await testEnv();
+  try {
+    const ws = await makeWorkspace(env.deps);
+    const form = await makeForm(env.deps, ws, {
+      ...CONTACT_FORM,
+      fields: [
+        ...CONTACT_FORM.fields!,
+        { id: "fld_cv", name: "cv", type: "file", allowedTypes: ["application/pdf"], maxSizeMB: 5 },
+      ],
+    });
+    const p = `/api/v1/forms/p/${form.id}`;
+
+    await t.step("schema fetch: 60 per minute", async () => {
+      await checkLimit(60, (ip) => env.request(p, { ip }));
+    });
+    await t.step("submit: 20 per minute", async () => {
+      await checkLimit(
+        20,
+        (ip, i) => postJson(env, `/api/v1/submit/p/${form.id}`, contactData(i), {}, ip),
+      );
+    });
+    await t.step("validate: 30 per minute", async () => {
+      await checkLimit(30, (ip) => postJson(env, `${p}/validate`, contactData(), {}, ip));
+    });
+    await t.step("events: 60 per minute", async () => {
+      await checkLimit(60, (ip) => postJson(env, `${p}/events`, { type: "view" }, {}, ip));
+    });
+    await t.step("upload URL: 10 per minute", async () => {
+      const body = {
+        fieldId: "fld_cv",
+        fileName: "cv.pdf",
+        contentType: "application/pdf",
+        sizeBytes: 1000,
+      };
+      await checkLimit(10, (ip) => postJson(env, `${p}/upload-url`, body, {}, ip));
+    });
+    await t.step(
+      "refused submits count too (a flood of bad requests is still a flood)",
+      async () => {
+        const ip = "198.51.100.42";
+        const bad = await statuses(
+          20,
+          () => postJson(env, `/api/v1/submit/p/${form.id}`, { data: {} }, {}, ip),
+        );
+        assert.ok(bad.every((s) => s === 422));
+        await assert429(await postJson(env, `/api/v1/submit/p/${form.id}`, contactData(), {}, ip));
+      },
+    );
+  } finally {
+    env.close();
+  }
+});
+
+Deno.test("rate limits - key-authenticated submits are limited per workspace", async () => {
+  const env = await testEnv({ RATE_LIMITS: '{"workspace":5}' });
+  try {
+    const ws = await makeWorkspace(env.deps);
+    const key = await makeKey(env.deps, ws);
+    const form = await makeForm(env.deps, ws);
+    const auth = { authorization: `Bearer ${key}` };
+    const path = `/api/v1/submit/p/${form.id}`;
+    // Different addresses, one workspace: one budget.
+    const sent = await statuses(5, (i) => postJson(env, path, contactData(i), auth, `10.0.0.${i}`));
+    assert.deepEqual(sent, [201, 201, 201, 201, 201]);
+    await assert429(await postJson(env, path, contactData(), auth, "10.0.0.99"));
+    // Browsers are limited per IP, apart from the workspace's key budget.
+    assert.equal((await postJson(env, path, contactData(), {}, "10.0.0.99")).status, 201);
+  } finally {
+    env.close();
+  }
+});
+
+Deno.test("rate limits - 10 at 59.9 s and 10 at 60.1 s pass only 10 through 10/min", async () => {
+  const minute = Math.floor(Date.now() / 60_000) * 60_000;
+  let clock = minute + 59_900;
+  const env = await testEnv({ RATE_LIMITS: '{"submit":10}' }, { now: () => clock });
+  try {
+    const form = await makeForm(env.deps, await makeWorkspace(env.deps));
+    const send = (i: number) =>
+      postJson(env, `/api/v1/submit/p/${form.id}`, contactData(i), {}, "198.51.100.43");
+    const before = await statuses(10, send);
+    clock = minute + 60_100; // a fixed window would start afresh here
+    const after = await statuses(10, (i) => send(10 + i));
+    const passed = [...before, ...after].filter((s) => s === 201).length;
+    console.log(`window boundary: ${passed} of 20 passed a 10/min limit`);
+    assert.equal(passed, 10);
+    assert.ok(after.every((s) => s === 429));
+    // GCRA refills one unit every 6 s.
+    clock = minute + 59_900 + 6_000;
+    assert.deepEqual(await statuses(2, (i) => send(30 + i)), [201, 429]);
+  } finally {
+    env.close();
+  }
+});
+
+Deno.test("rate limits - identities: IPv6 /64 groups and TRUST_PROXY", async (t) => {
+  await t.step("addresses in one /64 share a budget, the next /64 does not", async () => {
+    const env = await testEnv({ RATE_LIMITS: '{"validate":2}' });
+    try {
+      const form = await makeForm(env.deps, await makeWorkspace(env.deps));
+      const v = (ip: string) =>
+        postJson(env, `/api/v1/forms/p/${form.id}/validate`, contactData(), {}, ip);
+      const sent = await statuses(
+        2,
+        (i) => v(i ? "2001:db8:abcd:12::1" : "2001:db8:abcd:12:ffff:ffff:ffff:ffff"),
+      );
+      assert.deepEqual(sent, [200, 200]);
+      await assert429(await v("2001:0db8:abcd:0012:0000:0000:0000:0005"));
+      assert.equal((await v("2001:db8:abcd:13::1")).status, 200);
+    } finally {
+      env.close();
+    }
+  });
+
+  await t.step("TRUST_PROXY on: the right-most X-Forwarded-For entry is the client", async () => {
+    const env = await testEnv({ RATE_LIMITS: '{"validate":2}' });
+    try {
+      const form = await makeForm(env.deps, await makeWorkspace(env.deps));
+      const v = (xff: string) =>
+        postJson(env, `/api/v1/forms/p/${form.id}/validate`, contactData(), {
+          "x-forwarded-for": xff,
+        });
+      // A client prepending made-up entries does not get a fresh budget.
+      const sent = await statuses(2, (i) => v(`10.9.9.${i}, 198.51.100.44`));
+      assert.deepEqual(sent, [200, 200]);
+      await assert429(await v("1.2.3.4, 198.51.100.44"));
+      assert.equal((await v("198.51.100.44, 198.51.100.45")).status, 200);
+    } finally {
+      env.close();
+    }
+  });
+
+  await t.step("TRUST_PROXY off: X-Forwarded-For is ignored", async () => {
+    const env = await testEnv({ TRUST_PROXY: "0", RATE_LIMITS: '{"validate":2}' });
+    try {
+      const form = await makeForm(env.deps, await makeWorkspace(env.deps));
+      const sent = await statuses(
+        3,
+        (i) =>
+          postJson(
+            env,
+            `/api/v1/forms/p/${form.id}/validate`,
+            contactData(),
+            {},
+            `198.51.100.${50 + i}`,
+          ),
+      );
+      assert.deepEqual(sent, [200, 200, 429]);
+    } finally {
+      env.close();
+    }
+  });
+});
+
+/** A free local port: listen on 0, read it, close. */
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+/** Polls /healthz until the server answers (bounded). */
+async function waitReady(port: number, child: Deno.ChildProcess): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      await res.body?.cancel();
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await delay(100);
+  }
+  child.kill();
+  throw new Error(`server on ${port} did not start`);
+}
+
+Deno.test("rate limits - two server processes on one KV file share one limit", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "formwell-rl-" });
+  const kvPath = `${dir}/formwell.kv`;
+  const vars = {
+    KV_PATH: kvPath,
+    SECRET: "test-secret-test-secret-test-secret-0123",
+    TRUST_PROXY: "1",
+    FORMWELL_SEED: "0",
+    RATE_LIMITS: '{"submit":5}',
+    LOCAL_STORAGE_DIR: `${dir}/files`,
+    NO_COLOR: "1",
+  };
+  // The form is created before the servers start, through the same library they use.
+  const kv = await Deno.openKv(kvPath);
+  let formId: string;
+  try {
+    const deps = await buildDeps(kv, loadConfig(vars));
+    formId = (await makeForm(deps, await makeWorkspace(deps))).id;
+  } finally {
+    kv.close();
+  }
+  const ports = [freePort(), freePort()];
+  const cwd = new URL("../../", import.meta.url).pathname;
+  const children = ports.map((port) =>
+    new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "main.ts"],
+      cwd,
+      env: { ...vars, PORT: String(port) },
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn()
+  );
+  try {
+    await Promise.all(ports.map((p, i) => waitReady(p, children[i])));
+    const started = performance.now();
+    // 16 submits from one address, alternating between the two servers, all at once.
+    const results = await Promise.all(Array.from({ length: 16 }, async (_, i) => {
+      const res = await fetch(`http://127.0.0.1:${ports[i % 2]}/api/v1/submit/p/${formId}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": "198.51.100.60" },
+        body: JSON.stringify(contactData(i)),
+      });
+      await res.body?.cancel();
+      return res.status;
+    }));
+    const elapsed = performance.now() - started;
+    const ok = results.filter((s) => s === 201).length;
+    console.log(`two processes, limit 5/min: ${ok} of 16 accepted in ${elapsed.toFixed(0)} ms`);
+    // GCRA refills one unit per 12 s at 5/min; the burst itself is at most 5.
+    assert.ok(ok >= 5 && ok <= 5 + Math.floor(elapsed / 12_000), String(results));
+    assert.ok(results.every((s) => s === 201 || s === 429), String(results));
+  } finally {
+    for (const c of children) c.kill("SIGTERM");
+    await Promise.all(children.map((c) => c.output()));
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+});
