@@ -20,11 +20,20 @@ const EXPOSED_HEADERS = "X-Request-Id, Idempotent-Replayed, ETag";
 /** Browsers may cache a preflight this long (seconds). */
 const PREFLIGHT_MAX_AGE = "600";
 
-/** Whether `origin` may use the form: never `null`; any origin when the list is empty. */
-export function originAllowed(form: Pick<Form, "allowed_origins">, origin: string): boolean {
+/**
+ * Whether `origin` may use the form: never `null`; the service's own origin (`BASE_URL`,
+ * where hosted pages live) always; any origin when the list is empty.
+ */
+export function originAllowed(
+  form: Pick<Form, "allowed_origins">,
+  origin: string,
+  baseUrl: string,
+): boolean {
   if (origin === "null" || !/^https?:\/\/[^/]+$/i.test(origin)) return false;
+  const normalised = origin.toLowerCase();
+  if (normalised === new URL(baseUrl).origin) return true;
   // Stored origins are normalised (lower-case, no trailing slash), as browsers send them.
-  return !form.allowed_origins.length || form.allowed_origins.includes(origin.toLowerCase());
+  return !form.allowed_origins.length || form.allowed_origins.includes(normalised);
 }
 
 /** The public id in a public path, or null. */
@@ -33,7 +42,7 @@ function publicIdOf(path: string): string | null {
 }
 
 /** CORS for the public endpoints: preflight, `Vary: Origin`, echo, refusal of foreign POSTs. */
-export function publicCors(deps: Pick<Deps, "kv">): MiddlewareHandler<AppEnv> {
+export function publicCors(deps: Pick<Deps, "kv" | "config">): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const origin = c.req.header("origin");
     const preflight = c.req.method === "OPTIONS" &&
@@ -47,7 +56,7 @@ export function publicCors(deps: Pick<Deps, "kv">): MiddlewareHandler<AppEnv> {
     const id = publicIdOf(c.req.path);
     const form = id ? await getForm(deps, id) : null;
     // An unknown form grants nothing; the route itself answers 404.
-    const allowed = form ? originAllowed(form, origin) : false;
+    const allowed = form ? originAllowed(form, origin, deps.config.baseUrl) : false;
     if (preflight) {
       const res = c.body(null, 204);
       if (allowed) {

@@ -124,4 +124,7 @@ export const keys = {
   undelivered: (jobId: string) => ["undelivered_jobs", jobId] as const,
   /** Prefix of undelivered jobs. */
   undeliveredJobs: () => ["undelivered_jobs"] as const,
+
+  /** Reliability-suite probe (bench/soak only, in its own KV files; the service never writes it). */
+  soakProbe: (what: string, id: string) => ["soak_probe", what, id] as const,
 };

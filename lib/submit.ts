@@ -124,7 +124,7 @@ async function admit(
   spend: LimitSpend,
 ): Promise<WriteOutcome> {
   if (!(await peekLimit(deps, spend))) throw errors.rateLimited();
-  checkOrigin(form, ctx);
+  checkOrigin(deps, form, ctx);
   const mode = ctx.auth?.mode ?? "live";
   const metadata = body.metadata ?? {};
   const hash = ctx.idempotencyKey ? await payloadHash(body.data, metadata) : "";

@@ -10,56 +10,110 @@ Deno.test("cli - every command through runCli", async (t) => {
   const env = await testEnv();
   const dir = await Deno.makeTempDir();
   const file = `${dir}/form.json`;
-  await Deno.writeTextFile(file, JSON.stringify({ name: "F", fields: [{ name: "a", type: "text" }] }));
+  await Deno.writeTextFile(
+    file,
+    JSON.stringify({ name: "F", fields: [{ name: "a", type: "text" }] }),
+  );
   const run = (...args: string[]) => runCli(env.deps, args) as Promise<Record<string, unknown>>;
 
   const ws = await run("workspace", "create", "--name", "Acme", "--plan", "free");
   await t.step("workspace create / set-plan / suspend", async () => {
     assert.deepEqual(Object.keys(ws).sort(), ["id", "name", "plan"]);
     assert.equal(ws.plan, "free");
-    assert.equal((await run("workspace", "set-plan", "--workspace", String(ws.id), "--plan", "pro")).plan, "pro");
+    assert.equal(
+      (await run("workspace", "set-plan", "--workspace", String(ws.id), "--plan", "pro")).plan,
+      "pro",
+    );
     assert.equal((await run("workspace", "suspend", "--workspace", String(ws.id))).suspended, true);
-    assert.equal((await run("workspace", "unsuspend", "--workspace", String(ws.id))).suspended, false);
-    await assert.rejects(run("workspace", "set-plan", "--workspace", String(ws.id), "--plan", "gold"), /--plan/);
+    assert.equal(
+      (await run("workspace", "unsuspend", "--workspace", String(ws.id))).suspended,
+      false,
+    );
+    await assert.rejects(
+      run("workspace", "set-plan", "--workspace", String(ws.id), "--plan", "gold"),
+      /--plan/,
+    );
   });
 
-  await t.step("form create / update bumps schema_version only when fields change / close / open", async () => {
-    const form = await run("form", "create", "--workspace", String(ws.id), "--file", file);
-    assert.equal(form.schema_version, 1);
-    const id = String(form.public_id);
-    await Deno.writeTextFile(file, JSON.stringify({ name: "F2", fields: [{ name: "a", type: "text" }] }));
-    assert.equal((await run("form", "update", "--form", id, "--file", file)).schema_version, 1);
-    await Deno.writeTextFile(file, JSON.stringify({ name: "F2", fields: [{ name: "b", type: "text" }] }));
-    assert.equal((await run("form", "update", "--form", id, "--file", file)).schema_version, 2);
-    assert.equal((await run("form", "close", "--form", id)).accepting, false);
-    assert.equal((await run("form", "open", "--form", id)).accepting, true);
-    await Deno.writeTextFile(file, JSON.stringify({ name: "", fields: "x" }));
-    await assert.rejects(run("form", "update", "--form", id, "--file", file), /Invalid form definition/);
-  });
+  await t.step(
+    "form create / update bumps schema_version only when fields change / close / open",
+    async () => {
+      const form = await run("form", "create", "--workspace", String(ws.id), "--file", file);
+      assert.equal(form.schema_version, 1);
+      const id = String(form.public_id);
+      await Deno.writeTextFile(
+        file,
+        JSON.stringify({ name: "F2", fields: [{ name: "a", type: "text" }] }),
+      );
+      assert.equal((await run("form", "update", "--form", id, "--file", file)).schema_version, 1);
+      await Deno.writeTextFile(
+        file,
+        JSON.stringify({ name: "F2", fields: [{ name: "b", type: "text" }] }),
+      );
+      assert.equal((await run("form", "update", "--form", id, "--file", file)).schema_version, 2);
+      assert.equal((await run("form", "close", "--form", id)).accepting, false);
+      assert.equal((await run("form", "open", "--form", id)).accepting, true);
+      await Deno.writeTextFile(file, JSON.stringify({ name: "", fields: "x" }));
+      await assert.rejects(
+        run("form", "update", "--form", id, "--file", file),
+        /Invalid form definition/,
+      );
+    },
+  );
 
   await t.step("key create / list / revoke; raw value only at creation", async () => {
-    const key = await run("key", "create", "--workspace", String(ws.id), "--name", "backend", "--type", "test", "--scopes", "submit,read,admin");
+    const key = await run(
+      "key",
+      "create",
+      "--workspace",
+      String(ws.id),
+      "--name",
+      "backend",
+      "--type",
+      "test",
+      "--scopes",
+      "submit,read,admin",
+    );
     assert.match(String(key.key), /^fw_test_[0-9A-Za-z]{38}$/);
     assert.deepEqual(key.scopes, ["submit", "read", "admin"]);
-    const list = (await run("key", "list", "--workspace", String(ws.id))).keys as Record<string, unknown>[];
+    const list = (await run("key", "list", "--workspace", String(ws.id))).keys as Record<
+      string,
+      unknown
+    >[];
     assert.equal(list.length, 1);
     assert.ok(!JSON.stringify(list).includes(String(key.key)));
     assert.equal(list[0].prefix, key.prefix);
     assert.ok(String(key.key).startsWith(String(key.prefix)) && String(key.prefix).length < 16);
     assert.equal((await run("key", "revoke", "--key", String(key.id))).revoked, true);
-    await assert.rejects(run("key", "create", "--workspace", String(ws.id), "--name", "x", "--scopes", "root"), /Unknown scope/);
+    await assert.rejects(
+      run("key", "create", "--workspace", String(ws.id), "--name", "x", "--scopes", "root"),
+      /Unknown scope/,
+    );
   });
 
   await t.step("keys fail on the free plan", async () => {
     const free = await run("workspace", "create", "--name", "Free", "--plan", "free");
-    await assert.rejects(run("key", "create", "--workspace", String(free.id), "--name", "k"), /Starter/);
+    await assert.rejects(
+      run("key", "create", "--workspace", String(free.id), "--name", "k"),
+      /Starter/,
+    );
   });
 
   await t.step("user create", async () => {
-    const user = await run("user", "create", "--email", "Bob@Example.com", "--password", "correct horse", "--workspace", String(ws.id));
+    const user = await run(
+      "user",
+      "create",
+      "--email",
+      "Bob@Example.com",
+      "--password",
+      "correct horse",
+      "--workspace",
+      String(ws.id),
+    );
     assert.equal(user.email, "bob@example.com");
     assert.ok(!("password_hash" in user));
-    const stored = (await env.deps.kv.get<{ password_hash: string }>(keys.user(String(user.id)))).value!;
+    const stored = (await env.deps.kv.get<{ password_hash: string }>(keys.user(String(user.id))))
+      .value!;
     assert.match(stored.password_hash, /^pbkdf2-sha256\$600000\$/);
   });
   env.close();
@@ -69,8 +123,17 @@ Deno.test("cli - the real process prints JSON and fails clearly", async () => {
   const dir = await Deno.makeTempDir();
   const env = { KV_PATH: `${dir}/kv.sqlite`, NO_COLOR: "1" };
   const run = async (...args: string[]) => {
-    const out = await new Deno.Command(DENO, { args: ["run", "-A", CLI, ...args], env, stdout: "piped", stderr: "piped" }).output();
-    return { code: out.code, stdout: new TextDecoder().decode(out.stdout), stderr: new TextDecoder().decode(out.stderr) };
+    const out = await new Deno.Command(DENO, {
+      args: ["run", "-A", CLI, ...args],
+      env,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    return {
+      code: out.code,
+      stdout: new TextDecoder().decode(out.stdout),
+      stderr: new TextDecoder().decode(out.stderr),
+    };
   };
   const ok = await run("workspace", "create", "--name", "P", "--plan", "starter");
   assert.equal(ok.code, 0, ok.stderr);

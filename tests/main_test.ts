@@ -12,13 +12,17 @@ function freePort(): number {
 }
 
 /** Reads the child's stdout until `done` says the text so far is enough (bounded by `limit` chunks). */
-async function readUntil(stream: ReadableStream<Uint8Array>, done: (text: string) => boolean): Promise<string> {
-  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+async function readUntil(
+  stream: ReadableStream<Uint8Array>,
+  done: (text: string) => boolean,
+): Promise<string> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
   let text = "";
   for (let i = 0; i < 1000 && !done(text); i++) {
     const { value, done: end } = await reader.read();
     if (end) break;
-    text += value;
+    text += decoder.decode(value, { stream: true });
   }
   reader.releaseLock();
   return text;
@@ -29,7 +33,12 @@ Deno.test("main - first start seeds a demo and the printed curl line submits", a
   const port = freePort();
   const child = new Deno.Command(DENO, {
     args: ["run", "-A", MAIN],
-    env: { KV_PATH: `${dir}/kv.sqlite`, PORT: String(port), LOCAL_STORAGE_DIR: `${dir}/files`, NO_COLOR: "1" },
+    env: {
+      KV_PATH: `${dir}/kv.sqlite`,
+      PORT: String(port),
+      LOCAL_STORAGE_DIR: `${dir}/files`,
+      NO_COLOR: "1",
+    },
     stdout: "piped",
     stderr: "null",
   }).spawn();
@@ -53,7 +62,12 @@ Deno.test("main - first start seeds a demo and the printed curl line submits", a
   // A second start on the same database does not seed again.
   const again = new Deno.Command(DENO, {
     args: ["run", "-A", MAIN],
-    env: { KV_PATH: `${dir}/kv.sqlite`, PORT: String(freePort()), LOCAL_STORAGE_DIR: `${dir}/files`, NO_COLOR: "1" },
+    env: {
+      KV_PATH: `${dir}/kv.sqlite`,
+      PORT: String(freePort()),
+      LOCAL_STORAGE_DIR: `${dir}/files`,
+      NO_COLOR: "1",
+    },
     stdout: "piped",
     stderr: "null",
   }).spawn();

@@ -139,6 +139,8 @@ function failure(
   if (named.length) params.fields = named.join(",").slice(0, 500);
   const location = errorLocation(form, post?.redirect, deps.config.baseUrl, params);
   if (location) return c.redirect(location, 303);
+  // A browser navigation asks for HTML; scripts and tools (curl) get the JSON error body.
+  if (!/\btext\/html\b/i.test(c.req.header("accept") ?? "")) throw err;
   if (!form) return err.status === 404 ? notFoundPage() : errorPage(err.status, err.message);
   return renderFormPage(deps, form, {
     values: post?.data ?? {},

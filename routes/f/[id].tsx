@@ -75,10 +75,12 @@ export default function FormPage({ form, props }: { form: Form; props: HostedFor
   return (
     <main class="container hosted-page">
       <h1>{form.name}</h1>
-      <p class="help">
-        Fields marked <span class="required" aria-hidden="true">*</span>
-        <span class="visually-hidden">with an asterisk</span> are required.
-      </p>
+      {form.fields.some((f) => f.required) && (
+        <p class="help">
+          Fields marked <span class="required" aria-hidden="true">*</span>
+          <span class="visually-hidden">with an asterisk</span> are required.
+        </p>
+      )}
       <Island name="HostedForm" component={HostedForm} props={props} />
       {script && (form.captcha?.provider === "altcha"
         ? <script type="module" src={script} async />

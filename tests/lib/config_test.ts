@@ -21,7 +21,9 @@ Deno.test("config - defaults, overrides and fail-fast errors", async (t) => {
   await t.step("every invalid variable is listed", () => {
     assert.throws(
       () => loadConfig({ PORT: "x", RATE_LIMITS: '{"nope":1}', STORAGE: "ftp" }),
-      (e: Error) => e instanceof ConfigError && /PORT/.test(e.message) && /RATE_LIMITS/.test(e.message) && /STORAGE/.test(e.message),
+      (e: Error) =>
+        e instanceof ConfigError && /PORT/.test(e.message) && /RATE_LIMITS/.test(e.message) &&
+        /STORAGE/.test(e.message),
     );
     assert.throws(() => loadConfig({ STORAGE: "s3" }), /S3_BUCKET/);
   });

@@ -84,9 +84,15 @@ Deno.test("validator - every type and rule", async (t) => {
   });
 
   await t.step("form posts are coerced from strings", () => {
-    const r = validateData(form, { area: "x", agree: "on", num: "3", int: "4", multi: "y" }, "form");
+    const r = validateData(
+      form,
+      { area: "x", agree: "on", num: "3", int: "4", multi: "y" },
+      "form",
+    );
     assert.deepEqual(r.errors, []);
-    assert.deepEqual([r.values.num, r.values.int, r.values.agree, r.values.multi], [3, 4, true, ["y"]]);
+    assert.deepEqual([r.values.num, r.values.int, r.values.agree, r.values.multi], [3, 4, true, [
+      "y",
+    ]]);
     assert.equal(types({ ...base, num: "three" }, "form").num, "type");
   });
   env.close();

@@ -27,10 +27,28 @@ function corpus(): [string, string | null, BodyInit | null][] {
     ["deep array", "application/json", deep],
     ["deep object", "application/json", deepObj],
     ["huge string", "application/json", JSON.stringify({ data: { name: "x".repeat(300_000) } })],
-    ["over stored limit", "application/json", JSON.stringify({ data: { name: "Al", email: "a@b.co" }, metadata: { a: "é".repeat(40_000) } })],
-    ["two-byte metadata", "application/json", JSON.stringify({ data: { name: "Al", email: "a@b.co" }, metadata: { a: "a".repeat(40_000) + "中" } })],
+    [
+      "over stored limit",
+      "application/json",
+      JSON.stringify({
+        data: { name: "Al", email: "a@b.co" },
+        metadata: { a: "é".repeat(40_000) },
+      }),
+    ],
+    [
+      "two-byte metadata",
+      "application/json",
+      JSON.stringify({
+        data: { name: "Al", email: "a@b.co" },
+        metadata: { a: "a".repeat(40_000) + "中" },
+      }),
+    ],
     ["invalid utf-8", "application/json", invalidUtf8],
-    ["lone surrogate escape", "application/json", '{"data": {"name": "\\ud800", "email": "a@b.co"}}'],
+    [
+      "lone surrogate escape",
+      "application/json",
+      '{"data": {"name": "\\ud800", "email": "a@b.co"}}',
+    ],
     ["nul in key", "application/json", '{"data": {"na\\u0000me": "x"}}'],
     ["__proto__ key", "application/json", '{"data": {"__proto__": {"admin": true}}}'],
     ["text/plain", "text/plain", '{"data": {}}'],
@@ -75,7 +93,11 @@ Deno.test("bad input - validate and schema endpoints answer 4xx", async () => {
   const form = await makeForm(env.deps, await makeWorkspace(env.deps));
   for (const [label, type, body] of corpus()) {
     const headers: Record<string, string> = type ? { "content-type": type } : {};
-    const res = await env.request(`/api/v1/forms/p/${form.id}/validate`, { method: "POST", headers, body });
+    const res = await env.request(`/api/v1/forms/p/${form.id}/validate`, {
+      method: "POST",
+      headers,
+      body,
+    });
     await res.body?.cancel();
     assert.ok(res.status >= 400 && res.status < 500, `${label}: ${res.status}`);
   }
@@ -89,17 +111,20 @@ Deno.test("bad input - validate and schema endpoints answer 4xx", async () => {
 
 Deno.test("http - request ids, health and JSON 404s", async (t) => {
   const env = await testEnv();
-  await t.step("every response carries X-Request-Id, a well-formed incoming one is kept", async () => {
-    const health = await env.request("/healthz");
-    assert.deepEqual(await health.json(), { ok: true });
-    assert.match(health.headers.get("x-request-id") ?? "", /^req_[A-Za-z0-9]{20}$/);
-    const kept = await env.request("/healthz", { headers: { "x-request-id": "trace-12345678" } });
-    await kept.body?.cancel();
-    assert.equal(kept.headers.get("x-request-id"), "trace-12345678");
-    const replaced = await env.request("/healthz", { headers: { "x-request-id": "<script>" } });
-    await replaced.body?.cancel();
-    assert.notEqual(replaced.headers.get("x-request-id"), "<script>");
-  });
+  await t.step(
+    "every response carries X-Request-Id, a well-formed incoming one is kept",
+    async () => {
+      const health = await env.request("/healthz");
+      assert.deepEqual(await health.json(), { ok: true });
+      assert.match(health.headers.get("x-request-id") ?? "", /^req_[A-Za-z0-9]{20}$/);
+      const kept = await env.request("/healthz", { headers: { "x-request-id": "trace-12345678" } });
+      await kept.body?.cancel();
+      assert.equal(kept.headers.get("x-request-id"), "trace-12345678");
+      const replaced = await env.request("/healthz", { headers: { "x-request-id": "<script>" } });
+      await replaced.body?.cancel();
+      assert.notEqual(replaced.headers.get("x-request-id"), "<script>");
+    },
+  );
   await t.step("unknown routes are JSON 404s with a request id", async () => {
     const res = await env.request("/api/v1/nope");
     assert.equal(res.status, 404);
@@ -121,7 +146,9 @@ Deno.test("http - request ids, health and JSON 404s", async (t) => {
     assert.equal(body.form.public_id, form.id);
     const etag = res.headers.get("etag")!;
     assert.match(etag, /^"v1-/);
-    const cached = await env.request(`/api/v1/forms/p/${form.id}`, { headers: { "if-none-match": etag } });
+    const cached = await env.request(`/api/v1/forms/p/${form.id}`, {
+      headers: { "if-none-match": etag },
+    });
     assert.equal(cached.status, 304);
   });
   env.close();

@@ -422,6 +422,19 @@ Deno.test("protection - CORS and the origin allowlist", async (t) => {
       await expectError(validate, 403, "origin_not_allowed");
     });
 
+    await t.step("the service's own origin (hosted pages) is always allowed", async () => {
+      const own = new URL(env.deps.config.baseUrl).origin;
+      const validate = await postJson(env, `/api/v1/forms/p/${listed.id}/validate`, contactData(), {
+        origin: own,
+      });
+      assert.equal(validate.status, 200);
+      assert.equal(validate.headers.get("access-control-allow-origin"), own);
+      await validate.body?.cancel();
+      const submitted = await postJson(env, submitTo(listed.id), contactData(3), { origin: own });
+      assert.equal(submitted.status, 201);
+      await submitted.body?.cancel();
+    });
+
     await t.step("an unknown form grants nothing and still answers 404", async () => {
       const res = await preflight("nosuchform", "https://shop.example");
       assert.equal(res.headers.get("access-control-allow-origin"), null);

@@ -3,9 +3,20 @@ import { setAccepting, updateForm } from "../../lib/forms.ts";
 import { keys } from "../../lib/kv_keys.ts";
 import { u64Value } from "../../lib/kv.ts";
 import { updateWorkspace } from "../../lib/workspaces.ts";
-import { CONTACT_FORM, contactData, makeForm, makeKey, makeWorkspace, postJson, recount, testEnv } from "../helpers.ts";
+import {
+  CONTACT_FORM,
+  contactData,
+  makeForm,
+  makeKey,
+  makeWorkspace,
+  postJson,
+  recount,
+  testEnv,
+} from "../helpers.ts";
 
-const RAISED = { RATE_LIMITS: JSON.stringify({ submit: 100000, workspace: 100000, schema: 100000 }) };
+const RAISED = {
+  RATE_LIMITS: JSON.stringify({ submit: 100000, workspace: 100000, schema: 100000 }),
+};
 
 Deno.test("submit - the JSON path", async (t) => {
   const env = await testEnv(RAISED);
@@ -22,14 +33,22 @@ Deno.test("submit - the JSON path", async (t) => {
     assert.equal(body.submission_number, 1);
     assert.match(body.submission_id, /^sub_[0-9a-z]{26}$/);
     assert.ok(res.headers.get("x-request-id"));
-    const stored = (await env.deps.kv.get<{ status: string; fields: unknown }>(keys.submission(form.id, body.submission_id))).value;
+    const stored = (await env.deps.kv.get<{ status: string; fields: unknown }>(
+      keys.submission(form.id, body.submission_id),
+    )).value;
     assert.equal(stored?.status, "completed");
     assert.deepEqual(stored?.fields, contactData(1).data);
   });
 
   await t.step("rule 1: same key and payload replays (key order does not matter)", async () => {
-    const first = await postJson(env, path, { data: { name: "A", email: "a@x.io" }, metadata: { a: 1, b: 2 } }, { "idempotency-key": "k-1" });
-    const again = await postJson(env, path, { metadata: { b: 2, a: 1 }, data: { email: "a@x.io", name: "A" } }, { "idempotency-key": "k-1" });
+    const first = await postJson(env, path, {
+      data: { name: "A", email: "a@x.io" },
+      metadata: { a: 1, b: 2 },
+    }, { "idempotency-key": "k-1" });
+    const again = await postJson(env, path, {
+      metadata: { b: 2, a: 1 },
+      data: { email: "a@x.io", name: "A" },
+    }, { "idempotency-key": "k-1" });
     assert.equal(first.status, 201);
     assert.equal(again.status, 201);
     assert.equal(again.headers.get("idempotent-replayed"), "true");
@@ -38,14 +57,18 @@ Deno.test("submit - the JSON path", async (t) => {
   });
 
   await t.step("rule 2: same key, different payload is 409", async () => {
-    const res = await postJson(env, path, { data: { name: "B", email: "a@x.io" } }, { "idempotency-key": "k-1" });
+    const res = await postJson(env, path, { data: { name: "B", email: "a@x.io" } }, {
+      "idempotency-key": "k-1",
+    });
     assert.equal(res.status, 409);
     assert.equal((await res.json()).code, "idempotency_key_reused");
   });
 
   await t.step("idempotency keys are scoped to the form", async () => {
     const other = await makeForm(env.deps, ws);
-    const res = await postJson(env, `/api/v1/submit/p/${other.id}`, { data: { name: "B", email: "a@x.io" } }, { "idempotency-key": "k-1" });
+    const res = await postJson(env, `/api/v1/submit/p/${other.id}`, {
+      data: { name: "B", email: "a@x.io" },
+    }, { "idempotency-key": "k-1" });
     assert.equal(res.status, 201);
     assert.equal((await res.json()).submission_number, 1);
   });
@@ -53,7 +76,10 @@ Deno.test("submit - the JSON path", async (t) => {
   await t.step("rule 3: a stale schema_version is 409 schema_changed", async () => {
     const ok = await postJson(env, path, { ...contactData(2), schema_version: 1 });
     assert.equal(ok.status, 201);
-    await updateForm(env.deps, form.id, { ...CONTACT_FORM, fields: [...CONTACT_FORM.fields!, { name: "extra", type: "text" }] });
+    await updateForm(env.deps, form.id, {
+      ...CONTACT_FORM,
+      fields: [...CONTACT_FORM.fields!, { name: "extra", type: "text" }],
+    });
     const res = await postJson(env, path, { ...contactData(3), schema_version: 1 });
     assert.equal(res.status, 409);
     const body = await res.json();
@@ -68,8 +94,14 @@ Deno.test("submit - the JSON path", async (t) => {
     const body = await res.json();
     assert.equal(body.code, "validation_failed");
     assert.ok(typeof body.error === "string");
-    for (const e of body.errors) assert.deepEqual(Object.keys(e).sort(), ["field", "fieldId", "message", "type"]);
-    assert.deepEqual(body.errors.map((e: { type: string }) => e.type).sort(), ["email", "required", "unknown_field"]);
+    for (const e of body.errors) {
+      assert.deepEqual(Object.keys(e).sort(), ["field", "fieldId", "message", "type"]);
+    }
+    assert.deepEqual(body.errors.map((e: { type: string }) => e.type).sort(), [
+      "email",
+      "required",
+      "unknown_field",
+    ]);
   });
 
   await t.step("rule 6: a closed form is 423", async () => {
@@ -95,13 +127,23 @@ Deno.test("submit - the JSON path", async (t) => {
   });
 
   await t.step("rule 8: an unknown or revoked key is 401 Invalid API key.", async () => {
-    for (const auth of ["Bearer fw_live_nope", "Bearer fw_live_" + "a".repeat(38), "Basic abc", "Bearer"]) {
+    for (
+      const auth of [
+        "Bearer fw_live_nope",
+        "Bearer fw_live_" + "a".repeat(38),
+        "Basic abc",
+        "Bearer",
+      ]
+    ) {
       const res = await postJson(env, path, contactData(6), { authorization: auth });
       assert.equal(res.status, 401, auth);
       assert.deepEqual(await res.json(), { error: "Invalid API key.", code: "invalid_api_key" });
     }
     const key = await makeKey(env.deps, ws);
-    assert.equal((await postJson(env, path, contactData(6), { authorization: `Bearer ${key}` })).status, 201);
+    assert.equal(
+      (await postJson(env, path, contactData(6), { authorization: `Bearer ${key}` })).status,
+      201,
+    );
     const id = (await env.deps.kv.get<string>(keys.apiKeyByHash(await sha(key)))).value!;
     const { revokeApiKey } = await import("../../lib/api_keys.ts");
     await revokeApiKey(env.deps, id);
@@ -121,7 +163,9 @@ Deno.test("submit - the JSON path", async (t) => {
   });
 
   await t.step("counters equal a recount", async () => {
-    const total = u64Value((await env.deps.kv.get(keys.submissionCount(form.id, "live", "all"))).value);
+    const total = u64Value(
+      (await env.deps.kv.get(keys.submissionCount(form.id, "live", "all"))).value,
+    );
     assert.equal(total, await recount(env.deps, form.id));
   });
   env.close();
@@ -140,21 +184,33 @@ Deno.test("submit - concurrency", async (t) => {
 
   await t.step("200 concurrent submits with one Idempotency-Key store exactly one", async () => {
     const responses = await Promise.all(
-      Array.from({ length: 200 }, () => postJson(env, path, contactData(1), { "idempotency-key": "same" })),
+      Array.from(
+        { length: 200 },
+        () => postJson(env, path, contactData(1), { "idempotency-key": "same" }),
+      ),
     );
     const bodies = await Promise.all(responses.map((r) => r.json()));
     assert.deepEqual(new Set(responses.map((r) => r.status)), new Set([201]));
     assert.equal(new Set(bodies.map((b) => b.submission_id)).size, 1);
-    assert.equal(responses.filter((r) => r.headers.get("idempotent-replayed") !== "true").length, 1);
+    assert.equal(
+      responses.filter((r) => r.headers.get("idempotent-replayed") !== "true").length,
+      1,
+    );
     assert.equal(await recount(env.deps, form.id), 1);
   });
 
   await t.step("100 concurrent distinct submits get numbers 2..101 exactly once", async () => {
-    const responses = await Promise.all(Array.from({ length: 100 }, (_, i) => postJson(env, path, contactData(i))));
-    const numbers = (await Promise.all(responses.map((r) => r.json()))).map((b) => b.submission_number);
+    const responses = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => postJson(env, path, contactData(i))),
+    );
+    const numbers = (await Promise.all(responses.map((r) => r.json()))).map((b) =>
+      b.submission_number
+    );
     assert.deepEqual(numbers.sort((a, b) => a - b), Array.from({ length: 100 }, (_, i) => i + 2));
     assert.equal(await recount(env.deps, form.id), 101);
-    const count = u64Value((await env.deps.kv.get(keys.submissionCount(form.id, "live", "all"))).value);
+    const count = u64Value(
+      (await env.deps.kv.get(keys.submissionCount(form.id, "live", "all"))).value,
+    );
     assert.equal(count, 101);
   });
 
@@ -170,9 +226,14 @@ Deno.test("submit - the first 100 concurrent submits of a new form are numbered 
   const env = await testEnv(RAISED);
   const form = await makeForm(env.deps, await makeWorkspace(env.deps));
   const responses = await Promise.all(
-    Array.from({ length: 100 }, (_, i) => postJson(env, `/api/v1/submit/p/${form.id}`, contactData(i))),
+    Array.from(
+      { length: 100 },
+      (_, i) => postJson(env, `/api/v1/submit/p/${form.id}`, contactData(i)),
+    ),
   );
-  const numbers = (await Promise.all(responses.map((r) => r.json()))).map((b) => b.submission_number);
+  const numbers = (await Promise.all(responses.map((r) => r.json()))).map((b) =>
+    b.submission_number
+  );
   assert.deepEqual(numbers.sort((a, b) => a - b), Array.from({ length: 100 }, (_, i) => i + 1));
   env.close();
 });

@@ -1,0 +1,278 @@
+/**
+ * The whole admin path in headless Chromium (playwright-core, Debian's chromium) against
+ * the real app on a free port. Screenshots of each main page go to test-artifacts/admin/.
+ */
+import assert from "node:assert/strict";
+import { chromium } from "playwright-core";
+import { keys } from "../../lib/kv_keys.ts";
+import type { Submission } from "../../lib/schemas.ts";
+import { createUser } from "../../lib/users.ts";
+import { makeWorkspace, testEnv } from "../helpers.ts";
+import { assertCountersExact } from "../recount.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ARTIFACTS = new URL("../../test-artifacts/admin/", import.meta.url).pathname;
+const PASSWORD = "browser-test-password";
+
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+function parseCsv(text: string): string[][] {
+  // The export quotes only cells with , " or line breaks; the test data has none inside
+  // quotes except doubled quotes, so a small parser suffices.
+  const rows: string[][] = [];
+  for (const line of text.replace(/^\uFEFF/, "").trimEnd().split("\r\n")) {
+    const cells: string[] = [];
+    let cur = "";
+    let quoted = false;
+    for (let i = 0; i < line.length; i++) {
+      const ch = line[i];
+      if (quoted) {
+        if (ch === '"' && line[i + 1] === '"') cur += '"', i++;
+        else if (ch === '"') quoted = false;
+        else cur += ch;
+      } else if (ch === '"') quoted = true;
+      else if (ch === ",") cells.push(cur), cur = "";
+      else cur += ch;
+    }
+    cells.push(cur);
+    rows.push(cells);
+  }
+  return rows;
+}
+
+Deno.test({
+  name: "admin browser - the whole admin path",
+  ignore: !(await Deno.stat(CHROMIUM).then(() => true, () => false)),
+  async fn(t) {
+    const port = freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const env = await testEnv({ BASE_URL: base, TRUST_PROXY: "0" });
+    const ws = await makeWorkspace(env.deps, "starter");
+    await createUser(env.deps, {
+      email: "admin@example.com",
+      password: PASSWORD,
+      workspaceIds: [ws.id],
+      owner: true,
+    });
+    const server = Deno.serve(
+      { hostname: "127.0.0.1", port, onListen: () => {} },
+      (req, info) => env.app.fetch(req, { remoteAddr: info.remoteAddr }),
+    );
+    const userDataDir = await Deno.makeTempDir({ prefix: "formwell-chromium-" });
+    await Deno.mkdir(ARTIFACTS, { recursive: true });
+    const context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
+      viewport: { width: 1280, height: 900 },
+      acceptDownloads: true,
+    });
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
+    const page = context.pages()[0] ?? await context.newPage();
+    page.setDefaultTimeout(10_000);
+    const problems: string[] = [];
+    page.on("console", (m) => {
+      // Browsers ask for /favicon.ico on their own; the admin has none.
+      if (m.type() === "error" && !m.location().url.endsWith("/favicon.ico")) {
+        problems.push(`${m.text()} ${m.location().url}`);
+      }
+    });
+    page.on("pageerror", (e) => problems.push(String(e)));
+    const shot = (name: string) =>
+      page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
+    const api = (path: string, init: RequestInit = {}) => fetch(`${base}${path}`, init);
+
+    try {
+      await t.step("sign in", async () => {
+        await page.goto(`${base}/admin`);
+        assert.ok(page.url().startsWith(`${base}/admin/login`));
+        await shot("01-login");
+        await page.getByLabel("Email").fill("admin@example.com");
+        await page.getByLabel("Password").fill(PASSWORD);
+        await page.getByRole("button", { name: "Sign in" }).click();
+        await page.waitForURL(`${base}/admin/forms`);
+        await page.getByRole("heading", { name: "Forms", exact: true }).waitFor();
+        await shot("02-forms-empty");
+      });
+
+      let formId = "";
+      await t.step("create a form with three field types in the builder", async () => {
+        await page.getByRole("link", { name: "New form" }).first().click();
+        await page.getByLabel("Form name").fill("Browser signup");
+        // The starter set is name (text), email, message (textarea): swap the textarea
+        // for a select with options, and move it to the top.
+        await page.getByRole("button", { name: "Remove message" }).click();
+        await page.locator("#add-type").selectOption("select");
+        await page.getByRole("button", { name: "Add field" }).click();
+        const card = page.locator(".field-card").last();
+        await card.getByLabel("Name (data key)").fill("topic");
+        await card.getByLabel("Options (one per line)").fill("sales\nsupport");
+        await page.getByRole("button", { name: "Move topic up" }).click();
+        await page.getByRole("button", { name: "Move topic up" }).click();
+        // The preview follows the builder.
+        await page.locator(".preview select").waitFor();
+        await shot("03-form-editor");
+        await page.getByRole("button", { name: "Create form" }).click();
+        await page.waitForURL(/\/admin\/forms\/f[0-9A-Za-z]+\?notice=form_created$/);
+        formId = new URL(page.url()).pathname.split("/")[3];
+        const form = await env.deps.kv.get<{ fields: { name: string; type: string }[] }>(
+          keys.form(formId),
+        );
+        assert.deepEqual(
+          form.value?.fields.map((f) => `${f.name}:${f.type}`),
+          ["topic:select", "name:text", "email:email"],
+        );
+      });
+
+      const sent: string[] = [];
+      await t.step("submissions sent with the API appear in the table", async () => {
+        await api(`/api/v1/forms/p/${formId}/events`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ type: "view" }),
+        }).then((r) => r.body?.cancel());
+        for (const [name, topic] of [["Ada", "sales"], ["=1+2", "support"]]) {
+          const res = await api(`/api/v1/submit/p/${formId}`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ data: { name, email: "ada@example.com", topic } }),
+          });
+          assert.equal(res.status, 201);
+          sent.push((await res.json()).submission_id);
+        }
+        await page.reload();
+        await page.locator(".chart svg").waitFor();
+        await shot("04-form-overview");
+        await page.getByRole("navigation", { name: "Form" }).getByRole("link", {
+          name: "Submissions",
+        }).click();
+        await page.getByRole("link", { name: "2", exact: true }).waitFor();
+        assert.match(await page.locator("table").innerText(), /Ada/);
+        await shot("05-submissions");
+      });
+
+      await t.step("mark one as spam", async () => {
+        await page.getByRole("link", { name: "1", exact: true }).click();
+        await page.getByRole("heading", { name: "Submission #1" }).waitFor();
+        await page.getByRole("button", { name: "Mark as spam" }).click();
+        await page.getByText("Marked as spam.").waitFor();
+        await page.getByRole("button", { name: "Not spam" }).waitFor();
+        await shot("06-submission-detail");
+        const s = await env.deps.kv.get<Submission>(keys.submission(formId, sent[0]));
+        assert.equal(s.value?.status, "spam");
+        await assertCountersExact(env.deps.kv, formId, "live");
+      });
+
+      await t.step("export CSV and compare rows", async () => {
+        await page.getByRole("link", { name: "← All submissions" }).click();
+        const [download] = await Promise.all([
+          page.waitForEvent("download"),
+          page.getByRole("link", { name: "Export CSV" }).click(),
+        ]);
+        const rows = parseCsv(await Deno.readTextFile(await download.path()));
+        assert.deepEqual(rows[0], [
+          "id",
+          "submission_number",
+          "created_at",
+          "status",
+          "topic",
+          "name",
+          "email",
+          "metadata",
+        ]);
+        assert.equal(rows.length, 3);
+        assert.deepEqual(rows[1].slice(0, 2), [sent[1], "2"]);
+        assert.deepEqual(rows[1].slice(3, 7), ["completed", "support", "'=1+2", "ada@example.com"]);
+        assert.deepEqual(rows[2].slice(0, 2), [sent[0], "1"]);
+        assert.deepEqual(rows[2].slice(3, 7), ["spam", "sales", "Ada", "ada@example.com"]);
+      });
+
+      let rawKey = "";
+      await t.step("create a key, copy it, use it with the Server Data API", async () => {
+        await page.getByRole("link", { name: "API keys" }).click();
+        await page.getByText("No keys yet").waitFor();
+        await page.getByLabel("Name").fill("CI backend");
+        await page.getByRole("button", { name: "Create key" }).click();
+        rawKey = (await page.locator("#new-key").innerText()).trim();
+        assert.match(rawKey, /^fw_live_[0-9A-Za-z]{38}$/);
+        await page.locator(".reveal").getByRole("button", { name: "Copy" }).click();
+        await page.locator(".reveal").getByRole("button", { name: "Copied" }).waitFor();
+        assert.equal(await page.evaluate(() => navigator.clipboard.readText()), rawKey);
+        await shot("07-api-key-created");
+        const res = await api(`/api/v1/server/forms/${formId}/submissions`, {
+          headers: { authorization: `Bearer ${rawKey}` },
+        });
+        assert.equal(res.status, 200);
+        const body = await res.json();
+        assert.deepEqual(body.submissions.map((s: { id: string }) => s.id), [sent[1], sent[0]]);
+      });
+
+      await t.step("revoke it and see 401", async () => {
+        await page.goto(`${base}/admin/keys`);
+        assert.doesNotMatch(await page.content(), new RegExp(rawKey));
+        await page.getByRole("link", { name: "Revoke" }).click();
+        await page.getByRole("heading", { name: 'Revoke "CI backend"?' }).waitFor();
+        await shot("08-revoke-confirm");
+        await page.getByRole("button", { name: "Revoke key" }).click();
+        await page.getByText("API key revoked.").waitFor();
+        const res = await api(`/api/v1/server/forms/${formId}/submissions`, {
+          headers: { authorization: `Bearer ${rawKey}` },
+        });
+        assert.equal(res.status, 401);
+        assert.equal((await res.json()).error, "Invalid API key.");
+      });
+
+      await t.step("the forms list counts the submissions", async () => {
+        await page.goto(`${base}/admin/forms`);
+        const row = page.locator("tr", { hasText: "Browser signup" });
+        assert.match(await row.innerText(), /\b2\s+1\b/, "2 submissions, 1 of them spam");
+        await shot("09-forms-list");
+      });
+
+      await t.step("readable at phone width", async () => {
+        await page.setViewportSize({ width: 390, height: 844 });
+        await page.goto(`${base}/admin/forms/${formId}/submissions`);
+        const overflow = await page.evaluate(() =>
+          document.documentElement.scrollWidth - document.documentElement.clientWidth
+        );
+        assert.ok(overflow <= 0, `page scrolls sideways by ${overflow}px`);
+        await shot("10-submissions-phone");
+        await page.goto(`${base}/admin/forms/${formId}/edit`);
+        // The server-rendered builder shows each field's own type.
+        const types = await page.locator(".field-card select[id$='-type']").evaluateAll((els) =>
+          els.map((e) => (e as HTMLSelectElement).value)
+        );
+        assert.deepEqual(types, ["select", "text", "email"]);
+        await shot("11-editor-phone");
+        await page.setViewportSize({ width: 1280, height: 900 });
+      });
+
+      await t.step("sign out", async () => {
+        await page.getByRole("button", { name: "Sign out" }).click();
+        await page.getByText("You are signed out.").waitFor();
+        await page.goto(`${base}/admin/forms`);
+        assert.ok(page.url().startsWith(`${base}/admin/login`));
+      });
+
+      assert.deepEqual(problems, [], "no console errors (CSP violations, island failures)");
+    } finally {
+      await context.close();
+      await server.shutdown();
+      env.close();
+      await Deno.remove(userDataDir, { recursive: true }).catch(() => {});
+    }
+  },
+});

@@ -1,0 +1,148 @@
+import assert from "node:assert/strict";
+import type { FileRef } from "../../lib/schemas.ts";
+import { fileKey, incomingKey } from "../../lib/uploads.ts";
+import { makeForm, makeWorkspace } from "../helpers.ts";
+import {
+  assertFileError,
+  concat,
+  DRIVERS,
+  enc,
+  exeBytes,
+  FILES_FORM,
+  type Grant,
+  putBytes,
+  requestUpload,
+  SAMPLES,
+  storedSubmission,
+  submitFiles,
+  uploadEnv,
+} from "../upload_fixtures.ts";
+
+for (const driver of DRIVERS) {
+  Deno.test(`uploads (${driver}) - the hostile corpus is refused`, async (t) => {
+    const u = await uploadEnv(driver);
+    try {
+      const ws = await makeWorkspace(u.deps, "pro");
+      const form = await makeForm(u.deps, ws, FILES_FORM);
+
+      await t.step(
+        "the hostile corpus is never accepted where the type does not match",
+        async () => {
+          const cases: [string, string, string, string, Uint8Array, boolean][] = [
+            // [what, field, declared type, file name, bytes, accepted]
+            ["PNG-declared text", "fld_photo", "image/png", "a.png", enc("just some text"), false],
+            [
+              "SVG with script",
+              "fld_photo",
+              "image/png",
+              "a.svg",
+              enc('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
+              false,
+            ],
+            [
+              "SVG as text",
+              "fld_cv",
+              "text/plain",
+              "a.txt",
+              enc('<svg onload="alert(1)"></svg>'),
+              false,
+            ],
+            [
+              "GIF/JS polyglot",
+              "fld_photo",
+              "image/gif",
+              "a.gif",
+              concat(SAMPLES.gif, enc("*/=1;<script>alert(1)</script>")),
+              false,
+            ],
+            [
+              "JPEG/PHP polyglot",
+              "fld_photo",
+              "image/jpeg",
+              "a.jpg.php",
+              concat(SAMPLES.jpg, enc("<?php system($_GET['c']); ?>")),
+              false,
+            ],
+            [
+              ".jpg.php with PHP",
+              "fld_photo",
+              "image/jpeg",
+              "shell.jpg.php",
+              enc("<?php echo 1; ?>"),
+              false,
+            ],
+            [
+              "HTML as CSV",
+              "fld_cv",
+              "text/csv",
+              "a.csv",
+              enc("a,b\n<html><body>x</body></html>\n"),
+              false,
+            ],
+            ["text with NUL", "fld_cv", "text/plain", "a.txt", enc("abc\u0000def"), false],
+            [
+              "invalid UTF-8",
+              "fld_cv",
+              "text/plain",
+              "a.txt",
+              new Uint8Array([0x61, 0xff, 0xfe, 0x62]),
+              false,
+            ],
+            ["PNG declared PDF", "fld_cv", "application/pdf", "a.pdf", SAMPLES.png, false],
+            ["executable", "fld_any", "application/octet-stream", "setup.exe", exeBytes(), false],
+            [
+              "real JPEG named .jpg.php",
+              "fld_photo",
+              "image/jpeg",
+              "shell.jpg.php",
+              SAMPLES.jpg,
+              true,
+            ],
+            [
+              "PNG with NUL and traversal in its name",
+              "fld_photo",
+              "image/png",
+              "../../etc/pass\u0000wd.png",
+              SAMPLES.png,
+              true,
+            ],
+            ["plain CSV", "fld_cv", "text/csv", "ok.csv", SAMPLES.text, true],
+          ];
+          for (const [what, fieldId, type, name, bytes, accepted] of cases) {
+            const res = await requestUpload(u, form.id, {
+              fieldId,
+              fileName: name,
+              contentType: type,
+              sizeBytes: bytes.byteLength,
+            });
+            assert.equal(res.status, 200, what);
+            const g: Grant = await res.json();
+            assert.ok(
+              !g.path.includes("..") && !g.path.includes("php") && !g.path.includes("\0"),
+              what,
+            );
+            await putBytes(u, g, bytes, type);
+            const field = fieldId === "fld_photo" ? "photo" : fieldId === "fld_cv" ? "cv" : "any";
+            const r = await submitFiles(u, form.id, { [field]: { path: g.path } });
+            if (!accepted) {
+              assertFileError(r, field);
+              assert.equal(await u.deps.storage.head(fileKey(g.path)), null, what);
+              assert.equal(await u.deps.storage.head(incomingKey(g.path)), null, what);
+              continue;
+            }
+            assert.equal(r.status, 201, `${what}: ${JSON.stringify(r.body)}`);
+            const ref = (await storedSubmission(u, form.id, r.body.submission_id))
+              .fields[field] as FileRef;
+            assert.equal(ref.mimeType, type, what);
+            assert.ok(
+              !/[\0/\\]/.test(ref.originalFilename) && !ref.originalFilename.startsWith("."),
+              what,
+            );
+          }
+        },
+      );
+    } finally {
+      await u.close();
+    }
+  });
+}
