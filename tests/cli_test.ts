@@ -2,9 +2,7 @@ import assert from "node:assert/strict";
 import { runCli } from "../cli.ts";
 import { keys } from "../lib/kv_keys.ts";
 import { testEnv } from "./helpers.ts";
-
-const DENO = new URL("../node_modules/deno/deno", import.meta.url).pathname;
-const CLI = new URL("../cli.ts", import.meta.url).pathname;
+import { runCliProcess } from "./processes.ts";
 
 Deno.test("cli - every command through runCli", async (t) => {
   const env = await testEnv();
@@ -122,19 +120,7 @@ Deno.test("cli - every command through runCli", async (t) => {
 Deno.test("cli - the real process prints JSON and fails clearly", async () => {
   const dir = await Deno.makeTempDir();
   const env = { KV_PATH: `${dir}/kv.sqlite`, NO_COLOR: "1" };
-  const run = async (...args: string[]) => {
-    const out = await new Deno.Command(DENO, {
-      args: ["run", "-A", CLI, ...args],
-      env,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    return {
-      code: out.code,
-      stdout: new TextDecoder().decode(out.stdout),
-      stderr: new TextDecoder().decode(out.stderr),
-    };
-  };
+  const run = (...args: string[]) => runCliProcess(env, ...args);
   const ok = await run("workspace", "create", "--name", "P", "--plan", "starter");
   assert.equal(ok.code, 0, ok.stderr);
   assert.equal(JSON.parse(ok.stdout).plan, "starter");

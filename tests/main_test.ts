@@ -1,15 +1,7 @@
 import assert from "node:assert/strict";
+import { DENO, freePort, ROOT } from "./processes.ts";
 
-const DENO = new URL("../node_modules/deno/deno", import.meta.url).pathname;
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
-
-/** A port nobody listens on right now. */
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
+const MAIN = `${ROOT}main.ts`;
 
 /** Reads the child's stdout until `done` says the text so far is enough (bounded by `limit` chunks). */
 async function readUntil(
@@ -28,9 +20,8 @@ async function readUntil(
   return text;
 }
 
-Deno.test("main - first start seeds a demo and the printed curl line submits", async () => {
-  const dir = await Deno.makeTempDir();
-  const port = freePort();
+/** Starts main.ts on a KV in `dir` and returns its banner (stdout up to "listening on"). */
+async function startAndReadBanner(dir: string, port: number) {
   const child = new Deno.Command(DENO, {
     args: ["run", "-A", MAIN],
     env: {
@@ -42,10 +33,22 @@ Deno.test("main - first start seeds a demo and the printed curl line submits", a
     stdout: "piped",
     stderr: "null",
   }).spawn();
+  const banner = await readUntil(child.stdout, (t) => t.includes("listening on"));
+  const stop = async () => {
+    child.kill("SIGKILL");
+    await child.status;
+    await child.stdout.cancel().catch(() => {});
+  };
+  return { banner, stop };
+}
+
+Deno.test("main - first start seeds a demo and the printed curl line submits", async () => {
+  const dir = await Deno.makeTempDir();
+  const port = freePort();
+  const first = await startAndReadBanner(dir, port);
   try {
-    const out = await readUntil(child.stdout, (t) => t.includes("listening on"));
-    assert.match(out, /Admin: .*email admin@formwell\.local, password [0-9A-Za-z]{16}/);
-    const curl = out.split("\n").find((l) => l.trim().startsWith("curl "))!.trim();
+    assert.match(first.banner, /Admin: .*email admin@formwell\.local, password [0-9A-Za-z]{16}/);
+    const curl = first.banner.split("\n").find((l) => l.trim().startsWith("curl "))!.trim();
     assert.ok(curl.includes(`http://localhost:${port}/api/v1/submit/p/`));
     const res = await new Deno.Command("bash", { args: ["-c", curl], stdout: "piped" }).output();
     const body = JSON.parse(new TextDecoder().decode(res.stdout));
@@ -54,31 +57,13 @@ Deno.test("main - first start seeds a demo and the printed curl line submits", a
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     assert.deepEqual(await health.json(), { ok: true });
   } finally {
-    child.kill("SIGKILL");
-    await child.status;
-    await child.stdout.cancel().catch(() => {});
+    await first.stop();
   }
-
   // A second start on the same database does not seed again.
-  const again = new Deno.Command(DENO, {
-    args: ["run", "-A", MAIN],
-    env: {
-      KV_PATH: `${dir}/kv.sqlite`,
-      PORT: String(freePort()),
-      LOCAL_STORAGE_DIR: `${dir}/files`,
-      NO_COLOR: "1",
-    },
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  try {
-    const out = await readUntil(again.stdout, (t) => t.includes("listening on"));
-    assert.ok(!out.includes("created a demo"), out);
-  } finally {
-    again.kill("SIGKILL");
-    await again.status;
-    await again.stdout.cancel().catch(() => {});
-  }
+  const again = await startAndReadBanner(dir, freePort());
+  await again.stop();
+  assert.match(again.banner, /listening on/);
+  assert.ok(!again.banner.includes("created a demo"), again.banner);
   await Deno.remove(dir, { recursive: true });
 });
 

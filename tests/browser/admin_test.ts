@@ -3,23 +3,16 @@
  * the real app on a free port. Screenshots of each main page go to test-artifacts/admin/.
  */
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
 import { keys } from "../../lib/kv_keys.ts";
 import type { Submission } from "../../lib/schemas.ts";
 import { createUser } from "../../lib/users.ts";
 import { makeWorkspace, testEnv } from "../helpers.ts";
+import { freePort } from "../processes.ts";
 import { assertCountersExact } from "../recount.ts";
+import { chromiumPresent, launchChromium } from "./chromium.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = new URL("../../test-artifacts/admin/", import.meta.url).pathname;
 const PASSWORD = "browser-test-password";
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
 
 function parseCsv(text: string): string[][] {
   // The export quotes only cells with , " or line breaks; the test data has none inside
@@ -47,7 +40,7 @@ function parseCsv(text: string): string[][] {
 
 Deno.test({
   name: "admin browser - the whole admin path",
-  ignore: !(await Deno.stat(CHROMIUM).then(() => true, () => false)),
+  ignore: !(await chromiumPresent()),
   async fn(t) {
     const port = freePort();
     const base = `http://127.0.0.1:${port}`;
@@ -63,23 +56,12 @@ Deno.test({
       { hostname: "127.0.0.1", port, onListen: () => {} },
       (req, info) => env.app.fetch(req, { remoteAddr: info.remoteAddr }),
     );
-    const userDataDir = await Deno.makeTempDir({ prefix: "formwell-chromium-" });
     await Deno.mkdir(ARTIFACTS, { recursive: true });
-    const context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
+    const browser = await launchChromium({
       viewport: { width: 1280, height: 900 },
       acceptDownloads: true,
     });
+    const context = browser.context;
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
     const page = context.pages()[0] ?? await context.newPage();
     page.setDefaultTimeout(10_000);
@@ -269,10 +251,9 @@ Deno.test({
 
       assert.deepEqual(problems, [], "no console errors (CSP violations, island failures)");
     } finally {
-      await context.close();
+      await browser.close();
       await server.shutdown();
       env.close();
-      await Deno.remove(userDataDir, { recursive: true }).catch(() => {});
     }
   },
 });

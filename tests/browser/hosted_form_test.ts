@@ -4,14 +4,15 @@
  * Screenshots at phone and desktop widths go to test-artifacts/hosted/.
  */
 import assert from "node:assert/strict";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { formAnalytics } from "../../lib/analytics.ts";
 import { keys } from "../../lib/kv_keys.ts";
 import type { Form, FormDefinition, Submission, Workspace } from "../../lib/schemas.ts";
 import { makeForm, makeWorkspace, recount, type TestEnv, testEnv } from "../helpers.ts";
+import { freePort } from "../processes.ts";
 import { SAMPLES } from "../upload_fixtures.ts";
+import { chromiumPresent, launchChromium } from "./chromium.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = new URL("../../test-artifacts/hosted/", import.meta.url).pathname;
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
@@ -40,33 +41,6 @@ const ALTCHA_FORM: FormDefinition = {
   fields: [{ name: "email", label: "Email", type: "email", required: true }],
   captcha: { provider: "altcha" },
 };
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
-
-async function launch(jsEnabled: boolean): Promise<{ ctx: BrowserContext; dir: string }> {
-  const dir = await Deno.makeTempDir({ prefix: "formwell-chromium-" });
-  const ctx = await chromium.launchPersistentContext(dir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    javaScriptEnabled: jsEnabled,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-    viewport: DESKTOP,
-  });
-  return { ctx, dir };
-}
 
 async function latest(env: TestEnv, form: Form): Promise<Submission> {
   const all: Submission[] = [];
@@ -98,7 +72,7 @@ async function cvFile(): Promise<string> {
 
 Deno.test({
   name: "hosted form browser - plain post and island",
-  ignore: !(await Deno.stat(CHROMIUM).then(() => true, () => false)),
+  ignore: !(await chromiumPresent()),
   async fn(t) {
     const port = freePort();
     const base = `http://127.0.0.1:${port}`;
@@ -110,12 +84,15 @@ Deno.test({
     );
     await Deno.mkdir(ARTIFACTS, { recursive: true });
     const cv = await cvFile();
-    const opened: { ctx: BrowserContext; dir: string; js: boolean }[] = [];
+    const opened: { ctx: BrowserContext; close: () => Promise<void>; js: boolean }[] = [];
     const problems: string[] = [];
     /** A new page in the one browser of that mode (started on first use). */
     const open = async (js: boolean) => {
       let b = opened.find((o) => o.js === js);
-      if (!b) opened.push(b = { ...await launch(js), js });
+      if (!b) {
+        const launched = await launchChromium({ javaScriptEnabled: js, viewport: DESKTOP });
+        opened.push(b = { ctx: launched.context, close: launched.close, js });
+      }
       const page = await b.ctx.newPage();
       page.setDefaultTimeout(15_000);
       page.on("pageerror", (e) => problems.push(String(e)));
@@ -202,8 +179,7 @@ Deno.test({
       });
 
       for (const b of opened.splice(0)) {
-        await b.ctx.close();
-        await Deno.remove(b.dir, { recursive: true }).catch(() => {});
+        await b.close();
       }
 
       await t.step("JavaScript on: validation next to fields, upload, JSON submit", async () => {
@@ -319,8 +295,7 @@ Deno.test({
       assert.deepEqual(problems, []);
     } finally {
       for (const b of opened) {
-        await b.ctx.close().catch(() => {});
-        await Deno.remove(b.dir, { recursive: true }).catch(() => {});
+        await b.close();
       }
       await server.shutdown();
       env.close();

@@ -11,17 +11,9 @@ import { createForm } from "../../lib/forms.ts";
 import { buildDeps } from "../../lib/runtime.ts";
 import { createWorkspace } from "../../lib/workspaces.ts";
 import { CONTACT_FORM } from "../helpers.ts";
+import { runCliProcess, type ServerProcess, startServer, within } from "../processes.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
-const DENO = `${ROOT}node_modules/deno/deno`;
 const SECRET = "multiprocess-secret-multiprocess-secret-0";
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
 
 function baseEnv(kvPath: string, dir: string): Record<string, string> {
   return {
@@ -31,16 +23,6 @@ function baseEnv(kvPath: string, dir: string): Record<string, string> {
     FORMWELL_SEED: "0",
     LOCAL_STORAGE_DIR: `${dir}/files`,
   };
-}
-
-/** Polls `probe` until it returns true or `ms` pass; returns the elapsed ms or null. */
-async function within(ms: number, probe: () => Promise<boolean>): Promise<number | null> {
-  const start = Date.now();
-  while (Date.now() - start < ms) {
-    if (await probe()) return Date.now() - start;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return null;
 }
 
 async function status(url: string, key: string): Promise<number> {
@@ -64,46 +46,16 @@ Deno.test("keys multiprocess - a CLI revoke stops the key on other server proces
   const created = await createApiKey(deps, { workspaceId: ws.id, name: "mp key" });
   kv.close();
 
-  const servers: Deno.ChildProcess[] = [];
+  const servers: ServerProcess[] = [];
   try {
-    const urls: string[] = [];
-    for (let i = 0; i < 2; i++) {
-      const port = freePort();
-      servers.push(
-        new Deno.Command(DENO, {
-          args: ["run", "-A", "main.ts"],
-          cwd: ROOT,
-          env: { ...env, PORT: String(port) },
-          stdout: "null",
-          stderr: "null",
-        }).spawn(),
-      );
-      urls.push(`http://127.0.0.1:${port}`);
-    }
-    for (const url of urls) {
-      const up = await within(30_000, async () => {
-        try {
-          const res = await fetch(`${url}/healthz`);
-          await res.body?.cancel();
-          return res.ok;
-        } catch {
-          return false;
-        }
-      });
-      assert.notEqual(up, null, `${url} did not start`);
-    }
+    for (let i = 0; i < 2; i++) servers.push(await startServer(env));
+    const urls = servers.map((s) => s.url);
     const forms = urls.map((u) => `${u}/api/v1/server/forms`);
     for (const url of forms) assert.equal(await status(url, created.key), 200);
 
-    const cli = await new Deno.Command(DENO, {
-      args: ["run", "-A", "cli.ts", "key", "revoke", "--key", created.id],
-      cwd: ROOT,
-      env,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const out = new TextDecoder().decode(cli.stdout);
-    assert.equal(cli.code, 0, new TextDecoder().decode(cli.stderr));
+    const cli = await runCliProcess(env, "key", "revoke", "--key", created.id);
+    const out = cli.stdout;
+    assert.equal(cli.code, 0, cli.stderr);
     assert.equal(JSON.parse(out).revoked, true);
     assert.ok(!out.includes(created.key), "the CLI never prints the raw key again");
 
@@ -112,12 +64,7 @@ Deno.test("keys multiprocess - a CLI revoke stops the key on other server proces
       assert.notEqual(elapsed, null, `${url} still accepts the revoked key after 30 s`);
     }
   } finally {
-    for (const s of servers) {
-      try {
-        s.kill("SIGTERM");
-      } catch { /* already gone */ }
-      await s.status;
-    }
+    await Promise.all(servers.map((s) => s.stop()));
   }
 
   // The KV file itself (and its WAL) holds the key's prefix but never the raw key.

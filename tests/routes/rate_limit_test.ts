@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { loadConfig } from "../../lib/config.ts";
-import { delay } from "../../lib/kv.ts";
 import { buildDeps } from "../../lib/runtime.ts";
 import {
   CONTACT_FORM,
@@ -11,6 +10,7 @@ import {
   postJson,
   testEnv,
 } from "../helpers.ts";
+import { type ServerProcess, startServer } from "../processes.ts";
 
 /** Sends `n` requests one after another; returns their statuses (bodies consumed). */
 async function statuses(n: number, send: (i: number) => Promise<Response>): Promise<number[]> {
@@ -202,30 +202,6 @@ Deno.test("rate limits - identities: IPv6 /64 groups and TRUST_PROXY", async (t)
   });
 });
 
-/** A free local port: listen on 0, read it, close. */
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
-
-/** Polls /healthz until the server answers (bounded). */
-async function waitReady(port: number, child: Deno.ChildProcess): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
-      await res.body?.cancel();
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await delay(100);
-  }
-  child.kill();
-  throw new Error(`server on ${port} did not start`);
-}
-
 Deno.test("rate limits - two server processes on one KV file share one limit", async () => {
   const dir = await Deno.makeTempDir({ prefix: "formwell-rl-" });
   const kvPath = `${dir}/formwell.kv`;
@@ -247,23 +223,13 @@ Deno.test("rate limits - two server processes on one KV file share one limit", a
   } finally {
     kv.close();
   }
-  const ports = [freePort(), freePort()];
-  const cwd = new URL("../../", import.meta.url).pathname;
-  const children = ports.map((port) =>
-    new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "main.ts"],
-      cwd,
-      env: { ...vars, PORT: String(port) },
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn()
-  );
+  const servers: ServerProcess[] = [];
   try {
-    await Promise.all(ports.map((p, i) => waitReady(p, children[i])));
+    for (let i = 0; i < 2; i++) servers.push(await startServer(vars));
     const started = performance.now();
     // 16 submits from one address, alternating between the two servers, all at once.
     const results = await Promise.all(Array.from({ length: 16 }, async (_, i) => {
-      const res = await fetch(`http://127.0.0.1:${ports[i % 2]}/api/v1/submit/p/${formId}`, {
+      const res = await fetch(`${servers[i % 2].url}/api/v1/submit/p/${formId}`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-forwarded-for": "198.51.100.60" },
         body: JSON.stringify(contactData(i)),
@@ -278,8 +244,7 @@ Deno.test("rate limits - two server processes on one KV file share one limit", a
     assert.ok(ok >= 5 && ok <= 5 + Math.floor(elapsed / 12_000), String(results));
     assert.ok(results.every((s) => s === 201 || s === 429), String(results));
   } finally {
-    for (const c of children) c.kill("SIGTERM");
-    await Promise.all(children.map((c) => c.output()));
+    await Promise.all(servers.map((s) => s.stop()));
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 });
