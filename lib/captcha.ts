@@ -70,7 +70,7 @@ export async function verifyCaptcha(
 
   const answer = await postSiteverify(deps, url, params, opts.timeoutMs ?? CAPTCHA_TIMEOUT_MS);
   if (!answer) return fail("The CAPTCHA provider could not be reached. Try again.", false);
-  return checkAnswer(cfg, form, answer, {
+  return checkAnswer(cfg, expectedHostnames(form, deps.config.baseUrl), answer, {
     provider: cfg.provider,
     digest: await tokenDigest(cfg.provider, token),
     spentUntil: deps.now() + THIRD_PARTY_TOKEN_TTL_MS,
@@ -132,7 +132,7 @@ async function postSiteverify(
 /** Applies the provider's own verification rules to its answer. */
 function checkAnswer(
   cfg: CaptchaConfig,
-  form: Form,
+  hosts: string[],
   answer: SiteverifyAnswer,
   pass: Omit<CaptchaPass, "ok">,
 ): CaptchaResult {
@@ -154,7 +154,6 @@ function checkAnswer(
       true,
     );
   }
-  const hosts = expectedHostnames(form);
   if (hosts.length) {
     const host = typeof answer.hostname === "string" ? answer.hostname.toLowerCase() : "";
     if (!hosts.includes(host)) {
@@ -175,12 +174,16 @@ function checkAnswer(
   return { ok: true, ...pass, score: v3 ? score : undefined };
 }
 
-/** `captcha.hostnames`, else the hosts of `allowed_origins`; empty means no check. */
-export function expectedHostnames(form: Form): string[] {
-  if (form.captcha?.hostnames?.length) {
-    return form.captcha.hostnames.map((h) => h.toLowerCase());
-  }
-  return form.allowed_origins.map((o) => new URL(o).hostname.toLowerCase());
+/**
+ * `captcha.hostnames`, else the hosts of `allowed_origins`; either way plus the service's
+ * own host (the hosted page solves the CAPTCHA there). No list means no check.
+ */
+export function expectedHostnames(form: Form, baseUrl: string): string[] {
+  const listed = form.captcha?.hostnames?.length
+    ? form.captcha.hostnames
+    : form.allowed_origins.map((o) => new URL(o).hostname);
+  if (!listed.length) return [];
+  return [...new Set([...listed, new URL(baseUrl).hostname].map((h) => h.toLowerCase()))];
 }
 
 function fail(reason: string, clientFault: boolean): CaptchaFail {

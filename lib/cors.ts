@@ -9,7 +9,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { Deps } from "./deps.ts";
 import { errors } from "./errors.ts";
-import { getForm } from "./forms.ts";
+import { requireLiveForm } from "./forms.ts";
 import type { AppEnv } from "./http.ts";
 import type { Form } from "./schemas.ts";
 
@@ -54,8 +54,9 @@ export function publicCors(deps: Pick<Deps, "kv" | "config">): MiddlewareHandler
       return;
     }
     const id = publicIdOf(c.req.path);
-    const form = id ? await getForm(deps, id) : null;
-    // An unknown form grants nothing; the route itself answers 404.
+    // An unknown form, or one of a suspended workspace, grants nothing and refuses nothing:
+    // the route itself answers the same 404 for both.
+    const form = id ? await requireLiveForm(deps, id).then((t) => t.form, () => null) : null;
     const allowed = form ? originAllowed(form, origin, deps.config.baseUrl) : false;
     if (preflight) {
       const res = c.body(null, 204);

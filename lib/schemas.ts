@@ -3,6 +3,7 @@
  * @module
  */
 import { z } from "zod";
+import { patternProblem } from "./patterns.ts";
 import { PLAN_NAMES } from "./plans.ts";
 
 /** Field types (CONTRACT "Form definition"). */
@@ -71,15 +72,14 @@ export const fieldSchema = z
   .strict()
   .superRefine((f, ctx) => {
     if (f.pattern !== undefined) {
+      // Browsers check it too (the hosted page's pattern attribute): it must be valid in both.
+      let problem = patternProblem(f.pattern);
       try {
         new RegExp(f.pattern, "u");
       } catch {
-        ctx.addIssue({
-          code: "custom",
-          path: ["pattern"],
-          message: "not a valid regular expression",
-        });
+        problem ??= "not a valid regular expression";
       }
+      if (problem) ctx.addIssue({ code: "custom", path: ["pattern"], message: problem });
     }
     if (["select", "multiselect", "radio"].includes(f.type) && !f.options) {
       ctx.addIssue({ code: "custom", path: ["options"], message: `required for type ${f.type}` });

@@ -56,6 +56,15 @@ export function linkStats(
   return { links, density: chars ? linkChars / chars : 0 };
 }
 
+/** Text at least this long is a message someone wrote, not a choice or a short answer. */
+const MESSAGE_CHARS = 20;
+
+function hasMessage(fields: Record<string, unknown>): boolean {
+  return Object.values(fields).some((v) =>
+    textsOf(v).some((t) => t.trim().length >= MESSAGE_CHARS)
+  );
+}
+
 function textsOf(value: unknown): string[] {
   if (typeof value === "string") return [value];
   if (Array.isArray(value)) return value.filter((v): v is string => typeof v === "string");
@@ -92,7 +101,9 @@ export function scoreSpam(input: SpamInput): SpamVerdict {
     if (!s.user_agent) parts.push([10, "no_user_agent"]);
   }
 
-  if (input.duplicate) parts.push([40, "duplicate_payload"]);
+  // The same free text again is a paste blast; the same short answers (a poll, a rating)
+  // are just people agreeing, so only a duplicate holding a real message counts.
+  if (input.duplicate && hasMessage(input.fields)) parts.push([40, "duplicate_payload"]);
 
   const { links, density } = linkStats(input.fields, input.urlFields);
   if (links >= 5) parts.push([45, `links_${links}`]);

@@ -71,6 +71,8 @@ export type WriteOutcome = { replayed: false; body: CreatedBody } | {
 interface Item {
   draft: SubmissionDraft;
   id: string;
+  /** Set once resolved or rejected; a settled item is never written afterwards. */
+  settled: boolean;
   resolve: (o: WriteOutcome) => void;
   reject: (e: unknown) => void;
 }
@@ -101,7 +103,20 @@ export class SubmissionWriter {
       this.#queues.set(qid, q);
     }
     const promise = new Promise<WriteOutcome>((resolve, reject) => {
-      q.pending.push({ draft, id: newId("sub"), resolve, reject });
+      const item: Item = {
+        draft,
+        id: newId("sub"),
+        settled: false,
+        resolve: (o) => {
+          item.settled = true;
+          resolve(o);
+        },
+        reject: (e) => {
+          item.settled = true;
+          reject(e);
+        },
+      };
+      q.pending.push(item);
     });
     if (!q.running) this.#drain(qid, q);
     return promise;
@@ -111,17 +126,30 @@ export class SubmissionWriter {
     q.running = true;
     try {
       while (q.pending.length) {
-        const batch = takeBatch(q);
-        try {
-          await this.#commitBatch(q, batch);
-        } catch (err) {
-          for (const item of batch) item.reject(err);
-        }
+        await this.#commitIsolating(q, takeBatch(q));
       }
     } finally {
       q.running = false;
       if (q.pending.length === 0) this.#queues.delete(qid);
       else this.#drain(qid, q);
+    }
+  }
+
+  /**
+   * Commits a batch; when the commit fails for a reason other than a conflict (a value KV
+   * refuses), retries its unsettled items one by one so only the offending one fails.
+   */
+  async #commitIsolating(q: FormQueue, batch: Item[]): Promise<void> {
+    try {
+      await this.#commitBatch(q, batch);
+    } catch (err) {
+      q.seq = null;
+      const open = batch.filter((i) => !i.settled);
+      if (open.length === 1 || batch.length === 1) {
+        for (const item of open) item.reject(asClientError(err));
+        return;
+      }
+      for (const item of open) await this.#commitIsolating(q, [item]);
     }
   }
 
@@ -278,6 +306,14 @@ export class SubmissionWriter {
       return false;
     });
   }
+}
+
+/** KV's own size refusals are the client's oversized submission (413), not a server error. */
+function asClientError(err: unknown): unknown {
+  const msg = err instanceof Error ? err.message : "";
+  return /too large|too big|size limit|exceeds/i.test(msg)
+    ? errors.payloadTooLarge("The submission is too large to store.")
+    : err;
 }
 
 /** Applies every item's riders; rejects and returns the items a rider refused. */

@@ -154,7 +154,7 @@ async function admit(
   const signals: SubmissionSignals = {
     ip: ctx.ip,
     user_agent: ctx.userAgent?.slice(0, 256) ?? undefined,
-    origin: ctx.origin ?? undefined,
+    origin: ctx.origin?.slice(0, 300) ?? undefined,
     via_key: Boolean(ctx.auth),
     // A render time in the future is a skewed client clock, not a fast bot: no signal.
     fill_ms: body.rendered_at && body.rendered_at <= deps.now()

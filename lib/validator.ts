@@ -4,6 +4,7 @@
  * @module
  */
 import type { FieldError } from "./errors.ts";
+import { matchesPattern } from "./patterns.ts";
 import { type Field, fileRefSchema, type Form, isFileType } from "./schemas.ts";
 
 /** How values arrive: JSON keeps types; form posts send strings and are coerced. */
@@ -106,7 +107,7 @@ function checkString(field: Field, label: string, v: unknown): Check {
   }
   const format = checkFormat(field, label, v);
   if (format) return format;
-  if (field.pattern !== undefined && !new RegExp(`^(?:${field.pattern})$`, "u").test(v)) {
+  if (field.pattern !== undefined && !matchesPattern(field.pattern, v)) {
     return fail("pattern", `${label} is not in the expected format.`);
   }
   if (field.type === "date" || field.type === "datetime") {

@@ -107,6 +107,10 @@ Deno.test("captcha - siteverify providers against a local fake", async (t) => {
       }, { allowed_origins: ["https://example.com"] });
       assert.equal((await verifyCaptcha(env.deps, listed, "ok@forms.example.org:2", "x")).ok, true);
       assert.equal((await verifyCaptcha(env.deps, listed, "ok:3", "x")).ok, false);
+      // The hosted page lives on the service's own host: solved there, it always passes.
+      const own = new URL(env.deps.config.baseUrl).hostname;
+      assert.equal((await verifyCaptcha(env.deps, form, `ok@${own}:4`, "x")).ok, true);
+      assert.equal((await verifyCaptcha(env.deps, listed, `ok@${own}:5`, "x")).ok, true);
     });
 
     await t.step("timeout and an unreachable provider fail closed", async () => {

@@ -56,6 +56,9 @@ Deno.test("spam - scoring is a pure function of the signals", async (t) => {
     assert.equal(scoreSpam(input({ recentFromIdentity: 12 })).status, "suspicious");
     assert.equal(scoreSpam(input({ duplicate: true })).status, "suspicious");
     assert.equal(scoreSpam(input({ duplicate: true, recentFromIdentity: 12 })).status, "spam");
+    // Poll-like answers repeat by nature: a duplicate without a written message is no signal.
+    const poll = { fields: { rating: "5", choice: "yes" }, duplicate: true };
+    assert.deepEqual(scoreSpam(input(poll)), { score: 0, reasons: [], status: "completed" });
     assert.equal(
       scoreSpam(input({}, { captcha: { provider: "recaptcha", score: 0.5 } })).score,
       20,
@@ -94,7 +97,10 @@ Deno.test("spam - the scoring job sets status with exact counters, idempotently"
     const now = Date.now();
     const ids = {
       ok: await send(
-        { data: { name: "Ada", message: "Quote please" }, rendered_at: now - 40_000 },
+        {
+          data: { name: "Ada", message: "Quote please for 40 chairs in oak" },
+          rendered_at: now - 40_000,
+        },
         "198.51.100.1",
       ),
       fast: await send({ data: { name: "Bo" }, rendered_at: now - 700 }, "198.51.100.2"),
@@ -106,7 +112,10 @@ Deno.test("spam - the scoring job sets status with exact counters, idempotently"
         rendered_at: now - 300,
       }, "198.51.100.3"),
       dup: await send(
-        { data: { name: "Ada", message: "Quote please" }, rendered_at: now - 30_000 },
+        {
+          data: { name: "Ada", message: "Quote please for 40 chairs in oak" },
+          rendered_at: now - 30_000,
+        },
         "198.51.100.4",
       ),
     };

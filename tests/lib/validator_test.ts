@@ -97,3 +97,29 @@ Deno.test("validator - every type and rule", async (t) => {
   });
   env.close();
 });
+
+Deno.test("validator - patterns run in linear time and RE2-only syntax is refused", async () => {
+  const env = await testEnv();
+  const ws = await makeWorkspace(env.deps);
+  // A classic catastrophic-backtracking pattern: a backtracking engine needs minutes here.
+  const form = await createForm(env.deps, ws.id, {
+    name: "Slow",
+    fields: [{ name: "words", type: "text", pattern: "([A-Za-z]+\\s?)+", maxLength: 5000 }],
+  });
+  const hostile = "a".repeat(4000) + "!";
+  const started = performance.now();
+  const r = validateData(form, { words: hostile });
+  const ms = performance.now() - started;
+  assert.deepEqual(r.errors.map((e) => e.type), ["pattern"]);
+  assert.ok(ms < 2000, `pattern check took ${ms} ms`);
+  assert.deepEqual(validateData(form, { words: "two words" }).errors, []);
+  await assert.rejects(
+    () =>
+      createForm(env.deps, ws.id, {
+        name: "B",
+        fields: [{ name: "a", type: "text", pattern: "(a)\\1" }],
+      }),
+    /RE2 syntax/,
+  );
+  env.close();
+});

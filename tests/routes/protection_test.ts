@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { updateWorkspace } from "../../lib/workspaces.ts";
 import { loadConfig } from "../../lib/config.ts";
 import { SPAM_MESSAGE } from "../../lib/errors.ts";
 import { buildDeps } from "../../lib/runtime.ts";
@@ -442,6 +443,24 @@ Deno.test("protection - CORS and the origin allowlist", async (t) => {
         origin: "https://shop.example",
       });
       await expectError(post, 404, "not_found");
+    });
+
+    await t.step("a suspended workspace's form answers exactly like a missing one", async () => {
+      const other = await makeWorkspace(env.deps);
+      const form = await makeForm(env.deps, other, {
+        ...CONTACT_FORM,
+        allowed_origins: ["https://shop.example"],
+      });
+      await updateWorkspace(env.deps, other.id, { suspended: true });
+      for (const origin of ["https://evil.example", "https://shop.example"]) {
+        const send = (id: string) =>
+          postJson(env, `/api/v1/forms/p/${id}/validate`, contactData(), { origin });
+        const [suspended, missing] = [await send(form.id), await send("fNoSuchForm12")];
+        assert.equal(suspended.status, 404, origin);
+        assert.equal(await suspended.text(), await missing.text());
+        assert.equal(suspended.headers.get("access-control-allow-origin"), null);
+        assert.equal(missing.headers.get("access-control-allow-origin"), null);
+      }
     });
   } finally {
     env.close();
