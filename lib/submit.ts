@@ -86,7 +86,10 @@ export async function loadSubmitTarget(
 }
 
 /** The rate-limit spend of a submit: per workspace with a key, per client IP without. */
-export function submitSpend(deps: Pick<Deps, "config">, ctx: SubmitContext): LimitSpend {
+export function submitSpend(
+  deps: Pick<Deps, "config">,
+  ctx: Pick<SubmitContext, "auth" | "identity">,
+): LimitSpend {
   return ctx.auth
     ? {
       route: "submit",
@@ -105,12 +108,32 @@ export async function submit(
   ctx: SubmitContext,
   body: SubmitBody,
 ): Promise<WriteOutcome> {
-  const { form, workspace } = await loadSubmitTarget(deps, ctx);
   const spend = submitSpend(deps, ctx);
-  try {
+  return await countingRefusals(deps, spend, async () => {
+    const { form, workspace } = await loadSubmitTarget(deps, ctx);
     return await admit(deps, ctx, body, form, workspace, spend);
+  });
+}
+
+/** Marks an error already counted against a rate limit, so outer layers do not count it again. */
+const COUNTED = Symbol("counted");
+
+/**
+ * Runs `fn`; a refusal (an AppError other than 429) spends one unit of `spend`, once,
+ * however many layers wrap it, so refused attempts cannot probe for free.
+ */
+export async function countingRefusals<T>(
+  deps: Pick<Deps, "kv" | "now">,
+  spend: LimitSpend,
+  fn: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await fn();
   } catch (err) {
-    if (err instanceof AppError && err.status !== 429) await spendQuietly(deps, spend);
+    if (err instanceof AppError && err.status !== 429 && !(COUNTED in err)) {
+      Object.defineProperty(err, COUNTED, { value: true });
+      await spendQuietly(deps, spend);
+    }
     throw err;
   }
 }

@@ -11,7 +11,14 @@ import { publicSchema, requireLiveForm } from "../../lib/forms.ts";
 import { type AppEnv, clientIp } from "../../lib/http.ts";
 import { parseIdempotencyKey } from "../../lib/idempotency.ts";
 import { enforceLimit, ipIdentity } from "../../lib/rate_limit.ts";
-import { checkStoredSize, parseSubmitBody, submit, type SubmitContext } from "../../lib/submit.ts";
+import {
+  checkStoredSize,
+  countingRefusals,
+  parseSubmitBody,
+  submit,
+  type SubmitContext,
+  submitSpend,
+} from "../../lib/submit.ts";
 import { validateData } from "../../lib/validator.ts";
 import { handleFormPost } from "./form_post.ts";
 
@@ -37,32 +44,37 @@ export function publicApi(deps: Deps): Hono<AppEnv> {
 
   app.post("/submit/p/:id", async (c) => {
     const ip = clientIp(c, deps.config.trustProxy);
-    const authorization = c.req.header("authorization");
-    const ctx: SubmitContext = {
-      formId: c.req.param("id"),
-      auth: authorization !== undefined ? await authenticateKey(deps, authorization) : null,
-      ip,
-      identity: ipIdentity(ip),
-      origin: c.req.header("origin") ?? null,
-      userAgent: c.req.header("user-agent") ?? null,
-      idempotencyKey: parseIdempotencyKey(c.req.header("idempotency-key")),
-      source: "json",
-    };
-    const type = mediaType(c.req.header("content-type"));
-    if (type === "application/x-www-form-urlencoded" || type === "multipart/form-data") {
-      return await handleFormPost(deps, c, ctx, type);
-    }
-    if (type !== "application/json") {
-      throw errors.unsupportedMediaType([
-        "application/json",
-        "application/x-www-form-urlencoded",
-        "multipart/form-data",
-      ]);
-    }
-    const body = parseSubmitBody(parseJsonObject(await readBody(c.req.raw)));
-    const outcome = await submit(deps, ctx, body);
-    if (outcome.replayed) c.header("Idempotent-Replayed", "true");
-    return c.json(outcome.body, 201);
+    const identity = ipIdentity(ip);
+    // Refusals before submit() (bad key, bad header, wrong type, bad body) count against
+    // the caller's limit too; submit() counts its own.
+    return await countingRefusals(deps, submitSpend(deps, { auth: null, identity }), async () => {
+      const authorization = c.req.header("authorization");
+      const ctx: SubmitContext = {
+        formId: c.req.param("id"),
+        auth: authorization !== undefined ? await authenticateKey(deps, authorization) : null,
+        ip,
+        identity,
+        origin: c.req.header("origin") ?? null,
+        userAgent: c.req.header("user-agent") ?? null,
+        idempotencyKey: parseIdempotencyKey(c.req.header("idempotency-key")),
+        source: "json",
+      };
+      const type = mediaType(c.req.header("content-type"));
+      if (type === "application/x-www-form-urlencoded" || type === "multipart/form-data") {
+        return await handleFormPost(deps, c, ctx, type);
+      }
+      if (type !== "application/json") {
+        throw errors.unsupportedMediaType([
+          "application/json",
+          "application/x-www-form-urlencoded",
+          "multipart/form-data",
+        ]);
+      }
+      const body = parseSubmitBody(parseJsonObject(await readBody(c.req.raw)));
+      const outcome = await submit(deps, ctx, body);
+      if (outcome.replayed) c.header("Idempotent-Replayed", "true");
+      return c.json(outcome.body, 201);
+    });
   });
 
   app.post("/forms/p/:id/validate", async (c) => {

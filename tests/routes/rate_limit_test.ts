@@ -120,6 +120,39 @@ Deno.test("rate limits - key-authenticated submits are limited per workspace", a
   }
 });
 
+Deno.test("rate limits - refused submits count, whatever refused them", async () => {
+  const env = await testEnv({ RATE_LIMITS: '{"submit":6}' });
+  try {
+    const form = await makeForm(env.deps, await makeWorkspace(env.deps));
+    const path = `/api/v1/submit/p/${form.id}`;
+    const refused = [
+      postJson(env, path, "{not json", {}, "192.0.2.50"),
+      postJson(env, path, contactData(), { authorization: "Bearer fw_live_fake" }, "192.0.2.50"),
+      postJson(env, path, contactData(), { "idempotency-key": "bad key\u0001" }, "192.0.2.50"),
+      env.request(path, {
+        method: "POST",
+        body: "x",
+        headers: { "content-type": "text/plain" },
+        ip: "192.0.2.50",
+      }),
+      postJson(env, "/api/v1/submit/p/fNoSuchForm12", contactData(), {}, "192.0.2.50"),
+      postJson(env, path, { data: { name: "" } }, {}, "192.0.2.50"),
+    ];
+    const codes = [];
+    for (const r of refused) {
+      const res = await r;
+      await res.body?.cancel();
+      codes.push(res.status);
+    }
+    assert.deepEqual(codes, [400, 401, 400, 415, 404, 422]);
+    // Six refusals spent the budget of six: a valid submit from that address is now 429.
+    await assert429(await postJson(env, path, contactData(), {}, "192.0.2.50"));
+    assert.equal((await postJson(env, path, contactData(), {}, "192.0.2.51")).status, 201);
+  } finally {
+    env.close();
+  }
+});
+
 Deno.test("rate limits - 10 at 59.9 s and 10 at 60.1 s pass only 10 through 10/min", async () => {
   const minute = Math.floor(Date.now() / 60_000) * 60_000;
   let clock = minute + 59_900;
