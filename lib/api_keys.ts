@@ -119,7 +119,13 @@ export async function createApiKey(
         .check({ key: keys.apiKeyByHash(record.hash), versionstamp: null })
         .set(keys.apiKeysVersion(input.workspaceId), (version.value ?? 0) + 1)
         .set(keys.apiKey(record.id), record)
-        .set(keys.apiKeyByHash(record.hash), record.id)
+        .set(
+          keys.apiKeyByHash(record.hash),
+          {
+            id: record.id,
+            workspace_id: record.workspace_id,
+          } satisfies KeyPointer,
+        )
         .set(keys.apiKeyByWorkspace(input.workspaceId, record.id), true)
         .commit()
     );
@@ -130,7 +136,7 @@ export async function createApiKey(
 
 /** Revokes a key. Effective on the next request everywhere: nothing caches keys. */
 export async function revokeApiKey(
-  deps: Pick<Deps, "kv" | "now">,
+  deps: Pick<Deps, "kv" | "now"> & Partial<Pick<Deps, "keyCache">>,
   keyId: string,
   workspaceId?: string,
 ): Promise<ApiKeyView> {
@@ -153,7 +159,11 @@ export async function revokeApiKey(
         .set(keys.apiKeysVersion(next.workspace_id), (version.value ?? 0) + 1)
         .commit()
     );
-    if (res.ok) return toView(next, false);
+    if (res.ok) {
+      // Effective on this instance's next request; others within the cache TTL.
+      deps.keyCache?.delete(next.hash);
+      return toView(next, false);
+    }
   }
   throw new Error("key revoke kept conflicting");
 }
@@ -203,6 +213,12 @@ function toView(k: ApiKey, overLimit: boolean): ApiKeyView {
   };
 }
 
+/** The value of the by-hash index: the key's id and its workspace's. */
+interface KeyPointer {
+  id: string;
+  workspace_id: string;
+}
+
 /** The caller a valid key authenticates. */
 export interface KeyAuth {
   key: ApiKey;
@@ -216,19 +232,41 @@ export interface KeyAuth {
  * Starter is 403 `plan_required`.
  */
 export async function authenticateKey(
-  deps: Pick<Deps, "kv" | "now">,
+  deps: Pick<Deps, "kv" | "now"> & Partial<Pick<Deps, "keyCache">>,
   header: string,
 ): Promise<KeyAuth> {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!m || !isWellFormedKey(m[1])) throw errors.invalidApiKey();
   const hash = await sha256Hex(m[1]);
-  const id = (await withKvRetry(() => deps.kv.get<string>(keys.apiKeyByHash(hash)))).value;
-  if (!id) throw errors.invalidApiKey();
-  const entry = await withKvRetry(() => deps.kv.get<ApiKey>(keys.apiKey(id)));
+  const cached = deps.keyCache?.get(hash);
+  let entry: Deno.KvEntryMaybe<ApiKey>;
+  let workspace: Workspace | null;
+  if (cached) {
+    // The key record may be a few seconds old; the workspace (plan, suspension) never is.
+    entry = cached;
+    workspace = (await withKvRetry(() =>
+      deps.kv.get<Workspace>(keys.workspace(cached.value.workspace_id))
+    )).value;
+  } else {
+    const pointer = (await withKvRetry(() => deps.kv.get<KeyPointer>(keys.apiKeyByHash(hash))))
+      .value;
+    if (!pointer) throw errors.invalidApiKey();
+    // The pointer names the workspace too, so the key and its workspace come in one read.
+    const [keyEntry, wsEntry] = await withKvRetry(() =>
+      deps.kv.getMany<[ApiKey, Workspace]>([
+        keys.apiKey(pointer.id),
+        keys.workspace(pointer.workspace_id),
+      ])
+    );
+    entry = keyEntry;
+    workspace = wsEntry.value;
+  }
   const key = entry.value;
-  if (!key || key.revoked || key.hash !== hash) throw errors.invalidApiKey();
-  const workspace =
-    (await withKvRetry(() => deps.kv.get<Workspace>(keys.workspace(key.workspace_id)))).value;
+  if (!key || key.revoked || key.hash !== hash) {
+    deps.keyCache?.delete(hash);
+    throw errors.invalidApiKey();
+  }
+  if (!cached) deps.keyCache?.set(hash, entry as Deno.KvEntry<ApiKey>);
   if (!workspace || workspace.suspended) throw errors.invalidApiKey();
   if (!allowsKeys(workspace.plan)) throw errors.planRequired();
   await touchLastUsed(deps, entry as Deno.KvEntry<ApiKey>);
@@ -241,7 +279,7 @@ export async function authenticateKey(
  * request wrote it, and the check keeps a concurrent revoke from being overwritten.
  */
 async function touchLastUsed(
-  deps: Pick<Deps, "kv" | "now">,
+  deps: Pick<Deps, "kv" | "now"> & Partial<Pick<Deps, "keyCache">>,
   entry: Deno.KvEntry<ApiKey>,
 ): Promise<void> {
   const last = entry.value.last_used_at ? Date.parse(entry.value.last_used_at) : 0;
@@ -249,7 +287,11 @@ async function touchLastUsed(
   if (now - last < LAST_USED_INTERVAL_MS) return;
   const next = { ...entry.value, last_used_at: new Date(now).toISOString() };
   try {
-    await deps.kv.atomic().check(entry).set(entry.key, next).commit();
+    const res = await deps.kv.atomic().check(entry).set(entry.key, next).commit();
+    // Keep the cache in step so the next request does not try (and fail) the same write.
+    if (res.ok) {
+      deps.keyCache?.set(next.hash, { ...entry, value: next, versionstamp: res.versionstamp });
+    } else deps.keyCache?.delete(next.hash);
   } catch {
     // Lock contention on a shared KV file: a later request writes it instead.
   }

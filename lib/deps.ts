@@ -5,7 +5,9 @@
  */
 import type { Config } from "./config.ts";
 import type { Storage } from "./storage/storage.ts";
+import type { ApiKey } from "./schemas.ts";
 import type { SubmissionWriter } from "./submission_writer.ts";
+import type { TtlCache } from "./ttl_cache.ts";
 
 /** Everything a request, a job or a CLI command needs. */
 export interface Deps {
@@ -19,6 +21,11 @@ export interface Deps {
   storage: Storage;
   /** Outgoing HTTP (CAPTCHA siteverify); replaceable in tests. */
   fetch: typeof fetch;
+  /**
+   * Authenticated API key entries by key digest, kept a few seconds (a revocation here
+   * drops its entry at once; other instances see it within the TTL, far inside SPEC's 30 s).
+   */
+  keyCache: TtlCache<Deno.KvEntry<ApiKey>>;
   /** Current time in ms; replaceable in tests. */
   now: () => number;
 }

@@ -156,7 +156,7 @@ export async function requireLiveForm(
 }
 
 /** Public ids are short; anything else is not looked up (keeps junk out of KV keys). */
-function isPlausibleFormId(id: string): boolean {
+export function isPlausibleFormId(id: string): boolean {
   return /^[A-Za-z0-9_-]{1,64}$/.test(id);
 }
 

@@ -85,7 +85,7 @@ export const keys = {
 
   /** An API key record. */
   apiKey: (id: string) => ["api_keys", id] as const,
-  /** Index: API key id by the SHA-256 hex digest of the raw key. */
+  /** Index: API key id and workspace id by the SHA-256 hex digest of the raw key. */
   apiKeyByHash: (hash: string) => ["api_keys_by_hash", hash] as const,
   /** Index: API keys of a workspace. */
   apiKeyByWorkspace: (workspaceId: string, id: string) =>
@@ -113,7 +113,7 @@ export const keys = {
   uploadGrant: (path: string) => ["upload_grants", path] as const,
   /** Prefix of all upload grants (cleanup sweep). */
   uploadGrants: () => ["upload_grants"] as const,
-  /** Index: an upload grant cleanup looks at next at `checkAt` (epoch ms). */
+  /** Index: cleanup looks at this upload path at `checkAt` (epoch ms); also set on delete. */
   uploadPending: (checkAt: number, path: string) => ["upload_pending", checkAt, path] as const,
   /** Prefix of the grant cleanup index (the sweep walks it up to now). */
   uploadsPending: () => ["upload_pending"] as const,

@@ -1,6 +1,6 @@
 /**
  * Background jobs on the KV queue: the job union (zod, keyed on `type`), enqueueing
- * inside a caller's atomic operation,. Handlers and `dispatch` live in jobs/mod.ts.
+ * inside a caller's atomic operation. Handlers and `dispatch` live in jobs/mod.ts.
  * @module
  */
 import { z } from "zod";
@@ -14,6 +14,9 @@ export const jobSchema = z.discriminatedUnion("type", [
     type: z.literal("score_submissions"),
     form_id: z.string(),
     ids: z.array(z.string()).max(1000),
+    /** The batch's mode and last number: the scorer reads its context from there. */
+    mode: z.enum(["live", "test"]).optional(),
+    last_number: z.number().int().positive().optional(),
   }),
   z.object({ type: z.literal("delete_files"), paths: z.array(z.string()).max(5000) }),
   z.object({ type: z.literal("cleanup_upload"), path: z.string() }),

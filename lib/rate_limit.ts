@@ -52,14 +52,16 @@ export async function peekLimit(deps: Pick<Deps, "kv" | "now">, s: LimitSpend): 
 }
 
 /**
- * Adds the spends of a batch to an atomic operation: reads each distinct key once,
- * checks its versionstamp and writes the new TAT. Returns, per spend, whether it was
- * allowed (refused spends leave the state as it was).
+ * Adds the spends of a batch to an atomic operation: reads each distinct key once (unless
+ * `known` already holds its entry, read together with other keys by the caller), checks
+ * its versionstamp and writes the new TAT. Returns, per spend, whether it was allowed
+ * (refused spends leave the state as it was).
  */
 export async function planSpends(
   deps: Pick<Deps, "kv" | "now">,
   spends: LimitSpend[],
   op: Deno.AtomicOperation,
+  known: ReadonlyMap<string, Deno.KvEntryMaybe<unknown>> = new Map(),
 ): Promise<boolean[]> {
   const distinct = new Map<string, { key: Deno.KvKey; spends: number[] }>();
   spends.forEach((s, i) => {
@@ -69,13 +71,16 @@ export async function planSpends(
     slot.spends.push(i);
     distinct.set(id, slot);
   });
-  const slots = [...distinct.values()];
+  const slots = [...distinct.entries()];
   const entries = await Promise.all(
-    slots.map((s) => withKvRetry(() => deps.kv.get<GcraState>(s.key))),
+    slots.map(([id, s]) =>
+      (known.get(id) as Deno.KvEntryMaybe<GcraState> | undefined) ??
+        withKvRetry(() => deps.kv.get<GcraState>(s.key))
+    ),
   );
   const now = deps.now();
   const allowed = spends.map(() => false);
-  slots.forEach((slot, i) => {
+  slots.forEach(([, slot], i) => {
     let tat = entries[i].value?.tat;
     let changed = false;
     for (const idx of slot.spends) {
@@ -92,6 +97,15 @@ export async function planSpends(
     }
   });
   return allowed;
+}
+
+/** Whether one more unit would be allowed given an already-read state entry. */
+export function wouldAllow(
+  entry: Deno.KvEntryMaybe<unknown>,
+  now: number,
+  perMinute: number,
+): boolean {
+  return gcra((entry.value as GcraState | null)?.tat, now, perMinute).allowed;
 }
 
 /** How many distinct KV keys (and so checks) a set of spends touches. */

@@ -7,6 +7,10 @@ import type { Deps } from "./deps.ts";
 import { loadSecret } from "./secret.ts";
 import { createStorage } from "./storage/mod.ts";
 import { SubmissionWriter } from "./submission_writer.ts";
+import { TtlCache } from "./ttl_cache.ts";
+
+/** How long an authenticated key is trusted without a read (bounded by SPEC's ~30 s). */
+const KEY_CACHE_TTL_MS = 5_000;
 
 /** Opens the configured KV: a file (directory created), `:memory:`, a URL, or the platform default. */
 export async function openKv(config: Pick<Config, "kvPath">): Promise<Deno.Kv> {
@@ -31,7 +35,11 @@ export async function buildDeps(
     fetch: overrides.fetch ?? globalThis.fetch.bind(globalThis),
     now: overrides.now ?? Date.now,
   };
-  const deps = { ...base, storage: createStorage(config, base.secret, base.now) } as Deps;
+  const deps = {
+    ...base,
+    storage: createStorage(config, base.secret, base.now),
+    keyCache: new TtlCache(KEY_CACHE_TTL_MS, 10_000, base.now),
+  } as Deps;
   deps.writer = new SubmissionWriter(deps);
   return deps;
 }

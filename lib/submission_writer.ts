@@ -12,9 +12,9 @@ import type { Deps } from "./deps.ts";
 import { AppError, errors } from "./errors.ts";
 import { newId } from "./ids.ts";
 import { keys, type Mode } from "./kv_keys.ts";
-import { delay, u64Value, utcMonth, withKvRetry } from "./kv.ts";
+import { delay, getManyChunked, u64Value, utcMonth, withKvRetry } from "./kv.ts";
 import { planOf } from "./plans.ts";
-import { distinctLimitKeys, type LimitSpend, planSpends } from "./rate_limit.ts";
+import { distinctLimitKeys, limitKey, type LimitSpend, planSpends } from "./rate_limit.ts";
 import type { Form, Status, Submission, SubmissionSignals, Workspace } from "./schemas.ts";
 import { CounterDeltas, indexCreated } from "./submission_index.ts";
 import { IDEMPOTENCY_TTL_MS, type IdempotencyRecord, replayOrConflict } from "./idempotency.ts";
@@ -158,15 +158,18 @@ export class SubmissionWriter {
     let live = batch;
     for (let attempt = 0; attempt < MAX_ATTEMPTS && live.length; attempt++) {
       const first = live[0].draft;
+      // Everything the batch depends on, in one read (KV operations are the cost to count).
+      const read = await this.#readState(q, live);
       const seq = q.seq ??
-        await withKvRetry(() => kv.get<number>(keys.submissionSeq(first.form.id, first.mode)));
-      const idem = await this.#settleIdempotent(live);
-      live = idem.rest;
-      live = await this.#settleQuota(live);
+        read.get(
+          JSON.stringify(keys.submissionSeq(first.form.id, first.mode)),
+        ) as Deno.KvEntryMaybe<number>;
+      live = this.#settleQuota(this.#settleIdempotent(live, read), read);
       if (!live.length) return;
 
       const op = kv.atomic();
-      const allowed = await planSpends(this.#deps, live.flatMap((i) => i.draft.limits), op);
+      const spends = live.flatMap((i) => i.draft.limits);
+      const allowed = await planSpends(this.#deps, spends, op, read);
       live = settleRefused(live, allowed);
       const refused = await applyRiders(op, live);
       if (refused.size) {
@@ -214,10 +217,9 @@ export class SubmissionWriter {
             body,
             expires_at: now + IDEMPOTENCY_TTL_MS,
           };
-          op.check({
-            key: keys.idempotency(sub.form_id, d.mode, d.idempotency.key),
-            versionstamp: idem.versionstamps.get(item) ?? null,
-          });
+          // No check of its own: idempotency records of a form and mode are written only by
+          // these commits, which all check the form's sequence, so a record written since our
+          // read makes this commit fail and the retry replays it.
           op.set(keys.idempotency(sub.form_id, d.mode, d.idempotency.key), rec, {
             expireIn: IDEMPOTENCY_TTL_MS,
           });
@@ -229,6 +231,8 @@ export class SubmissionWriter {
         type: "score_submissions",
         form_id: first.form.id,
         ids: live.map((i) => i.id),
+        mode: first.mode,
+        last_number: number,
       });
 
       const res = await withKvRetry(() => op.commit());
@@ -247,50 +251,53 @@ export class SubmissionWriter {
   }
 
   /**
-   * Resolves items whose Idempotency-Key already has a live stored result; returns the
-   * rest, with the versionstamp of any expired record still lingering (KV expiry is lazy).
+   * Reads, in one `getMany` (chunked past 10 keys), the form's sequence (unless cached),
+   * the items' idempotency records, the monthly quota counter and the rate-limit states.
+   * Returns the entries by JSON-encoded key.
    */
-  async #settleIdempotent(
-    items: Item[],
-  ): Promise<{ rest: Item[]; versionstamps: Map<Item, string> }> {
-    const versionstamps = new Map<Item, string>();
-    const withKey = items.filter((i) => i.draft.idempotency);
-    if (!withKey.length) return { rest: items, versionstamps };
-    const entries = await Promise.all(
-      withKey.map((i) =>
-        withKvRetry(() =>
-          this.#deps.kv.get<IdempotencyRecord>(
-            keys.idempotency(i.draft.form.id, i.draft.mode, i.draft.idempotency!.key),
-          )
-        )
-      ),
-    );
+  async #readState(q: FormQueue, items: Item[]): Promise<Map<string, Deno.KvEntryMaybe<unknown>>> {
+    const first = items[0].draft;
+    const wanted = new Map<string, Deno.KvKey>();
+    const want = (key: Deno.KvKey) => wanted.set(JSON.stringify(key), key);
+    if (!q.seq) want(keys.submissionSeq(first.form.id, first.mode));
+    for (const { draft } of items) {
+      if (draft.idempotency) want(idempotencyKey(draft));
+      for (const spend of draft.limits) want(limitKey(spend));
+    }
+    if (quotaCap(first) !== null) want(quotaKey(first, this.#deps.now()));
+    const entries = await getManyChunked(this.#deps.kv, [...wanted.values()]);
+    return new Map([...wanted.keys()].map((id, i) => [id, entries[i]]));
+  }
+
+  /**
+   * Resolves items whose Idempotency-Key already has a live stored result (an expired one
+   * still lingering, KV expiry being lazy, counts as none); returns the rest.
+   */
+  #settleIdempotent(items: Item[], read: ReadonlyMap<string, Deno.KvEntryMaybe<unknown>>): Item[] {
     const settled = new Set<Item>();
-    withKey.forEach((item, i) => {
-      const rec = entries[i].value;
-      if (!rec) return;
-      if (rec.expires_at <= this.#deps.now()) {
-        versionstamps.set(item, entries[i].versionstamp!);
-        return;
-      }
+    for (const item of items) {
+      if (!item.draft.idempotency) continue;
+      const entry = read.get(JSON.stringify(idempotencyKey(item.draft))) as
+        | Deno.KvEntryMaybe<IdempotencyRecord>
+        | undefined;
+      const rec = entry?.value;
+      if (!rec || rec.expires_at <= this.#deps.now()) continue;
       settled.add(item);
       try {
         item.resolve({ replayed: true, body: replayOrConflict(rec, item.draft.idempotency!.hash) });
       } catch (err) {
         item.reject(err);
       }
-    });
-    return { rest: items.filter((i) => !settled.has(i)), versionstamps };
+    }
+    return items.filter((i) => !settled.has(i));
   }
 
   /** Refuses live submissions past the plan's monthly quota. */
-  async #settleQuota(items: Item[]): Promise<Item[]> {
+  #settleQuota(items: Item[], read: ReadonlyMap<string, Deno.KvEntryMaybe<unknown>>): Item[] {
     const first = items[0]?.draft;
-    if (!first || first.mode !== "live") return items;
-    const cap = planOf(first.workspace.plan).submissionsPerMonth;
-    if (cap === null) return items;
-    const key = keys.monthlySubmissions(first.workspace.id, utcMonth(this.#deps.now()));
-    let used = u64Value((await withKvRetry(() => this.#deps.kv.get(key))).value);
+    const cap = first ? quotaCap(first) : null;
+    if (!first || cap === null) return items;
+    let used = u64Value(read.get(JSON.stringify(quotaKey(first, this.#deps.now())))?.value);
     return items.filter((item) => {
       if (used < cap) {
         used++;
@@ -306,6 +313,19 @@ export class SubmissionWriter {
       return false;
     });
   }
+}
+
+function idempotencyKey(d: SubmissionDraft): Deno.KvKey {
+  return keys.idempotency(d.form.id, d.mode, d.idempotency!.key);
+}
+
+/** The monthly quota of a draft's workspace, or null when unlimited or in test mode. */
+function quotaCap(d: SubmissionDraft): number | null {
+  return d.mode === "live" ? planOf(d.workspace.plan).submissionsPerMonth : null;
+}
+
+function quotaKey(d: SubmissionDraft, now: number): Deno.KvKey {
+  return keys.monthlySubmissions(d.workspace.id, utcMonth(now));
 }
 
 /** KV's own size refusals are the client's oversized submission (413), not a server error. */
@@ -356,7 +376,7 @@ function takeBatch(q: FormQueue): Item[] {
   for (const item of q.pending) {
     const d = item.draft;
     const idem = d.idempotency?.key;
-    const extra = (idem ? 1 : 0) + (d.riders ?? []).reduce((n, r) => n + r.checks, 0);
+    const extra = (d.riders ?? []).reduce((n, r) => n + r.checks, 0);
     const limitChecks = distinctLimitKeys([...spends, ...d.limits]);
     const fits = batch.length === 0 ||
       (batch.length < MAX_BATCH_ITEMS && checks + extra + limitChecks <= MAX_CHECKS &&

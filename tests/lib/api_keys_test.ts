@@ -129,3 +129,32 @@ Deno.test("api_keys - plan rules: Starter or above, active-key cap", async () =>
     env.close();
   }
 });
+
+Deno.test("api_keys - another instance's revocation is seen within the cache TTL", async () => {
+  let now = Date.parse("2026-11-22T10:00:00Z");
+  const env = await testEnv({}, { now: () => now });
+  try {
+    // A second instance on the same KV: its own deps, its own key cache.
+    const { buildDeps } = await import("../../lib/runtime.ts");
+    const other = await buildDeps(env.deps.kv, env.deps.config, { now: () => now });
+    const ws = await makeWorkspace(env.deps, "starter");
+    const k = await createApiKey(env.deps, { workspaceId: ws.id, name: "cached" });
+    const header = `Bearer ${k.key}`;
+    await authenticateKey(env.deps, header); // cached on this instance now
+    await revokeApiKey(other, k.id);
+    await assert.rejects(
+      authenticateKey(other, header),
+      /Invalid API key/,
+      "revoking instance: at once",
+    );
+    // This instance may serve its cached entry for at most the TTL (5 s, SPEC allows ~30 s)...
+    now += 1_000;
+    await authenticateKey(env.deps, header);
+    // ...and not a moment longer.
+    now += 5_000;
+    await assert.rejects(authenticateKey(env.deps, header), /Invalid API key/);
+    other.storage.close?.();
+  } finally {
+    env.close();
+  }
+});

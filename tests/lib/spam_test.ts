@@ -135,6 +135,8 @@ Deno.test("spam - the scoring job sets status with exact counters, idempotently"
       async () => {
         await dispatch(env.deps, job);
         assert.equal((await read(ids.ok)).status, "completed");
+        // A clean submission costs no write: nothing to keep.
+        assert.equal((await read(ids.ok)).spam, undefined);
         assert.equal((await read(ids.fast)).status, "suspicious");
         assert.equal((await read(ids.spam)).status, "spam");
         const dup = await read(ids.dup);
@@ -153,9 +155,13 @@ Deno.test("spam - the scoring job sets status with exact counters, idempotently"
       },
     );
 
-    await t.step("a second delivery changes nothing", async () => {
+    await t.step("a second delivery changes nothing (either job form)", async () => {
       const before = await read(ids.spam);
       await dispatch(env.deps, job);
+      const numbers = await Promise.all(
+        Object.values(ids).map(async (id) => (await read(id)).number),
+      );
+      await dispatch(env.deps, { ...job, mode: "live", last_number: Math.max(...numbers) });
       assert.deepEqual(await read(ids.spam), before);
       assert.deepEqual([await count("completed"), await count("suspicious"), await count("spam")], [
         1,
@@ -192,4 +198,39 @@ Deno.test("spam - the scoring job sets status with exact counters, idempotently"
   } finally {
     env.close();
   }
+});
+
+Deno.test("spam - the writer's own job reads its context from the batch's last number", async () => {
+  const env = await testEnv({ RATE_LIMITS: '{"submit":100000}' });
+  const form = await makeForm(env.deps, await makeWorkspace(env.deps), {
+    name: "Contact",
+    fields: [{ name: "name", type: "text" }, { name: "message", type: "textarea" }],
+  });
+  const jobs: unknown[] = [];
+  // Capture the job the writer enqueues in its commit by listening on this KV's queue.
+  const done = new Promise<void>((resolve) => {
+    env.deps.kv.listenQueue((msg) => {
+      jobs.push(msg);
+      resolve();
+    });
+  });
+  const res = await postJson(env, `/api/v1/submit/p/${form.id}`, {
+    data: {
+      name: "x",
+      message: "http://a.test http://b.test http://c.test http://d.test http://e.test",
+    },
+    rendered_at: Date.now() - 300,
+  });
+  const { submission_id } = await res.json();
+  await done;
+  const job = jobs[0] as { mode: string; last_number: number; ids: string[] };
+  assert.equal(job.mode, "live");
+  assert.equal(job.last_number, 1);
+  assert.deepEqual(job.ids, [submission_id]);
+  await dispatch(env.deps, jobs[0]);
+  const stored = (await env.deps.kv.get<Submission>(keys.submission(form.id, submission_id)))
+    .value!;
+  assert.equal(stored.status, "spam");
+  await assertCountersExact(env.deps.kv, form.id, "live");
+  env.close();
 });

@@ -180,8 +180,11 @@ Deno.test("scoring - 1,000 ordinary submissions stay completed (at most 0.5%)", 
     const flagged = all - await count("completed");
     const reasons: string[] = [];
     for await (const e of env.deps.kv.list<Submission>({ prefix: keys.submissions(form.id) })) {
-      assert.ok(e.value.spam, "every submission was scored");
-      if (e.value.status !== "completed") reasons.push(e.value.spam!.reasons.join("+"));
+      // Clean submissions (score 0) are not written; anything flagged keeps its reasons.
+      if (e.value.status !== "completed") {
+        assert.ok(e.value.spam, "a flagged submission keeps its score and reasons");
+        reasons.push(e.value.spam!.reasons.join("+"));
+      }
     }
     console.log(
       `1,000 ordinary submissions: ${flagged} not completed (${

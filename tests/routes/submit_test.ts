@@ -144,7 +144,8 @@ Deno.test("submit - the JSON path", async (t) => {
       (await postJson(env, path, contactData(6), { authorization: `Bearer ${key}` })).status,
       201,
     );
-    const id = (await env.deps.kv.get<string>(keys.apiKeyByHash(await sha(key)))).value!;
+    const { id } = (await env.deps.kv.get<{ id: string }>(keys.apiKeyByHash(await sha(key))))
+      .value!;
     const { revokeApiKey } = await import("../../lib/api_keys.ts");
     await revokeApiKey(env.deps, id);
     const res = await postJson(env, path, contactData(6), { authorization: `Bearer ${key}` });
