@@ -1,0 +1,140 @@
+/**
+ * The bench table, the targets' verdicts, and `bench/RESULTS.md`.
+ * @module
+ */
+import type { WrkResult } from "./wrk.ts";
+
+/** One table row: a wrk result plus what the process measured, or why it was skipped. */
+export interface Row {
+  name: string;
+  result?: WrkResult;
+  /** Shown instead of figures (e.g. "n/a (not built)"). */
+  skipped?: string;
+  ratio?: number;
+  commitsPerAccepted?: number;
+  accepted?: number;
+  /** Group commits the writer made for those submissions. */
+  writerCommits?: number;
+  /** KV read calls (get, getMany, list) per request during the row. */
+  readsPerRequest?: number;
+  peakRssMb?: number;
+}
+
+/** One target and whether the run met it. */
+export interface Verdict {
+  target: string;
+  measured: string;
+  pass: boolean | null;
+}
+
+const HEAD = [
+  "row",
+  "req/s",
+  "p50 ms",
+  "p99 ms",
+  "requests",
+  "non-2xx",
+  "ratio to ceiling",
+  "KV commits / accepted",
+  "peak RSS MB",
+];
+
+function fmt(n: number | undefined, digits = 1): string {
+  return n === undefined || !Number.isFinite(n) ? "-" : n.toFixed(digits);
+}
+
+function cells(r: Row): string[] {
+  if (!r.result) return [r.name, r.skipped ?? "n/a", "", "", "", "", "", "", ""];
+  const w = r.result;
+  return [
+    r.name,
+    fmt(w.rps, 0),
+    fmt(w.p50Ms, 2),
+    fmt(w.p99Ms, 2),
+    String(w.requests),
+    String(w.non2xx + w.socketErrors),
+    fmt(r.ratio, 2),
+    r.commitsPerAccepted === undefined
+      ? "-"
+      : `${fmt(r.commitsPerAccepted, 3)} (${r.accepted} accepted)`,
+    fmt(r.peakRssMb, 0),
+  ];
+}
+
+/** The table as fixed-width text for the terminal. */
+export function textTable(rows: Row[]): string {
+  const grid = [HEAD, ...rows.map(cells)];
+  const widths = HEAD.map((_, i) => Math.max(...grid.map((r) => r[i].length)));
+  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd();
+  return [line(grid[0]), widths.map((w) => "-".repeat(w)).join("  "), ...grid.slice(1).map(line)]
+    .join("\n");
+}
+
+/** The table as Markdown. */
+export function markdownTable(rows: Row[]): string {
+  const line = (r: string[]) => `| ${r.join(" | ")} |`;
+  return [line(HEAD), line(HEAD.map(() => "---")), ...rows.map((r) => line(cells(r)))].join("\n");
+}
+
+/** The verdicts as text lines. */
+export function verdictLines(verdicts: Verdict[]): string[] {
+  return verdicts.map((v) =>
+    `${v.pass === null ? "N/A " : v.pass ? "PASS" : "FAIL"}  ${v.target}: ${v.measured}`
+  );
+}
+
+/** Facts about the machine and software, for the results file. */
+export async function machineFacts(wrkVersion: string): Promise<string[]> {
+  const cpuinfo = await Deno.readTextFile("/proc/cpuinfo").catch(() => "");
+  const model = /model name\s*:\s*(.+)/.exec(cpuinfo)?.[1] ?? "unknown CPU";
+  const mem = Deno.systemMemoryInfo();
+  const git = await new Deno.Command("git", {
+    args: ["rev-parse", "--short", "HEAD"],
+    stdout: "piped",
+  })
+    .output().then((o) => new TextDecoder().decode(o.stdout).trim()).catch(() => "unknown");
+  const denoJson = JSON.parse(await Deno.readTextFile(new URL("../deno.json", import.meta.url)));
+  const dep = (name: string) => String(denoJson.imports?.[name] ?? "?").replace(/^npm:/, "");
+  return [
+    `- CPU: ${model}, ${navigator.hardwareConcurrency} cores`,
+    `- Memory: ${(mem.total / 1024 ** 3).toFixed(1)} GiB total`,
+    `- OS: ${Deno.build.os} ${Deno.osRelease()} (${Deno.build.arch})`,
+    `- Deno ${Deno.version.deno}, V8 ${Deno.version.v8}, TypeScript ${Deno.version.typescript}`,
+    `- ${dep("hono")}, ${dep("zod")}; load generator: ${wrkVersion}`,
+    `- Commit: ${git}`,
+  ];
+}
+
+/** Writes `bench/RESULTS.md`. */
+export async function writeResults(
+  facts: string[],
+  settings: string[],
+  rows: Row[],
+  verdicts: Verdict[],
+): Promise<string> {
+  const path = new URL("./RESULTS.md", import.meta.url);
+  const text = [
+    "# Formwell benchmark results",
+    "",
+    `Written by \`deno task bench\` on ${new Date().toISOString()}.`,
+    "",
+    "## Machine and versions",
+    "",
+    ...facts,
+    "",
+    "## Settings",
+    "",
+    ...settings,
+    "",
+    "## Results",
+    "",
+    markdownTable(rows),
+    "",
+    "## Targets",
+    "",
+    ...verdictLines(verdicts).map((l) => `- ${l}`),
+    "",
+  ].join("\n");
+  await Deno.writeTextFile(path, text);
+  return path.pathname;
+}

@@ -1,0 +1,295 @@
+/**
+ * `deno task bench`: measures the ceiling and every row against a Formwell server in
+ * production mode on an on-disk KV, with wrk as the load generator in a second process.
+ * Prints one table, writes bench/RESULTS.md, and says PASS or FAIL per target.
+ * Flags: `--quick` (short runs and a 10,000-submission list form, for checking the harness).
+ * @module
+ */
+import { seedSubmissions } from "../lib/submission_seed.ts";
+import { BENCH_ORIGIN, createFixtures, sixFieldData } from "./fixtures.ts";
+import {
+  machineFacts,
+  type Row,
+  textTable,
+  type Verdict,
+  verdictLines,
+  writeResults,
+} from "./report.ts";
+import {
+  BENCH_RATE_LIMITS,
+  commitCounter,
+  countCommits,
+  RssSampler,
+  startCeiling,
+  startFormwell,
+} from "./server.ts";
+import { ensureWrk, runWrk, type WrkRequest } from "./wrk.ts";
+
+const quick = Deno.args.includes("--quick");
+const SECONDS = quick ? 3 : 10;
+const SUBMIT_SECONDS = quick ? 4 : 15;
+const WARM_SECONDS = quick ? 1 : 2;
+const LIST_SECONDS = quick ? 2 : 5;
+const LIST_SIZE = quick ? 10_000 : 100_000;
+const CONNECTIONS = 64;
+const MB = 1024 * 1024;
+
+/** Waits until the writer and the commit counter stop moving (in-flight requests done). */
+async function settle(stats?: { submissions: number }): Promise<void> {
+  let last = "";
+  for (let stable = 0, i = 0; stable < 3 && i < 100; i++) {
+    const now = `${commitCounter.commits}/${stats?.submissions ?? 0}`;
+    stable = now === last ? stable + 1 : 0;
+    last = now;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Whether a path answers with something other than the router's own 404. */
+async function routeExists(url: string, init: RequestInit): Promise<{ ok: boolean; why: string }> {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  if (res.status === 404 && /"error":"Not found\."/.test(text)) {
+    return { ok: false, why: "n/a (not built)" };
+  }
+  if (res.status >= 300) return { ok: false, why: `n/a (probe answered ${res.status}: ${text})` };
+  return { ok: true, why: "" };
+}
+
+async function main(): Promise<void> {
+  countCommits();
+  const wrkVersion = await ensureWrk();
+  const dir = await Deno.makeTempDir({ prefix: "formwell-bench-" });
+  const rss = new RssSampler();
+  const rows: Row[] = [];
+  const verdicts: Verdict[] = [];
+  const started = Date.now();
+  const jsonBody = JSON.stringify({ data: sixFieldData() });
+  try {
+    // 1. The ceiling, on its own KV file on the same disk.
+    console.error("ceiling: bare Deno.serve + one KV atomic commit per request");
+    const ceiling = await startCeiling(`${dir}/ceiling.kv`);
+    const ceilingReq: WrkRequest = {
+      method: "POST",
+      path: "/",
+      headers: { "Content-Type": "application/json" },
+      body: jsonBody,
+    };
+    const opts = (seconds: number, tag: string) => ({ seconds, connections: CONNECTIONS, tag });
+    await runWrk(ceiling.url, ceilingReq, opts(WARM_SECONDS, "cw"));
+    const ceil = await runWrk(ceiling.url, ceilingReq, opts(SUBMIT_SECONDS, "c"));
+    await ceiling.close();
+    rows.push({ name: "ceiling (Deno.serve + 1 KV commit)", result: ceil, ratio: 1 });
+
+    // 2. Formwell.
+    const fw = await startFormwell(dir, `${dir}/formwell.kv`);
+    const { deps } = fw;
+    const fx = await createFixtures(deps);
+    const measure = async (
+      name: string,
+      req: WrkRequest,
+      o: { seconds: number; connections?: number; tag: string; submits?: boolean },
+    ): Promise<Row> => {
+      const connections = o.connections ?? CONNECTIONS;
+      console.error(`${name}: ${o.seconds}s at ${connections} connections`);
+      await runWrk(fw.url, req, { seconds: WARM_SECONDS, connections, tag: `${o.tag}w` });
+      await settle(deps.writer.stats);
+      const c0 = commitCounter.commits;
+      const r0 = commitCounter.reads;
+      const s0 = deps.writer.stats.submissions;
+      const w0 = deps.writer.stats.commits;
+      rss.reset();
+      const result = await runWrk(fw.url, req, { seconds: o.seconds, connections, tag: o.tag });
+      await settle(deps.writer.stats);
+      rss.sample();
+      const m = Deno.memoryUsage();
+      console.error(
+        `  memory after: rss ${(m.rss / MB).toFixed(0)} MB, heap ${(m.heapUsed / MB).toFixed(0)}/` +
+          `${(m.heapTotal / MB).toFixed(0)} MB, external ${(m.external / MB).toFixed(0)} MB`,
+      );
+      const row: Row = { name, result, peakRssMb: rss.peak / MB, ratio: result.rps / ceil.rps };
+      row.readsPerRequest = (commitCounter.reads - r0) / Math.max(1, result.requests);
+      console.error(`  ${row.readsPerRequest.toFixed(1)} KV reads per request`);
+      if (o.submits) {
+        row.accepted = deps.writer.stats.submissions - s0;
+        row.commitsPerAccepted = (commitCounter.commits - c0) / Math.max(1, row.accepted);
+        row.writerCommits = deps.writer.stats.commits - w0;
+        console.error(
+          `  writer: ${deps.writer.stats.commits - w0} group commits for ${row.accepted} ` +
+            `submissions; ${commitCounter.commits - c0} KV commits in the process`,
+        );
+      }
+      return row;
+    };
+
+    const submitPath = (id: string) => `/api/v1/submit/p/${id}`;
+    const json = await measure("JSON submit (API key, 6 fields)", {
+      method: "POST",
+      path: submitPath(fx.jsonForm.id),
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${fx.key}` },
+      body: jsonBody,
+      idempotencyKey: true,
+    }, { seconds: SUBMIT_SECONDS, tag: "j", submits: true });
+    rows.push(json);
+
+    const publicBody = JSON.stringify({
+      data: { ...sixFieldData(), _gotcha: "" },
+      rendered_at: Date.now() - 15_000,
+    });
+    rows.push(
+      await measure("public submit (origin, honeypot, rate limit)", {
+        method: "POST",
+        path: submitPath(fx.publicForm.id),
+        headers: {
+          "Content-Type": "application/json",
+          Origin: BENCH_ORIGIN,
+          "X-Forwarded-For": "{{ip}}",
+        },
+        body: publicBody,
+        idempotencyKey: true,
+      }, { seconds: SECONDS, tag: "p", submits: true }),
+    );
+
+    const uploadReq: WrkRequest = {
+      method: "POST",
+      path: `/api/v1/forms/p/${fx.uploadForm.id}/upload-url`,
+      headers: {
+        "Content-Type": "application/json",
+        Origin: BENCH_ORIGIN,
+        "X-Forwarded-For": "{{ip}}",
+      },
+      body: JSON.stringify({
+        fieldId: fx.uploadForm.fields.find((f) => f.name === "cv")!.id,
+        fileName: "cv.pdf",
+        contentType: "application/pdf",
+        sizeBytes: 123_456,
+      }),
+    };
+    const upload = await routeExists(`${fw.url}${uploadReq.path}`, {
+      method: "POST",
+      headers: uploadReq.headers,
+      body: uploadReq.body,
+    });
+    rows.push(
+      upload.ok
+        ? await measure("upload-url issuance", uploadReq, { seconds: SECONDS, tag: "u" })
+        : { name: "upload-url issuance", skipped: upload.why },
+    );
+
+    rows.push(
+      await measure("schema fetch", {
+        method: "GET",
+        path: `/api/v1/forms/p/${fx.jsonForm.id}`,
+        headers: { "X-Forwarded-For": "{{ip}}" },
+      }, { seconds: SECONDS, tag: "s" }),
+    );
+
+    // 3. The submissions list on a big form: p50 of page 1 and page 50, one connection.
+    const listPath = (page: number) =>
+      `/api/v1/server/forms/${fx.listForm.id}/submissions?limit=100&page=${page}`;
+    const auth = { Authorization: `Bearer ${fx.key}` };
+    const list = await routeExists(`${fw.url}${listPath(1)}`, { headers: auth });
+    let page1: Row = { name: `list page 1 of 100 (${LIST_SIZE} stored)`, skipped: list.why };
+    let page50: Row = { name: `list page 50 of 100 (${LIST_SIZE} stored)`, skipped: list.why };
+    if (list.ok) {
+      console.error(`seeding ${LIST_SIZE} submissions`);
+      const t0 = Date.now();
+      await seedSubmissions(deps, fx.listForm, LIST_SIZE, { fields: (i) => sixFieldData(`${i}`) });
+      console.error(`  seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      const get = (page: number): WrkRequest => ({
+        method: "GET",
+        path: listPath(page),
+        headers: auth,
+      });
+      const one = { seconds: LIST_SECONDS, connections: 1 };
+      page1 = { ...await measure(page1.name, get(1), { ...one, tag: "l1" }), ratio: undefined };
+      page50 = { ...await measure(page50.name, get(50), { ...one, tag: "l50" }), ratio: undefined };
+    }
+    rows.push(page1, page50);
+    await fw.close();
+
+    // 4. Verdicts.
+    const w = json.result!;
+    const clean = (r: Row) => r.result && r.result.non2xx + r.result.socketErrors === 0;
+    verdicts.push(
+      {
+        target: "every measured response 2xx",
+        measured: rows.filter((r) => r.result).map((r) =>
+          `${r.name.split(" (")[0]}: ${r.result!.non2xx + r.result!.socketErrors}`
+        ).join(", "),
+        pass: rows.every((r) => !r.result || clean(r)),
+      },
+      {
+        target: "JSON submit >= 0.6 of the ceiling",
+        measured: `${w.rps.toFixed(0)} / ${ceil.rps.toFixed(0)} req/s = ${json.ratio!.toFixed(2)}`,
+        pass: json.ratio! >= 0.6 && Boolean(clean(json)),
+      },
+      {
+        target: "JSON submit p99 < 50 ms at 64 connections",
+        measured: `${w.p99Ms.toFixed(2)} ms`,
+        pass: w.p99Ms < 50,
+      },
+      {
+        target: "<= 1 KV commit per accepted submission",
+        measured: `${json.commitsPerAccepted!.toFixed(3)} in all; the writer made ` +
+          `${json.writerCommits} group commits for ${json.accepted} submissions ` +
+          `(${(json.accepted! / Math.max(1, json.writerCommits!)).toFixed(1)} per commit), ` +
+          `the other commits are queue jobs and key touches`,
+        pass: json.commitsPerAccepted! <= 1,
+      },
+      {
+        target: "peak RSS < 200 MB (JSON submit row)",
+        measured: `${json.peakRssMb!.toFixed(0)} MB`,
+        pass: json.peakRssMb! < 200,
+      },
+      {
+        target: "list page of 100: p50 < 20 ms (page 1)",
+        measured: page1.result ? `${page1.result.p50Ms.toFixed(2)} ms` : page1.skipped!,
+        pass: page1.result ? page1.result.p50Ms < 20 && Boolean(clean(page1)) : null,
+      },
+      {
+        target: "list page 50 no slower than twice page 1 (p50)",
+        measured: page1.result && page50.result
+          ? `${page50.result.p50Ms.toFixed(2)} ms vs ${page1.result.p50Ms.toFixed(2)} ms`
+          : page50.skipped!,
+        pass: page1.result && page50.result
+          ? page50.result.p50Ms <= 2 * page1.result.p50Ms && Boolean(clean(page50))
+          : null,
+      },
+    );
+  } finally {
+    rss.stop();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+
+  console.log(textTable(rows));
+  console.log("");
+  for (const line of verdictLines(verdicts)) console.log(line);
+  const settings = [
+    `- Server: FORMWELL_ENV=production, on-disk KV in a temp dir, queue listener on, ` +
+    `RATE_LIMITS=${JSON.stringify(BENCH_RATE_LIMITS)} (every request spends from the limiter)`,
+    `- Load: wrk, 2 threads, ${CONNECTIONS} connections (list rows: 1), ` +
+    `${SUBMIT_SECONDS} s ceiling and JSON submit, ${SECONDS} s other rows, ` +
+    `${LIST_SECONDS} s list rows, each after a ${WARM_SECONDS} s warm-up; ` +
+    `a unique Idempotency-Key per submit`,
+    `- Browser rows (public submit, upload-url, schema) come from 64 client addresses ` +
+    `(X-Forwarded-For, TRUST_PROXY on), each spending from its own per-IP limit.`,
+    `- Server and load generator share the machine's cores.`,
+    `- KV commits / accepted counts every atomic commit the server process made during the ` +
+    `row (submit path, queue jobs, key last-used touches) over the submissions the writer stored.`,
+    `- Peak RSS: the server's process (the bench itself, wrk excluded) during the row: the ` +
+    `kernel's high-water mark, reset before each row, and 50 ms samples.`,
+    `- Ceiling: bench/ceiling.ts in its own process, a KV file in the same temp dir.`,
+    `- Whole run: ${((Date.now() - started) / 1000).toFixed(0)} s${quick ? " (--quick)" : ""}.`,
+  ];
+  settings.push(
+    `- KV read calls per request (get, getMany, list; each a trip to SQLite's one thread): ` +
+      rows.filter((r) => r.readsPerRequest !== undefined).map((r) =>
+        `${r.name.split(" (")[0]} ${r.readsPerRequest!.toFixed(1)}`
+      ).join(", "),
+  );
+  const path = await writeResults(await machineFacts(wrkVersion), settings, rows, verdicts);
+  console.log(`\nwritten to ${path}`);
+}
+
+if (import.meta.main) await main();

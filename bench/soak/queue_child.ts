@@ -1,0 +1,28 @@
+/**
+ * A queue worker process for the queue-fault scenario: the real `dispatch` behind a
+ * probe that records every delivery. `hang` mode never finishes a job (so a kill finds
+ * it in flight); `work` mode runs it and records completion.
+ * Usage: deno run -A bench/soak/queue_child.ts <kv-path> hang|work
+ * @module
+ */
+import { loadConfig } from "../../lib/config.ts";
+import { dispatch } from "../../lib/jobs/mod.ts";
+import { keys } from "../../lib/kv_keys.ts";
+import { buildDeps } from "../../lib/runtime.ts";
+import { SOAK_SECRET, soakEnv } from "./process.ts";
+
+if (import.meta.main) {
+  const [kvPath, mode] = Deno.args;
+  const kv = await Deno.openKv(kvPath);
+  const deps = await buildDeps(
+    kv,
+    loadConfig({ ...soakEnv(kvPath, 8000, "/tmp"), SECRET: SOAK_SECRET }),
+  );
+  kv.listenQueue(async (msg) => {
+    const id = String((msg as { form_id?: string }).form_id);
+    await kv.atomic().sum(keys.soakProbe("deliveries", id), 1n).commit();
+    if (mode === "hang") await new Promise(() => {});
+    await dispatch(deps, msg);
+    await kv.set(keys.soakProbe("done", id), true);
+  });
+}

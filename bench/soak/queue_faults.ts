@@ -1,0 +1,177 @@
+/**
+ * Queue faults. A handler that keeps throwing is retried on KV's schedule and its job
+ * lands under the `keysIfUndelivered` key `enqueueJob` set. Jobs a process was handling
+ * when it was killed with SIGKILL are delivered again after a restart, and finish.
+ * @module
+ */
+import { isDeepStrictEqual } from "node:util";
+import { loadConfig } from "../../lib/config.ts";
+import type { Deps } from "../../lib/deps.ts";
+import { dispatch } from "../../lib/jobs/mod.ts";
+import { keys } from "../../lib/kv_keys.ts";
+import { u64Value } from "../../lib/kv.ts";
+import { enqueueJob, type Job } from "../../lib/queue.ts";
+import { buildDeps } from "../../lib/runtime.ts";
+import { DENO, soakEnv } from "./process.ts";
+import { probeCount, waitDeadlinesPassed, waitQueueDrained } from "./queue_tables.ts";
+import type { Figures } from "./store.ts";
+
+/** Sizes of a queue-fault run; no `backoffSchedule` means KV's default (about 96 s). */
+export interface QueueFaultOptions {
+  backoffSchedule?: number[];
+  jobs: number;
+}
+
+const poll = (ms = 20) => new Promise((r) => setTimeout(r, ms));
+
+/** KV reads fail: the real handler, dispatched for real, throws on every attempt. */
+function failingReads(deps: Deps): Deps {
+  const kv = new Proxy(deps.kv, {
+    get(target, prop) {
+      if (prop === "get" || prop === "getMany" || prop === "list") {
+        return () => {
+          throw new Error("injected KV read failure");
+        };
+      }
+      const v = Reflect.get(target, prop);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  return { ...deps, kv };
+}
+
+/** Part one: a throwing handler is retried, then its job is kept as undelivered. */
+async function throwingHandler(dir: string, schedule: number[] | undefined) {
+  const kvPath = `${dir}/throw.kv`;
+  const kv = await Deno.openKv(kvPath);
+  const job: Job = { type: "score_submissions", form_id: "soak", ids: ["sub_missing"] };
+  let attempts = 0;
+  let stored: unknown = null;
+  try {
+    const deps = await buildDeps(kv, loadConfig({ ...soakEnv(kvPath, 8000, dir) }));
+    const failing = failingReads(deps);
+    const listening = kv.listenQueue(async (msg) => {
+      attempts++;
+      await dispatch(failing, msg);
+    });
+    const op = kv.atomic();
+    enqueueJob(op, job, { backoffSchedule: schedule });
+    if (!(await op.commit()).ok) throw new Error("enqueue failed");
+    const budget = (schedule ?? [100, 1000, 5000, 30000, 60000]).reduce((a, b) => a + b, 0);
+    const started = Date.now();
+    while (Date.now() - started < budget + 30_000) {
+      const found = [];
+      for await (const e of kv.list({ prefix: keys.undeliveredJobs() })) found.push(e.value);
+      if (found.length) {
+        stored = found[0];
+        break;
+      }
+      await poll(50);
+    }
+    kv.close();
+    await listening;
+  } catch (err) {
+    try {
+      kv.close();
+    } catch {
+      // Already closed.
+    }
+    throw err;
+  }
+  const expected = (schedule?.length ?? 5) + 1;
+  return { attempts, expected, undelivered: isDeepStrictEqual(stored, job) };
+}
+
+/** Starts a queue worker child on `kvPath`. */
+function child(kvPath: string, mode: "hang" | "work") {
+  const proc = new Deno.Command(DENO, {
+    args: ["run", "-A", "bench/soak/queue_child.ts", kvPath, mode],
+    cwd: new URL("../../", import.meta.url).pathname,
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  return {
+    kill9: async () => {
+      try {
+        proc.kill("SIGKILL");
+      } catch {
+        // Already gone.
+      }
+      await proc.status;
+    },
+  };
+}
+
+/** Part two: jobs in flight in a killed process are redelivered to the next one. */
+async function killedWorker(dir: string, jobs: number) {
+  const kvPath = `${dir}/kill.kv`;
+  const ids = Array.from({ length: jobs }, (_, i) => `job${i}`);
+  {
+    const kv = await Deno.openKv(kvPath);
+    const op = kv.atomic();
+    for (const id of ids) enqueueJob(op, { type: "score_submissions", form_id: id, ids: [] });
+    const ok = (await op.commit()).ok;
+    kv.close();
+    if (!ok) throw new Error("enqueue failed");
+  }
+  const hang = child(kvPath, "hang");
+  let inFlight = 0;
+  try {
+    // Killed only once a job is inside its handler (its delivery recorded, never finished).
+    for (let i = 0; i < 1000 && inFlight === 0; i++) {
+      inFlight = probeCount(kvPath, "deliveries");
+      if (!inFlight) await poll();
+    }
+  } finally {
+    await hang.kill9();
+  }
+  await waitDeadlinesPassed(kvPath);
+  const work = child(kvPath, "work");
+  let left = -1;
+  try {
+    left = await waitQueueDrained(kvPath);
+  } finally {
+    await work.kill9();
+  }
+  const kv = await Deno.openKv(kvPath);
+  let done = 0;
+  let redelivered = 0;
+  try {
+    for (const id of ids) {
+      if ((await kv.get(keys.soakProbe("done", id))).value) done++;
+      if (u64Value((await kv.get(keys.soakProbe("deliveries", id))).value) > 1) redelivered++;
+    }
+  } finally {
+    kv.close();
+  }
+  return { inFlight, done, redelivered, left };
+}
+
+/** Runs both parts; returns their figures. */
+export async function queueFaultSoak(opts: QueueFaultOptions): Promise<Figures> {
+  const dir = await Deno.makeTempDir({ prefix: "formwell-queue-" });
+  try {
+    const thrown = await throwingHandler(dir, opts.backoffSchedule);
+    const killed = await killedWorker(dir, opts.jobs);
+    return {
+      requests: opts.jobs + 1,
+      acknowledged: opts.jobs + 1,
+      stored: killed.done + (thrown.undelivered ? 1 : 0),
+      lost: opts.jobs - killed.done + (thrown.undelivered ? 0 : 1),
+      duplicated: 0,
+      "5xx": 0,
+      throwing_attempts: thrown.attempts,
+      throwing_expected_attempts: thrown.expected,
+      landed_undelivered: thrown.undelivered,
+      jobs: opts.jobs,
+      in_flight_at_kill: killed.inFlight,
+      redelivered_after_restart: killed.redelivered,
+      finished_after_restart: killed.done,
+      left_in_queue: killed.left,
+    };
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
