@@ -3,7 +3,7 @@
  * the no-JS submit path; hydrated it adds validation through `/validate` with errors next
  * to the fields, `view`/`start` events, signed-URL uploads with a progress bar, and a
  * JSON submit (same Idempotency-Key as the page's hidden field) that falls back to the
- * plain post when the network or the server fails.
+ * plain post when the network or the server fails, or the key was spent on other answers.
  * @module
  */
 import { useEffect, useRef, useState } from "preact/hooks";
@@ -96,6 +96,14 @@ export default function HostedForm(props: HostedFormProps) {
     session.current = sessionId();
     renderedAt.current = Date.now();
     sendEvent(props.apiBase, props.formId, "view", session.current);
+    // Back to a page restored as it was left (mid-leave): it must send again when asked.
+    const onShow = (e: PageTransitionEvent) => {
+      if (!e.persisted) return;
+      sending.current = false;
+      setBusy(false);
+    };
+    globalThis.addEventListener("pageshow", onShow);
+    return () => globalThis.removeEventListener("pageshow", onShow);
   }, []);
 
   function start() {
@@ -224,8 +232,13 @@ export default function HostedForm(props: HostedFormProps) {
         if (other.length) n.message = `${n.message} ${other.join(" ")}`;
         return showErrors(found, n);
       }
-      if (res.status === 0 || res.status >= 500 || !res.body || body.code === "schema_changed") {
-        // Offline, a server fault or a changed form: the plain post re-renders the page.
+      if (
+        res.status === 0 || res.status >= 500 || !res.body || body.code === "schema_changed" ||
+        body.code === "idempotency_key_reused"
+      ) {
+        // Offline, a server fault, a changed form, or this page's key already spent on
+        // other answers (Back, then an edit): the plain post re-renders the page with the
+        // answers kept, a notice, and (for a spent key) a fresh key for the next Send.
         leaving = true;
         form.submit();
         return;

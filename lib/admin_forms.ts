@@ -4,11 +4,11 @@
  * @module
  */
 import type { Deps } from "./deps.ts";
-import { errors } from "./errors.ts";
+import { z } from "zod";
 import { listFormIds } from "./forms.ts";
 import { keys, type Mode, type StatusBucket } from "./kv_keys.ts";
 import { getManyChunked, u64Value } from "./kv.ts";
-import type { Form, FormDefinition } from "./schemas.ts";
+import type { FieldInput, Form, FormDefinition } from "./schemas.ts";
 
 /** A form with its live submission counts. */
 export interface FormSummary {
@@ -63,16 +63,63 @@ function lines(text: string): string[] {
 }
 
 /**
- * The definition the editor posted. `fields_json` comes from the field-builder island;
- * a blank CAPTCHA secret keeps the stored one (secrets are never sent to the page).
+ * What the field builder needs to show a field again (strings where it edits text, lists
+ * where it joins them). Domain rules (name syntax, known types, ranges) are left to
+ * `parseFormDefinition`, which names each problem; unknown keys pass through to it too.
  */
-export function definitionFromPost(body: URLSearchParams, existing: Form | null): FormDefinition {
-  let fields: unknown;
+const editorFieldsSchema = z.array(
+  z.looseObject({
+    id: z.string().optional(),
+    name: z.string(),
+    type: z.string(),
+    label: z.string().optional(),
+    placeholder: z.string().optional(),
+    help: z.string().optional(),
+    pattern: z.string().optional(),
+    required: z.boolean().optional(),
+    minLength: z.union([z.number(), z.string()]).optional(),
+    maxLength: z.union([z.number(), z.string()]).optional(),
+    min: z.union([z.number(), z.string()]).optional(),
+    max: z.union([z.number(), z.string()]).optional(),
+    maxSizeMB: z.union([z.number(), z.string()]).optional(),
+    options: z.array(z.string()).optional(),
+    allowedTypes: z.array(z.string()).optional(),
+  }),
+);
+
+/** The editor's posted definition; `problems` is non-empty when its field list was unreadable. */
+export interface PostedDefinition {
+  def: FormDefinition;
+  /** Why `fields_json` was refused; then `def.fields` holds the fallback fields instead. */
+  problems: string[];
+}
+
+function postedFields(raw: string | null): { fields?: FieldInput[]; problems: string[] } {
+  let parsed: unknown;
   try {
-    fields = JSON.parse(body.get("fields_json") || "[]");
+    parsed = JSON.parse(raw || "[]");
   } catch {
-    throw errors.badRequest("The field list could not be read. Reload the editor and try again.");
+    return { problems: ["fields: the field list is not valid JSON"] };
   }
+  const res = editorFieldsSchema.safeParse(parsed);
+  if (res.success) return { fields: res.data as FieldInput[], problems: [] };
+  return {
+    problems: res.error.issues.map((i) => `${["fields", ...i.path].join(".")}: ${i.message}`),
+  };
+}
+
+/**
+ * The definition the editor posted. `fields_json` comes from the field-builder island; a
+ * list the builder could not show again (hand-made or corrupted posts) is refused here,
+ * before anything renders it, and `fallback` (the fields shown before) takes its place.
+ * A blank CAPTCHA secret keeps the stored one (secrets are never sent to the page).
+ */
+export function definitionFromPost(
+  body: URLSearchParams,
+  existing: Form | null,
+  fallback: FieldInput[],
+): PostedDefinition {
+  const { fields, problems } = postedFields(body.get("fields_json"));
   const provider = (body.get("captcha_provider") || "none").trim();
   const siteKey = (body.get("captcha_site_key") ?? "").trim();
   // Settings the editor does not show (reCAPTCHA score, hostnames) survive an edit.
@@ -80,9 +127,9 @@ export function definitionFromPost(body: URLSearchParams, existing: Form | null)
   const secret = (body.get("captcha_secret") ?? "").trim() || kept?.secret;
   const success = (body.get("redirect_success") ?? "").trim();
   const error = (body.get("redirect_error") ?? "").trim();
-  return {
+  const def: FormDefinition = {
     name: body.get("name") ?? "",
-    fields: fields as FormDefinition["fields"],
+    fields: fields ?? fallback,
     captcha: provider === "none"
       ? null
       : { ...kept, provider: provider as "turnstile", siteKey: siteKey || undefined, secret },
@@ -93,4 +140,5 @@ export function definitionFromPost(body: URLSearchParams, existing: Form | null)
       ? { success: success || undefined, error: error || undefined }
       : undefined,
   };
+  return { def, problems };
 }

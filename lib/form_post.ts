@@ -6,10 +6,12 @@
  * @module
  */
 import { decodeUtf8, MAX_BODY_BYTES, readBody } from "./body.ts";
-import { errors } from "./errors.ts";
+import { errors, type FieldError } from "./errors.ts";
 import { parseIdempotencyKey } from "./idempotency.ts";
+import { type MultipartFile, readMultipart } from "./multipart.ts";
 import { planOf } from "./plans.ts";
 import { type Field, type Form, isFileType, type Workspace } from "./schemas.ts";
+import { fileError, MB } from "./uploads.ts";
 
 /** Names that are never stored as data (unless a field of the form has the name). */
 export const RESERVED_NAMES = [
@@ -32,15 +34,20 @@ const CAPTCHA_FIELDS: Record<string, string[]> = {
 };
 
 /**
- * Files are buffered in memory on this path, so one post carries at most this much;
- * larger files use the signed-URL flow (the hosted page's island does).
+ * The hard cap of a multipart post's whole body (abuse): up to it a file over its
+ * field's limit is read past and reported on its field; beyond it the post is a 413.
+ * Larger files use the signed-URL flow (the hosted page's island does).
  */
 export const MAX_MULTIPART_BYTES = 100 * 1024 * 1024;
+/** Parts one multipart post may have. */
+const MAX_PARTS = 1000;
 
 /** A file part of a multipart post, for a file-like field. */
 export interface PostedFile {
   field: Field;
-  file: File;
+  file: MultipartFile;
+  /** The field's limit on this workspace; `file.bytes` is null when the file exceeds it. */
+  maxBytes: number;
 }
 
 /** A parsed form post. */
@@ -54,46 +61,76 @@ export interface FormPost {
   idempotencyKey?: string;
 }
 
-/** The largest body a multipart post to this form may have: text plus each file field's cap. */
-export function multipartLimit(form: Form, workspace: Workspace): number {
-  const perFile = planOf(workspace.plan).perFileMB;
-  let bytes = MAX_BODY_BYTES;
-  for (const f of form.fields) {
-    if (!isFileType(f.type)) continue;
-    bytes += Math.min(f.maxSizeMB ?? perFile, perFile) * 1024 * 1024 + 4096;
-  }
-  return Math.min(bytes, MAX_MULTIPART_BYTES);
+/** The largest file a field takes on a workspace: its `maxSizeMB` within the plan's cap. */
+export function maxFileBytes(field: Field, workspace: Workspace): number {
+  return Math.floor(Math.min(field.maxSizeMB ?? Infinity, planOf(workspace.plan).perFileMB) * MB);
 }
 
-/** Reads and splits a form post; a body that cannot be read is a 400 or 413. */
+/**
+ * Reads and splits a form post; a body that cannot be read is a 400 or 413. Multipart
+ * bodies are streamed: a file keeps its bytes only up to its field's limit (at most one
+ * file per field is kept), so an oversized file is a 422 on its field, not a lost post.
+ */
 export async function readFormPost(
   req: Request,
   type: "application/x-www-form-urlencoded" | "multipart/form-data",
   form: Form,
   workspace: Workspace,
 ): Promise<FormPost> {
-  const entries: [string, string | File][] = [];
   if (type === "application/x-www-form-urlencoded") {
+    const entries: [string, string][] = [];
     const text = decodeUtf8(await readBody(req));
     for (const [k, v] of new URLSearchParams(text)) entries.push([k, v]);
-  } else {
-    const limit = multipartLimit(form, workspace);
-    const bytes = await readBody(req, limit);
-    let parsed: FormData;
-    try {
-      parsed = await new Response(bytes as Uint8Array<ArrayBuffer>, {
-        headers: { "content-type": req.headers.get("content-type") ?? "" },
-      }).formData();
-    } catch {
-      throw errors.badRequest("The multipart/form-data body could not be parsed.");
-    }
-    for (const [k, v] of parsed) entries.push([k, v]);
+    return splitEntries(entries, form, workspace);
   }
-  return splitEntries(entries, form);
+  const fields = new Map(form.fields.map((f) => [f.name, f]));
+  const seen = new Set<string>();
+  const entries = await readMultipart(req, {
+    maxBodyBytes: MAX_MULTIPART_BYTES,
+    maxTextBytes: MAX_BODY_BYTES,
+    maxParts: MAX_PARTS,
+    fileCap: (name) => {
+      const field = fields.get(name);
+      // A second file under one name is refused later: keep none of its bytes.
+      if (!field || !isFileType(field.type) || seen.has(name)) return 0;
+      seen.add(name);
+      return maxFileBytes(field, workspace);
+    },
+  });
+  return splitEntries(entries, form, workspace);
+}
+
+/** The 422 items of the files whose bytes exceeded their field's limit. */
+export function oversizeErrors(files: PostedFile[]): FieldError[] {
+  return files.filter((f) => f.file.bytes === null).map(({ field, maxBytes }) => ({
+    ...fileError(field, `${field.label || field.name} accepts files up to ${fmtMB(maxBytes)}.`),
+    type: "maxSizeMB",
+  }));
+}
+
+function fmtMB(bytes: number): string {
+  const mb = bytes / MB;
+  return `${Number.isInteger(mb) ? mb : mb.toFixed(1)} MB`;
+}
+
+/**
+ * What a multipart post's idempotency key is compared on: the text values plus each
+ * file's name, size and declared type (not the storage path, which is new every time).
+ */
+export function postedPayload(post: FormPost): Record<string, unknown> {
+  const files = post.files.map(({ field, file }) => [
+    field.name,
+    { file: file.name, size: file.size, type: file.type },
+  ]);
+  return { ...post.data, ...Object.fromEntries(files) };
 }
 
 /** Sorts posted entries into data, files and the reserved values. */
-export function splitEntries(entries: [string, string | File][], form: Form): FormPost {
+export function splitEntries(
+  entries: [string, string | MultipartFile][],
+  form: Form,
+  workspace: Workspace,
+): FormPost {
   const fields = new Map(form.fields.map((f) => [f.name, f]));
   const data: Record<string, string | string[]> = {};
   const reserved = new Map<string, string>();
@@ -109,7 +146,7 @@ export function splitEntries(entries: [string, string | File][], form: Form): Fo
       if (files.some((f) => f.field.name === name)) {
         throw errors.badRequest(`'${name}' takes one file.`);
       }
-      files.push({ field, file: value });
+      files.push({ field, file: value, maxBytes: maxFileBytes(field, workspace) });
       continue;
     }
     if (!field && (RESERVED_NAMES as readonly string[]).includes(name)) {

@@ -1,7 +1,7 @@
 /**
  * Admin sessions: a random cookie value, stored in KV only as its SHA-256 digest, with a
  * server-side expiry checked on every read (KV `expireIn` is lazy) and a per-session CSRF
- * token for the admin's forms.
+ * token for the admin's forms. The expiry slides: activity renews it, up to an absolute cap.
  * @module
  */
 import type { Config } from "./config.ts";
@@ -10,8 +10,12 @@ import { randomBase62, sha256Hex } from "./ids.ts";
 import { keys } from "./kv_keys.ts";
 import { withKvRetry } from "./kv.ts";
 
-/** Sessions end this long after sign-in, whatever the activity (an admin console). */
-export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+/** A session ends this long after its last request (renewed on activity). */
+export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
+/** ... and at the latest this long after sign-in, however active (an admin console). */
+export const SESSION_MAX_MS = 3 * 24 * 60 * 60 * 1000;
+/** Renewals are written at most this often, so a page view is not a KV write each. */
+export const SESSION_RENEW_STEP_MS = 5 * 60 * 1000;
 /** Cookie value length: 43 base62 characters, about 256 bits. */
 const TOKEN_LENGTH = 43;
 
@@ -22,7 +26,9 @@ export interface Session {
   csrf: string;
   /** The workspace the admin is looking at (the switcher). */
   workspace_id: string | null;
+  /** Sign-in time; the absolute cap counts from here. */
   created_at: number;
+  /** The sliding expiry: the last renewal plus the idle window, capped. */
   expires_at: number;
 }
 
@@ -39,12 +45,12 @@ export async function createSession(
     csrf: randomBase62(32),
     workspace_id: workspaceId,
     created_at: now,
-    expires_at: now + SESSION_TTL_MS,
+    expires_at: now + SESSION_IDLE_MS,
   };
   const key = keys.session(await sha256Hex(token));
   const res = await withKvRetry(() =>
     deps.kv.atomic().check({ key, versionstamp: null })
-      .set(key, session, { expireIn: SESSION_TTL_MS }).commit()
+      .set(key, session, { expireIn: SESSION_IDLE_MS }).commit()
   );
   if (!res.ok) throw new Error("session token collision");
   return { token, session };
@@ -59,11 +65,43 @@ export async function getSession(
   const key = keys.session(await sha256Hex(token));
   const entry = await withKvRetry(() => deps.kv.get<Session>(key));
   if (!entry.value) return null;
-  if (entry.value.expires_at <= deps.now()) {
+  if (!live(entry.value, deps.now())) {
     await withKvRetry(() => deps.kv.atomic().check(entry).delete(key).commit());
     return null;
   }
   return entry.value;
+}
+
+/** Whether a session is within both its sliding expiry and its absolute cap. */
+function live(session: Session, now: number): boolean {
+  return session.expires_at > now && session.created_at + SESSION_MAX_MS > now;
+}
+
+/** The expiry a request at `now` earns: idle window from now, never past the absolute cap. */
+function renewedExpiry(session: Session, now: number): number {
+  return Math.min(now + SESSION_IDLE_MS, session.created_at + SESSION_MAX_MS);
+}
+
+/**
+ * Slides a live session's expiry after a request (at most one write per renew step). A lost
+ * race with another write (a renewal or a workspace switch) is left alone: the next request
+ * renews again. Returns the session as it now stands.
+ */
+export async function renewSession(
+  deps: Pick<Deps, "kv" | "now">,
+  token: string,
+  session: Session,
+): Promise<Session> {
+  const now = deps.now();
+  if (renewedExpiry(session, now) - session.expires_at < SESSION_RENEW_STEP_MS) return session;
+  const key = keys.session(await sha256Hex(token));
+  const entry = await withKvRetry(() => deps.kv.get<Session>(key));
+  if (!entry.value || !live(entry.value, now)) return session;
+  const next = { ...entry.value, expires_at: renewedExpiry(entry.value, now) };
+  const res = await withKvRetry(() =>
+    deps.kv.atomic().check(entry).set(key, next, { expireIn: next.expires_at - now }).commit()
+  );
+  return res.ok ? next : session;
 }
 
 /** Ends a session (sign-out). Unknown tokens are ignored. */
@@ -82,7 +120,7 @@ export async function setSessionWorkspace(
   const key = keys.session(await sha256Hex(token));
   for (let attempt = 0; attempt < 10; attempt++) {
     const entry = await withKvRetry(() => deps.kv.get<Session>(key));
-    if (!entry.value || entry.value.expires_at <= deps.now()) return false;
+    if (!entry.value || !live(entry.value, deps.now())) return false;
     const next = { ...entry.value, workspace_id: workspaceId };
     const res = await withKvRetry(() =>
       deps.kv.atomic().check(entry).set(key, next, {
@@ -125,7 +163,8 @@ export function sessionCookie(config: Pick<Config, "baseUrl">, token: string | n
     "Path=/",
     "HttpOnly",
     "SameSite=Lax",
-    `Max-Age=${token ? Math.floor(SESSION_TTL_MS / 1000) : 0}`,
+    // The cookie may outlive the session; the server-side expiry is what counts.
+    `Max-Age=${token ? Math.floor(SESSION_MAX_MS / 1000) : 0}`,
   ];
   if (secure(config)) parts.push("Secure");
   return parts.join("; ");

@@ -2,7 +2,9 @@
  * Deleting submissions through the Server Data API: up to 500 ids a call, each removed
  * with its indexes and counts (submission_index.ts) in commits of ten, each commit
  * checking the records it deletes so a concurrent status change or delete is never
- * counted twice. Attached files go to a `delete_files` job enqueued in the same commit.
+ * counted twice. Attached files go to a `delete_files` job enqueued in the same commit,
+ * and each also gets an `upload_pending` entry so the cleanup sweep removes it should
+ * that job never succeed.
  * @module
  */
 import { z } from "zod";
@@ -12,6 +14,7 @@ import { keys, type Mode } from "./kv_keys.ts";
 import { delay, withKvRetry } from "./kv.ts";
 import { enqueueJob } from "./queue.ts";
 import type { Form, Submission } from "./schemas.ts";
+import { UPLOAD_GRACE_MS, UPLOAD_URL_TTL_SEC } from "./uploads.ts";
 import { CounterDeltas, indexDeleted } from "./submission_index.ts";
 import { isPlausibleSubmissionId } from "./submission_query.ts";
 
@@ -56,7 +59,7 @@ export interface DeleteResult {
  * ids deleted already, are `not_found`; a repeated id counts once.
  */
 export async function deleteSubmissions(
-  deps: Pick<Deps, "kv">,
+  deps: Pick<Deps, "kv" | "now">,
   form: Form,
   mode: Mode,
   ids: string[],
@@ -66,7 +69,7 @@ export async function deleteSubmissions(
   const candidates = unique.filter(isPlausibleSubmissionId);
   let deleted = 0;
   for (let i = 0; i < candidates.length; i += PER_COMMIT) {
-    const r = await deleteChunk(deps.kv, form, mode, candidates.slice(i, i + PER_COMMIT));
+    const r = await deleteChunk(deps, form, mode, candidates.slice(i, i + PER_COMMIT));
     deleted += r.deleted;
     notFound.push(...r.not_found);
   }
@@ -76,11 +79,12 @@ export async function deleteSubmissions(
 
 /** Deletes up to ten submissions in one checked commit, re-reading on conflict. */
 async function deleteChunk(
-  kv: Deno.Kv,
+  deps: Pick<Deps, "kv" | "now">,
   form: Form,
   mode: Mode,
   ids: string[],
 ): Promise<DeleteResult> {
+  const kv = deps.kv;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const entries = await withKvRetry(() =>
       kv.getMany<Submission[]>(ids.map((id) => keys.submission(form.id, id)))
@@ -104,6 +108,10 @@ async function deleteChunk(
     if (deleted === 0) return { deleted, not_found: notFound };
     counters.applyTo(op);
     if (paths.length) enqueueJob(op, { type: "delete_files", paths });
+    // Safety net for a job that never succeeds; looked at only once any upload URL for
+    // the path has expired, so a late re-PUT cannot outlive the sweep.
+    const sweepAt = deps.now() + UPLOAD_URL_TTL_SEC * 1000 + UPLOAD_GRACE_MS;
+    for (const path of paths) op.set(keys.uploadPending(sweepAt, path), true);
     const res = await withKvRetry(() => op.commit());
     if (res.ok) return { deleted, not_found: notFound };
     await delay(Math.random() * Math.min(2 ** attempt, 50));

@@ -9,9 +9,16 @@ import { requireScope } from "./api_keys.ts";
 import { isPlainObject, MAX_STORED_BYTES, storedSize } from "./body.ts";
 import type { Deps } from "./deps.ts";
 import { AppError, errors } from "./errors.ts";
-import { requireLiveForm } from "./forms.ts";
-import { findReplay, payloadHash } from "./idempotency.ts";
-import { type LimitSpend, peekLimit, spendQuietly } from "./rate_limit.ts";
+import { isPlausibleFormId, requireLiveForm } from "./forms.ts";
+import {
+  findReplay,
+  type IdempotencyRecord,
+  payloadHash,
+  replayOrConflict,
+} from "./idempotency.ts";
+import { keys } from "./kv_keys.ts";
+import { getManyChunked, withKvRetry } from "./kv.ts";
+import { limitKey, type LimitSpend, spendQuietly, wouldAllow } from "./rate_limit.ts";
 import type { Form, SubmissionSignals, Workspace } from "./schemas.ts";
 import type { WriteOutcome } from "./submission_writer.ts";
 import { validateData, type ValueSource } from "./validator.ts";
@@ -71,6 +78,8 @@ export interface SubmitContext {
   origin: string | null;
   userAgent: string | null;
   idempotencyKey?: string;
+  /** What the key is compared on when not `data` (a multipart post: files by name and size). */
+  payloadHash?: string;
   source: ValueSource;
 }
 
@@ -110,9 +119,49 @@ export async function submit(
 ): Promise<WriteOutcome> {
   const spend = submitSpend(deps, ctx);
   return await countingRefusals(deps, spend, async () => {
-    const { form, workspace } = await loadSubmitTarget(deps, ctx);
-    return await admit(deps, ctx, body, form, workspace, spend);
+    const state = await readSubmitState(deps, ctx, spend);
+    return await admit(deps, ctx, body, state, spend);
   });
+}
+
+/** What a submit reads before deciding, fetched together. */
+interface SubmitState {
+  form: Form;
+  workspace: Workspace;
+  /** The caller's rate-limit state for this route. */
+  limit: Deno.KvEntryMaybe<unknown>;
+  /** A stored result under the request's Idempotency-Key, or null. */
+  idempotency: IdempotencyRecord | null;
+}
+
+/**
+ * Reads the form, the caller's rate-limit state and the idempotency record in ONE KV
+ * operation (plus the workspace for browser submits; a key's workspace was read when the
+ * key was): KV operations are the cost to count on this path.
+ */
+async function readSubmitState(
+  deps: Pick<Deps, "kv">,
+  ctx: SubmitContext,
+  spend: LimitSpend,
+): Promise<SubmitState> {
+  if (ctx.auth) requireScope(ctx.auth, "submit");
+  if (!isPlausibleFormId(ctx.formId)) throw errors.formNotFound();
+  const mode = ctx.auth?.mode ?? "live";
+  const wanted: Deno.KvKey[] = [keys.form(ctx.formId), limitKey(spend)];
+  if (ctx.idempotencyKey) wanted.push(keys.idempotency(ctx.formId, mode, ctx.idempotencyKey));
+  const [formEntry, limit, idem] = await getManyChunked(deps.kv, wanted);
+  const form = formEntry.value as Form | null;
+  if (!form) throw errors.formNotFound();
+  let workspace: Workspace | null;
+  if (ctx.auth) {
+    // A key of another workspace gets the same 404 as a missing form.
+    workspace = form.workspace_id === ctx.auth.workspace.id ? ctx.auth.workspace : null;
+  } else {
+    workspace = (await withKvRetry(() => deps.kv.get<Workspace>(keys.workspace(form.workspace_id))))
+      .value;
+  }
+  if (!workspace || workspace.suspended) throw errors.formNotFound();
+  return { form, workspace, limit, idempotency: (idem?.value ?? null) as IdempotencyRecord | null };
 }
 
 /** Marks an error already counted against a rate limit, so outer layers do not count it again. */
@@ -142,18 +191,17 @@ async function admit(
   deps: Deps,
   ctx: SubmitContext,
   body: SubmitBody,
-  form: Form,
-  workspace: Workspace,
+  state: SubmitState,
   spend: LimitSpend,
 ): Promise<WriteOutcome> {
-  if (!(await peekLimit(deps, spend))) throw errors.rateLimited();
+  const { form, workspace } = state;
+  if (!wouldAllow(state.limit, deps.now(), spend.perMinute)) throw errors.rateLimited();
   checkOrigin(deps, form, ctx);
   const mode = ctx.auth?.mode ?? "live";
   const metadata = body.metadata ?? {};
-  const hash = ctx.idempotencyKey ? await payloadHash(body.data, metadata) : "";
-  if (ctx.idempotencyKey) {
-    const replay = await findReplay(deps, form.id, mode, ctx.idempotencyKey, hash);
-    if (replay) return { replayed: true, body: replay };
+  const hash = ctx.idempotencyKey ? ctx.payloadHash ?? await payloadHash(body.data, metadata) : "";
+  if (state.idempotency && state.idempotency.expires_at > deps.now()) {
+    return { replayed: true, body: replayOrConflict(state.idempotency, hash) };
   }
   if (!form.accepting) throw errors.formClosed();
   if (body.schema_version !== undefined && body.schema_version !== form.schema_version) {

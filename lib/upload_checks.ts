@@ -52,6 +52,7 @@ const ALIASES: Record<string, string> = {
   "image/x-png": "image/png",
   "audio/mp3": "audio/mpeg",
   "audio/x-mp3": "audio/mpeg",
+  "audio/m4a": "audio/x-m4a",
   "audio/x-wav": "audio/wav",
   "audio/wave": "audio/wav",
   "audio/vnd.wave": "audio/wav",
@@ -59,6 +60,42 @@ const ALIASES: Record<string, string> = {
   "text/x-markdown": "text/markdown",
   "text/comma-separated-values": "text/csv",
 };
+
+/**
+ * Containers `file-type` reports by their generic type, and the specific types a
+ * declaration may name for them: a Chrome audio recording is WebM (`video/webm`), Safari's
+ * an `isom` MP4, a legacy .doc/.xls/.ppt a bare CFB, an Office/OpenDocument file whose
+ * markers lie past the inspected head a plain ZIP. When the bytes are such a container and
+ * the declared type is one of its members (and allowed), the declared type is stored.
+ */
+const CONTAINERS: Record<string, string[]> = {
+  "video/webm": ["audio/webm"],
+  "video/matroska": ["audio/x-matroska"],
+  "video/mp4": ["audio/mp4", "audio/x-m4a"],
+  "audio/x-m4a": ["audio/mp4"],
+  "video/3gpp": ["audio/3gpp"],
+  "video/3gpp2": ["audio/3gpp2"],
+  "application/ogg": ["audio/ogg", "video/ogg"],
+  "application/x-cfb": [
+    "application/msword",
+    "application/vnd.ms-excel",
+    "application/vnd.ms-powerpoint",
+  ],
+  "application/zip": [
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    "application/vnd.oasis.opendocument.text",
+    "application/vnd.oasis.opendocument.spreadsheet",
+    "application/vnd.oasis.opendocument.presentation",
+    "application/epub+zip",
+  ],
+};
+
+/** Whether bytes detected as `detected` may be stored as the declared `declared`. */
+export function containerMember(detected: string, declared: string): boolean {
+  return CONTAINERS[detected]?.includes(declared) ?? false;
+}
 
 /** Allowed types of a file-like field without `allowedTypes`. */
 const DEFAULT_ALLOWED: Record<string, string[]> = {
@@ -111,7 +148,8 @@ export type Inspection = { ok: true; mimeType: string } | { ok: false; reason: s
 
 /**
  * Decides what the bytes really are and whether the field allows that: a detected
- * signature wins over the declaration (and must match its top-level type); without a
+ * signature wins over the declaration (and must match its top-level type), except that a
+ * generic container (see CONTAINERS) keeps a declared member type; without a
  * signature only the text types pass, and only as valid UTF-8 without NULs or markup.
  * `head` is the file's start; `complete` says whether it is the whole file.
  */
@@ -129,6 +167,9 @@ export async function inspectBytes(
   const detected = await fileTypeFromBuffer(head).catch(() => undefined);
   if (detected) {
     const real = ALIASES[detected.mime] ?? detected.mime;
+    if (containerMember(real, declared) && typeAllowed(declared, allowed)) {
+      return { ok: true, mimeType: declared };
+    }
     const family = (t: string) => t.split("/")[0];
     if (
       real !== declared && declared !== "application/octet-stream" &&

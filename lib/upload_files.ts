@@ -9,7 +9,7 @@ import type { Deps } from "./deps.ts";
 import { errors, type FieldError } from "./errors.ts";
 import { getForm } from "./forms.ts";
 import { keys, type Mode } from "./kv_keys.ts";
-import { withKvRetry } from "./kv.ts";
+import { commitWithRetry, u64Value, withKvRetry } from "./kv.ts";
 import type { Field, Form, Submission } from "./schemas.ts";
 import { isFileType } from "./schemas.ts";
 import type { Rider } from "./submission_writer.ts";
@@ -20,8 +20,11 @@ import {
   fileRefOf,
   incomingKey,
   isUploadPath,
+  storageCap,
+  storageFullMessage,
   type UploadGrant,
 } from "./uploads.ts";
+import { getWorkspace } from "./workspaces.ts";
 
 /** Bytes read from the start of a file to inspect it (magic bytes, text rule, markers). */
 export const HEAD_BYTES = 256 * 1024;
@@ -35,9 +38,12 @@ export const MAX_FILES_PER_SUBMISSION = 6;
 
 /**
  * Verifies an uploaded object once: size equal to the declaration, real type allowed for
- * the field. Good bytes move to their final key (only the version inspected); bad bytes
- * are deleted and the grant is marked rejected with the reason. A grant with nothing
- * uploaded yet is returned unchanged.
+ * the field, room left in the workspace's storage. Good bytes move to their final key
+ * (only the version inspected) and their size is added to `storage_used` in the commit
+ * that marks the grant verified (checked against the counter, so concurrent verifications
+ * cannot pass the cap together); bad bytes, or bytes that would pass the cap, are deleted
+ * and the grant is marked rejected with the reason. A grant with nothing uploaded yet is
+ * returned unchanged.
  */
 export async function verifyUpload(
   deps: Deps,
@@ -48,6 +54,12 @@ export async function verifyUpload(
   const incoming = incomingKey(g.path);
   const info = await deps.storage.head(incoming);
   if (!info) return g;
+  // Grants from before verification counted (no `counted`) reserved their bytes already.
+  const counts = g.counted === false;
+  const workspace = counts ? await getWorkspace(deps, g.workspace_id) : null;
+  const cap = workspace ? storageCap(workspace) : 0;
+  const full = workspace ? storageFullMessage(workspace) : "The workspace no longer exists.";
+  const usedKey = keys.storageUsed(g.workspace_id);
   let verdict: Inspection;
   if (info.size !== g.size_bytes) {
     verdict = {
@@ -62,6 +74,11 @@ export async function verifyUpload(
     );
     verdict = await inspectBytes(head, g.size_bytes <= HEAD_BYTES, g.declared_type, g.allowed);
   }
+  if (verdict.ok && counts) {
+    // Cheap early refusal; the commit below decides for real.
+    const used = await withKvRetry(() => deps.kv.get(usedKey));
+    if (u64Value(used.value) + g.size_bytes > cap) verdict = { ok: false, reason: full };
+  }
   try {
     if (verdict.ok) await deps.storage.promote(incoming, fileKey(g.path), info.etag);
     else await deps.storage.delete(incoming);
@@ -72,11 +89,35 @@ export async function verifyUpload(
     throw err;
   }
   const { claimed_until: _, ...rest } = g;
-  const next: UploadGrant = verdict.ok
-    ? { ...rest, state: "verified", mime_type: verdict.mimeType }
-    : { ...rest, state: "rejected", reason: verdict.reason };
-  const res = await withKvRetry(() => deps.kv.atomic().check(entry).set(entry.key, next).commit());
-  if (res.ok) return next;
+  const next = await commitWithRetry(deps.kv, async (op) => {
+    const cur = await deps.kv.get<UploadGrant>(entry.key);
+    if (cur.versionstamp !== entry.versionstamp) return null; // someone else decided
+    if (!verdict.ok) {
+      op.check(cur).set(entry.key, { ...rest, state: "rejected", reason: verdict.reason });
+      return { ...rest, state: "rejected", reason: verdict.reason } as UploadGrant;
+    }
+    const verified: UploadGrant = { ...rest, state: "verified", mime_type: verdict.mimeType };
+    if (!counts) {
+      op.check(cur).set(entry.key, verified);
+      return verified;
+    }
+    const used = await deps.kv.get(usedKey);
+    const total = u64Value(used.value) + g.size_bytes;
+    if (total > cap) {
+      const refused: UploadGrant = { ...rest, state: "rejected", reason: full };
+      op.check(cur).set(entry.key, refused);
+      return refused;
+    }
+    op.check(cur, used)
+      .set(entry.key, { ...verified, counted: true })
+      .set(usedKey, new Deno.KvU64(BigInt(total)));
+    return { ...verified, counted: true };
+  });
+  if (next) {
+    // Promoted, then refused for quota: the file must not stay behind uncounted.
+    if (verdict.ok && next.state === "rejected") await deps.storage.delete(fileKey(g.path));
+    return next;
+  }
   const fresh = (await withKvRetry(() => deps.kv.get<UploadGrant>(entry.key))).value;
   if (verdict.ok && fresh?.state !== "verified" && fresh?.state !== "attached") {
     // Cleanup removed the grant meanwhile: do not leave our copy behind as an orphan.

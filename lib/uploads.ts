@@ -1,8 +1,9 @@
 /**
  * Upload grants, step one of SPEC part 4's two-step upload: every check of the
- * upload-URL endpoint (file-like field, allowed types, field and plan size limits, the
- * workspace's total storage as a reserved-bytes counter), a server-generated path, and
- * the grant kept in KV with its own expiry and a delayed cleanup job.
+ * upload-URL endpoint (file-like field, allowed types, field and plan size limits, room in
+ * the workspace's storage), a server-generated path, and the grant kept in KV with its own
+ * expiry and a delayed cleanup job. Bytes count against storage only once verified
+ * (upload_files.ts), so upload URLs alone can never fill a workspace.
  * @module
  */
 import { z } from "zod";
@@ -31,7 +32,7 @@ export const UPLOAD_URL_TTL_SEC = 15 * 60;
 export const GRANT_TTL_MS = 24 * 60 * 60 * 1000;
 /**
  * After the upload URL expired, this long until cleanup first looks at a grant: one never
- * uploaded or refused is removed then (its reserved bytes released), a verified one waits
+ * uploaded or refused is removed then, a verified one waits
  * for its submission until `due_at`.
  */
 export const UPLOAD_GRACE_MS = 5 * 60 * 1000;
@@ -66,6 +67,12 @@ export interface UploadGrant {
   mime_type?: string;
   /** Why verification refused the bytes. */
   reason?: string;
+  /**
+   * Whether `size_bytes` is in the workspace's `storage_used` (set when verified; removal
+   * subtracts only then). Absent on grants made before verification counted: those
+   * reserved their bytes when the URL was issued, so they count as counted.
+   */
+  counted?: boolean;
   submission_id?: string;
   mode?: Mode;
 }
@@ -148,7 +155,7 @@ export async function createUploadGrant(
       type: "unknown_field",
     }]);
   }
-  const grant = await reserveGrant(deps, form, workspace, field, {
+  const grant = await issueGrant(deps, form, workspace, field, {
     fileName: body.fileName,
     contentType: body.contentType,
     size: body.sizeBytes,
@@ -182,7 +189,7 @@ export async function acceptDirectUpload(
   bytes: Uint8Array,
 ): Promise<FileRef> {
   const { workspace } = await requireLiveForm(deps, form.id);
-  const grant = await reserveGrant(deps, form, workspace, field, {
+  const grant = await issueGrant(deps, form, workspace, field, {
     fileName,
     contentType,
     size: bytes.byteLength,
@@ -202,10 +209,11 @@ export function fileError(field: Field, message: string): FieldError {
 }
 
 /**
- * Checks a declared upload against the field and the plan, reserves its bytes against
- * the workspace's storage and stores the grant with its cleanup job, in one commit.
+ * Checks a declared upload against the field, the plan and the workspace's storage as
+ * used now (nothing is reserved: the bytes count once verified), and stores the grant
+ * with its cleanup job in one commit.
  */
-export async function reserveGrant(
+export async function issueGrant(
   deps: Deps,
   form: Form,
   workspace: Workspace,
@@ -252,31 +260,33 @@ export async function reserveGrant(
     due_at: now + GRANT_TTL_MS,
     check_at: now + UPLOAD_URL_TTL_SEC * 1000 + UPLOAD_GRACE_MS,
     state: "pending",
+    counted: false,
   };
-  const capBytes = plan.storageMB * MB;
-  await commitWithRetry(deps.kv, async (op) => {
-    const used = await deps.kv.get(keys.storageUsed(workspace.id));
-    if (u64Value(used.value) + input.size > capBytes) {
-      throw new AppError(
-        429,
-        "quota_exceeded",
-        `This workspace's file storage (${plan.storageMB} MB on the ${plan.name} plan) is full.`,
-      );
-    }
-    op.check(used)
-      .check({ key: keys.uploadGrant(grant.path), versionstamp: null })
-      .set(
-        keys.storageUsed(workspace.id),
-        new Deno.KvU64(BigInt(u64Value(used.value) + input.size)),
-      )
+  const used = await withKvRetry(() => deps.kv.get(keys.storageUsed(workspace.id)));
+  if (u64Value(used.value) + input.size > storageCap(workspace)) {
+    throw new AppError(429, "quota_exceeded", storageFullMessage(workspace));
+  }
+  await commitWithRetry(deps.kv, (op) => {
+    op.check({ key: keys.uploadGrant(grant.path), versionstamp: null })
       .set(keys.uploadGrant(grant.path), grant)
       .set(keys.uploadPending(grant.check_at, grant.path), true);
     enqueueJob(op, { type: "cleanup_upload", path: grant.path }, {
       delay: grant.check_at - now + 1000,
     });
-    return true;
+    return Promise.resolve(true);
   });
   return grant;
+}
+
+/** Bytes a workspace may store under its plan. */
+export function storageCap(workspace: Workspace): number {
+  return planOf(workspace.plan).storageMB * MB;
+}
+
+/** The message of a full workspace's storage (429 at upload-URL time, 422 on verification). */
+export function storageFullMessage(workspace: Workspace): string {
+  const plan = planOf(workspace.plan);
+  return `This workspace's file storage (${plan.storageMB} MB on the ${plan.name} plan) is full.`;
 }
 
 function fmtMB(bytes: number): string {

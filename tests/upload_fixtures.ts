@@ -7,6 +7,8 @@ import assert from "node:assert/strict";
 import S3rver from "@20minutes/s3rver";
 import type { Deps } from "../lib/deps.ts";
 import { keys } from "../lib/kv_keys.ts";
+import { u64Value } from "../lib/kv.ts";
+import type { UploadGrant } from "../lib/uploads.ts";
 import type { FormDefinition, Submission } from "../lib/schemas.ts";
 import { postJson, type TestEnv, testEnv } from "./helpers.ts";
 
@@ -218,6 +220,32 @@ export async function storedSubmission(
   id: string,
 ): Promise<Submission> {
   return (await u.deps.kv.get<Submission>(keys.submission(formId, id))).value!;
+}
+
+/** The workspace's `storage_used` counter in bytes. */
+export async function storageUsed(u: UploadEnv, workspaceId: string): Promise<number> {
+  return u64Value((await u.deps.kv.get(keys.storageUsed(workspaceId))).value);
+}
+
+/**
+ * Asserts the workspace's counter is `base` plus the sizes of its verified and attached
+ * grants (the bytes really stored); returns the counter.
+ */
+export async function assertCounterExact(
+  u: UploadEnv,
+  workspaceId: string,
+  base = 0,
+): Promise<number> {
+  let sum = base;
+  for await (const e of u.deps.kv.list<UploadGrant>({ prefix: keys.uploadGrants() })) {
+    const g = e.value;
+    if (g.workspace_id === workspaceId && (g.state === "verified" || g.state === "attached")) {
+      sum += g.size_bytes;
+    }
+  }
+  const used = await storageUsed(u, workspaceId);
+  assert.equal(used, sum, "storage_used must equal the verified and attached bytes");
+  return used;
 }
 
 /** Tampers with the signature of an upload: the local token's or the URL's. */

@@ -2,11 +2,13 @@
  * Cleanup of upload grants: the delayed `cleanup_upload` job per grant, and
  * `sweepUploads`, the periodic safety net over the `upload_pending` index. A grant is
  * looked at once its upload URL has expired (plus a grace period): never uploaded or
- * refused, it is removed then, releasing its reserved bytes; verified, it waits for its
- * submission until `due_at`, then goes. Removal first marks the grant `expired` in a
- * checked commit (after that no submission can attach it), then deletes its objects, then
- * the record, its index entry and its reserved bytes in one commit. An attached grant's
- * file is never touched; only a stray re-PUT under `incoming/` is cleared.
+ * refused, it is removed then; verified, it waits for its submission until `due_at`, then
+ * goes. Removal first marks the grant `expired` in a checked commit (after that no
+ * submission can attach it), then deletes its objects, then the record, its index entry
+ * and (when verified, so counted) its bytes from `storage_used` in one commit. A file
+ * attached to an existing submission is never touched; only a stray re-PUT under
+ * `incoming/` is cleared. One attached to a deleted submission is removed here too (the
+ * delete writes an index entry for it), in case `delete_files` never ran.
  * @module
  */
 import type { Deps } from "../deps.ts";
@@ -78,6 +80,11 @@ export async function reviewGrant(
   }
   if (now < g.check_at && now < g.due_at) return false;
   if (g.state === "attached") {
+    if (!await submissionExists(deps, g)) {
+      // Its submission was deleted and `delete_files` has not (yet) removed the file.
+      await deleteObjects(deps, path);
+      return await dropGrant(deps, path, "attached");
+    }
     // The URL has expired: `incoming/` can only hold a late re-PUT, never the file.
     await deps.storage.delete(incomingKey(path));
     await withKvRetry(() => deps.kv.delete(keys.uploadPending(g.check_at, path)));
@@ -146,6 +153,16 @@ function removable(g: UploadGrant, now: number): boolean {
   return g.state !== "uploading" || (g.claimed_until ?? 0) <= now;
 }
 
+/**
+ * Whether the submission an attached grant belongs to still exists. Attaching and
+ * writing the submission are one commit, so "attached but no submission" means deleted.
+ */
+export async function submissionExists(deps: Deps, g: UploadGrant): Promise<boolean> {
+  if (!g.submission_id) return true; // cannot tell: never remove on a guess
+  const sub = await withKvRetry(() => deps.kv.get(keys.submission(g.form_id, g.submission_id!)));
+  return sub.value !== null;
+}
+
 /** Deletes both objects a path may have (unverified upload and verified file). */
 export async function deleteObjects(deps: Deps, path: string): Promise<void> {
   await deps.storage.delete(incomingKey(path));
@@ -153,8 +170,9 @@ export async function deleteObjects(deps: Deps, path: string): Promise<void> {
 }
 
 /**
- * Deletes a grant record in state `state`, its index entry, and releases its bytes from
- * the workspace's storage counter (never below zero), in one checked commit.
+ * Deletes a grant record in state `state`, its index entry, and, when its bytes were
+ * counted (verified), subtracts them from the workspace's storage counter (never below
+ * zero), in one checked commit.
  */
 export async function dropGrant(
   deps: Deps,
@@ -166,12 +184,16 @@ export async function dropGrant(
     const entry = await deps.kv.get<UploadGrant>(key);
     const g = entry.value;
     if (!g || g.state !== state) return null;
-    const usedKey = keys.storageUsed(g.workspace_id);
-    const used = await deps.kv.get(usedKey);
-    op.check(entry, used)
-      .delete(key)
-      .delete(keys.uploadPending(g.check_at, path))
-      .set(usedKey, new Deno.KvU64(BigInt(Math.max(0, u64Value(used.value) - g.size_bytes))));
+    op.check(entry).delete(key).delete(keys.uploadPending(g.check_at, path));
+    // `counted` absent: a grant from before verification counted, which reserved its bytes.
+    if (g.counted !== false) {
+      const usedKey = keys.storageUsed(g.workspace_id);
+      const used = await deps.kv.get(usedKey);
+      op.check(used).set(
+        usedKey,
+        new Deno.KvU64(BigInt(Math.max(0, u64Value(used.value) - g.size_bytes))),
+      );
+    }
     return true;
   });
   return done === true;

@@ -1,6 +1,8 @@
 /**
  * `delete_files`: removes the files of deleted submissions (enqueued in the commit that
  * deletes them). Idempotent, and it never removes a file whose submission still exists.
+ * Should it never succeed, the cleanup sweep does the same work from the `upload_pending`
+ * entries that delete wrote (cleanup_upload.ts).
  * @module
  */
 import type { Deps } from "../deps.ts";
@@ -8,7 +10,7 @@ import { keys } from "../kv_keys.ts";
 import { withKvRetry } from "../kv.ts";
 import type { Job } from "../queue.ts";
 import { isUploadPath, type UploadGrant } from "../uploads.ts";
-import { deleteObjects, dropGrant } from "./cleanup_upload.ts";
+import { deleteObjects, dropGrant, submissionExists } from "./cleanup_upload.ts";
 
 /** Handler of `delete_files`. */
 export async function deleteFiles(
@@ -23,12 +25,7 @@ export async function deleteFiles(
       if (!g) await deleteObjects(deps, path);
       continue;
     }
-    if (g.submission_id) {
-      const sub = await withKvRetry(() =>
-        deps.kv.get(keys.submission(g.form_id, g.submission_id!))
-      );
-      if (sub.value) continue;
-    }
+    if (await submissionExists(deps, g)) continue;
     await deleteObjects(deps, path);
     await dropGrant(deps, path, "attached");
   }

@@ -2,7 +2,8 @@
  * Island bundles for the browser. Each `islands/<Name>.tsx` default-exports a Preact
  * component; it is bundled with esbuild using the automatic `react-jsx` transform (bundles
  * built with `precompile` JSX hydrate but silently lose their handlers) plus a small
- * entry that hydrates every `[data-island="<Name>"]` element with its JSON props.
+ * entry that hydrates every `[data-island="<Name>"]` element with its JSON props and then
+ * marks it `data-hydrated` (its handlers are live: what tests and scripts can wait for).
  * Built in memory on first use, or ahead of time by `deno task build` into
  * `static/build/` (Deno Deploy, where esbuild's native binary is unavailable).
  * @module
@@ -35,6 +36,7 @@ import Island from ${JSON.stringify(file)};
 for (const el of document.querySelectorAll('[data-island=${JSON.stringify(name)}]')) {
   const data = document.getElementById(el.getAttribute("data-props-id") || "");
   hydrate(h(Island, data ? JSON.parse(data.textContent || "{}") : {}), el);
+  el.setAttribute("data-hydrated", "");
 }
 `;
 }

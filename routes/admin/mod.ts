@@ -12,7 +12,7 @@ import { AppError } from "../../lib/errors.ts";
 import type { AppEnv } from "../../lib/http.ts";
 import { MAX_BODY_BYTES, readBody } from "../../lib/body.ts";
 import { renderDocument } from "../../lib/ui/document.tsx";
-import { csrfMatches, getSession, readSessionToken } from "../../lib/sessions.ts";
+import { csrfMatches, getSession, readSessionToken, renewSession } from "../../lib/sessions.ts";
 import { getUser } from "../../lib/users.ts";
 import { getWorkspace, listWorkspaces } from "../../lib/workspaces.ts";
 import { Layout } from "./_layout.tsx";
@@ -96,8 +96,9 @@ async function run(
   const token = readSessionToken(deps.config, c.req.header("cookie"));
   const state = await loadState(deps, token);
   if (!state && !mod.isPublic) {
-    const next = encodeURIComponent(url.pathname + url.search);
-    return c.redirect(`/admin/login?next=${next}`, 303);
+    // A POST-only path would be a 404 after sign-in: return to the page the form was on.
+    const back = method === "GET" ? url.pathname + url.search : refererPage(deps, c);
+    return c.redirect(back ? `/admin/login?next=${encodeURIComponent(back)}` : "/admin/login", 303);
   }
   const body = method === "POST" ? await readForm(c) : new URLSearchParams();
   if (method === "POST" && state && !csrfMatches(state.session, body.get("_csrf"))) {
@@ -146,6 +147,22 @@ function sameOrigin(deps: Deps, c: Context<AppEnv>): boolean {
   return ours.has(origin);
 }
 
+/** The same-origin admin page in `Referer` (sent in full: Referrer-Policy same-origin). */
+function refererPage(deps: Deps, c: Context<AppEnv>): string | null {
+  let ref: URL;
+  try {
+    ref = new URL(c.req.header("referer") ?? "");
+  } catch {
+    return null;
+  }
+  const ours = [new URL(c.req.url).origin, new URL(deps.config.baseUrl).origin];
+  if (!ours.includes(ref.origin)) return null;
+  if (!/^\/admin(\/|$)/.test(ref.pathname) || ref.pathname.startsWith("/admin/login")) {
+    return null;
+  }
+  return ref.pathname + ref.search;
+}
+
 async function readForm(c: Context<AppEnv>): Promise<URLSearchParams> {
   const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
   if (type !== "application/x-www-form-urlencoded") {
@@ -156,8 +173,10 @@ async function readForm(c: Context<AppEnv>): Promise<URLSearchParams> {
 }
 
 async function loadState(deps: Deps, token: string | undefined): Promise<AdminState | null> {
-  const session = await getSession(deps, token);
-  if (!session || !token) return null;
+  const found = await getSession(deps, token);
+  if (!found || !token) return null;
+  // Any request, page view or save, keeps an active admin signed in (up to the cap).
+  const session = await renewSession(deps, token, found);
   const user = await getUser(deps, session.user_id);
   if (!user) return null;
   const all = user.owner

@@ -8,12 +8,12 @@
 import type { Context } from "hono";
 import type { Deps } from "../../lib/deps.ts";
 import { AppError, errors, type FieldError } from "../../lib/errors.ts";
-import { type FormPost, readFormPost } from "../../lib/form_post.ts";
+import { captchaRequired } from "../../lib/captcha.ts";
+import { type FormPost, oversizeErrors, postedPayload, readFormPost } from "../../lib/form_post.ts";
 import type { AppEnv } from "../../lib/http.ts";
-import type { IdempotencyRecord } from "../../lib/idempotency.ts";
-import { keys } from "../../lib/kv_keys.ts";
-import { withKvRetry } from "../../lib/kv.ts";
-import { peekLimit, spendQuietly } from "../../lib/rate_limit.ts";
+import { findReplay, payloadHash } from "../../lib/idempotency.ts";
+import { checkOrigin, screenSubmit } from "../../lib/protection.ts";
+import { type LimitSpend, peekLimit, spendQuietly } from "../../lib/rate_limit.ts";
 import { errorLocation, successLocation } from "../../lib/redirects.ts";
 import type { Form, Workspace } from "../../lib/schemas.ts";
 import { loadSubmitTarget, submit, type SubmitContext, submitSpend } from "../../lib/submit.ts";
@@ -64,58 +64,99 @@ async function serialised<T>(key: string, run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Stores the files (after the other fields validate), then submits; returns the id. */
+/** Stores the files (after every check that needs no file), then submits; returns the id. */
 async function store(
   deps: Deps,
   ctx: SubmitContext,
   target: { form: Form; workspace: Workspace },
   post: FormPost,
 ): Promise<string> {
-  const { form } = target;
-  const data: Record<string, unknown> = { ...post.data };
-  if (post.files.length) {
-    // Files cannot be compared with an earlier post's stored copies: a post reusing a
-    // stored key is the same attempt (double click, Back and resend) and replays.
-    if (ctx.idempotencyKey) {
-      const rec = (await withKvRetry(() =>
-        deps.kv.get<IdempotencyRecord>(
-          keys.idempotency(form.id, ctx.auth?.mode ?? "live", ctx.idempotencyKey!),
-        )
-      )).value;
-      if (rec && rec.expires_at > deps.now()) return rec.body.submission_id;
-    }
-    const spend = submitSpend(deps, ctx);
-    if (!(await peekLimit(deps, spend))) throw errors.rateLimited();
-    // Validate the rest first so a typo does not store files that are thrown away.
-    const placeholders = Object.fromEntries(post.files.map((f) => [f.field.name, { path: "-" }]));
-    const pre = validateData(form, { ...data, ...placeholders }, "form");
-    if (pre.errors.length) {
-      await spendQuietly(deps, spend);
-      throw errors.validation(pre.errors);
-    }
-    const found: FieldError[] = [];
-    for (const { field, file } of post.files) {
-      try {
-        const bytes = new Uint8Array(await file.arrayBuffer());
-        data[field.name] = await acceptDirectUpload(deps, form, field, file.name, file.type, bytes);
-      } catch (err) {
-        const items = err instanceof AppError ? err.extra.errors : undefined;
-        if (!Array.isArray(items)) throw err;
-        found.push(...(items as FieldError[]));
-      }
-    }
-    if (found.length) {
-      await spendQuietly(deps, spend);
-      throw errors.validation(found);
-    }
-  }
-  const outcome = await submit(deps, ctx, {
-    data,
+  const body = {
+    data: post.data as Record<string, unknown>,
     captcha_token: post.captchaToken,
     schema_version: post.schemaVersion,
     redirect: post.redirect,
-  });
-  return outcome.body.submission_id;
+  };
+  if (!post.files.length) return (await submit(deps, ctx, body)).body.submission_id;
+  // Stored files get new paths every time: the key is compared on what was posted, so
+  // an identical re-post replays and one with other answers is 409.
+  const fileCtx: SubmitContext = {
+    ...ctx,
+    payloadHash: await payloadHash(postedPayload(post), {}),
+  };
+  const spend = submitSpend(deps, ctx);
+  let data: Record<string, unknown>;
+  try {
+    const replay = await preflight(deps, fileCtx, target.form, post, spend);
+    if (replay) return replay;
+    data = await storeFiles(deps, target.form, post);
+  } catch (err) {
+    // As submit() does: a refused attempt counts against the limit (a 429 already did).
+    if (err instanceof AppError && err.status !== 429) await spendQuietly(deps, spend);
+    throw err;
+  }
+  return (await submit(deps, fileCtx, { ...body, data })).body.submission_id;
+}
+
+/**
+ * submit()'s checks that can refuse a post before any file is written (so a refused post
+ * stores nothing): rate limit, origin, idempotency, closed form, stale schema, honeypot
+ * and repeat offender, a missing CAPTCHA token, the other fields and the files' sizes.
+ * Returns the original submission's id when the key replays.
+ */
+async function preflight(
+  deps: Deps,
+  ctx: SubmitContext,
+  form: Form,
+  post: FormPost,
+  spend: LimitSpend,
+): Promise<string | null> {
+  if (!(await peekLimit(deps, spend))) throw errors.rateLimited();
+  checkOrigin(deps, form, ctx);
+  if (ctx.idempotencyKey) {
+    const mode = ctx.auth?.mode ?? "live";
+    const replay = await findReplay(deps, form.id, mode, ctx.idempotencyKey, ctx.payloadHash!);
+    if (replay) return replay.submission_id;
+  }
+  if (!form.accepting) throw errors.formClosed();
+  if (post.schemaVersion !== undefined && post.schemaVersion !== form.schema_version) {
+    throw errors.schemaChanged(form.schema_version);
+  }
+  await screenSubmit(deps, ctx, form, post.data);
+  if (!ctx.auth && captchaRequired(form) && !post.captchaToken) throw errors.captchaRequired();
+  const placeholders = Object.fromEntries(post.files.map((f) => [f.field.name, { path: "-" }]));
+  const pre = validateData(form, { ...post.data, ...placeholders }, "form");
+  const found = [...pre.errors, ...oversizeErrors(post.files)];
+  if (found.length) throw errors.validation(found);
+  return null;
+}
+
+/** Writes and verifies each file; the data with their references, or one 422 for all. */
+async function storeFiles(
+  deps: Deps,
+  form: Form,
+  post: FormPost,
+): Promise<Record<string, unknown>> {
+  const data: Record<string, unknown> = { ...post.data };
+  const found: FieldError[] = [];
+  for (const { field, file } of post.files) {
+    try {
+      data[field.name] = await acceptDirectUpload(
+        deps,
+        form,
+        field,
+        file.name,
+        file.type,
+        file.bytes!,
+      );
+    } catch (err) {
+      const items = err instanceof AppError ? err.extra.errors : undefined;
+      if (!Array.isArray(items)) throw err;
+      found.push(...(items as FieldError[]));
+    }
+  }
+  if (found.length) throw errors.validation(found);
+  return data;
 }
 
 const NOTICES: Partial<Record<string, string>> = {
@@ -142,10 +183,13 @@ function failure(
   // A browser navigation asks for HTML; scripts and tools (curl) get the JSON error body.
   if (!/\btext\/html\b/i.test(c.req.header("accept") ?? "")) throw err;
   if (!form) return err.status === 404 ? notFoundPage() : errorPage(err.status, err.message);
+  const notice = noticeFor(err, form, items);
+  // A page cannot prefill file inputs: say so rather than let the files vanish silently.
+  if (post?.files.length) notice.message = `${notice.message} Choose your files again.`.trim();
   return renderFormPage(deps, form, {
     values: post?.data ?? {},
     errors: items,
-    notice: noticeFor(err, form, items),
+    notice,
     // A key whose result is stored with other answers is spent: the page gets a new one.
     idempotencyKey: err.code === "idempotency_key_reused"
       ? newPageKey()

@@ -261,6 +261,39 @@ Deno.test({
         assert.equal(await recount(env.deps, form.id), 1);
       });
 
+      await t.step("JavaScript on: Back, edit and send again is not stuck", async () => {
+        const form = await makeForm(env.deps, ws, APPLY);
+        const page = await open(true);
+        const island = () =>
+          page.waitForFunction(() =>
+            (document.querySelector("form") as HTMLFormElement)
+              ?.noValidate
+          );
+        await page.goto(`${base}/f/${form.id}`);
+        await island();
+        await fillBasics(page);
+        await page.getByRole("button", { name: "Send" }).click();
+        await page.waitForURL(/\/thanks\?submission_id=sub_/);
+        const firstId = new URL(page.url()).searchParams.get("submission_id");
+        // Back shows the same page (same one-time key); the answers are still there.
+        await page.goBack();
+        await island();
+        assert.equal(await page.getByLabel("Full name").inputValue(), "Ada Lovelace");
+        await page.getByLabel("About you").fill("Edited after Back.");
+        await page.getByRole("button", { name: "Send" }).click();
+        // The spent key falls back to the plain post: the page says so, keeps the edit.
+        await page.getByRole("alert").getByText(/already sent a response with different/)
+          .waitFor();
+        assert.equal(await page.getByLabel("About you").inputValue(), "Edited after Back.");
+        assert.equal(await recount(env.deps, form.id), 1);
+        await island();
+        await page.getByRole("button", { name: "Send" }).click();
+        await page.waitForURL(/\/thanks\?submission_id=sub_/);
+        assert.notEqual(new URL(page.url()).searchParams.get("submission_id"), firstId);
+        assert.equal(await recount(env.deps, form.id), 2);
+        assert.equal((await latest(env, form)).fields.about, "Edited after Back.");
+      });
+
       await t.step("JavaScript on: ALTCHA from our own origin, solved, then sent", async () => {
         const form = await makeForm(env.deps, ws, ALTCHA_FORM);
         const page = await open(true);

@@ -7,7 +7,10 @@ import {
   deleteSession,
   getSession,
   readSessionToken,
-  SESSION_TTL_MS,
+  renewSession,
+  SESSION_IDLE_MS,
+  SESSION_MAX_MS,
+  SESSION_RENEW_STEP_MS,
   sessionCookie,
   sessionCookieName,
   setSessionWorkspace,
@@ -24,7 +27,7 @@ Deno.test("sessions - store, expiry, sign-out", async (t) => {
       const stored = await env.deps.kv.get(keys.session(await sha256Hex(token)));
       assert.deepEqual(stored.value, session);
       assert.equal((await env.deps.kv.get(keys.session(token))).value, null);
-      assert.equal(session.expires_at, now + SESSION_TTL_MS);
+      assert.equal(session.expires_at, now + SESSION_IDLE_MS);
       assert.deepEqual(await getSession(env.deps, token), session);
     });
 
@@ -37,12 +40,63 @@ Deno.test("sessions - store, expiry, sign-out", async (t) => {
 
     await t.step("expiry is checked by the server, not left to KV", async () => {
       const { token } = await createSession(env.deps, "usr_2", null);
-      now += SESSION_TTL_MS - 1;
+      now += SESSION_IDLE_MS - 1;
       assert.notEqual(await getSession(env.deps, token), null);
       now += 1;
       assert.equal(await getSession(env.deps, token), null);
       // The expired record was removed on read.
       assert.equal((await env.deps.kv.get(keys.session(await sha256Hex(token)))).value, null);
+    });
+
+    await t.step("activity slides the expiry, at most one write per step", async () => {
+      const signedIn = now;
+      const { token, session } = await createSession(env.deps, "usr_6", null);
+      const stored = async () =>
+        (await env.deps.kv.get(keys.session(await sha256Hex(token)))).versionstamp;
+      const before = await stored();
+      now += SESSION_RENEW_STEP_MS - 1;
+      assert.equal(await renewSession(env.deps, token, session), session, "too soon to write");
+      assert.equal(await stored(), before);
+      let current = session;
+      // A request every 11 hours keeps the session alive well past one idle window.
+      for (let i = 0; i < 3; i++) {
+        now += 11 * 60 * 60 * 1000;
+        const live = await getSession(env.deps, token);
+        assert.ok(live, `alive after ${now - signedIn} ms`);
+        current = await renewSession(env.deps, token, live);
+        assert.equal(current.expires_at, now + SESSION_IDLE_MS);
+        assert.deepEqual(await getSession(env.deps, token), current);
+      }
+      assert.notEqual(await stored(), before);
+      // Idle for a whole window ends it.
+      now += SESSION_IDLE_MS;
+      assert.equal(await getSession(env.deps, token), null);
+      assert.equal(current.created_at, signedIn);
+    });
+
+    await t.step("renewal never passes the absolute cap", async () => {
+      const signedIn = now;
+      const { token } = await createSession(env.deps, "usr_7", null);
+      let last = null;
+      while (now < signedIn + SESSION_MAX_MS - 60 * 60 * 1000) {
+        now += 60 * 60 * 1000;
+        const live = await getSession(env.deps, token);
+        assert.ok(live, "an hourly request keeps it alive until the cap");
+        last = await renewSession(env.deps, token, live);
+      }
+      assert.ok(last && last.expires_at <= signedIn + SESSION_MAX_MS);
+      now = signedIn + SESSION_MAX_MS - 1;
+      assert.ok(await getSession(env.deps, token));
+      now += 1;
+      assert.equal(await getSession(env.deps, token), null, "over the cap, however active");
+    });
+
+    await t.step("a record stored with a later expiry still ends at the cap", async () => {
+      const { token, session } = await createSession(env.deps, "usr_8", null);
+      const key = keys.session(await sha256Hex(token));
+      await env.deps.kv.set(key, { ...session, expires_at: now + 10 * SESSION_MAX_MS });
+      now += SESSION_MAX_MS;
+      assert.equal(await getSession(env.deps, token), null);
     });
 
     await t.step("sign-out deletes the session", async () => {
@@ -89,6 +143,10 @@ Deno.test("sessions - cookie", async (t) => {
     }
     assert.ok(!secure.includes("Domain"));
     assert.ok(!sessionCookie(http, "tok").includes("Secure"));
+  });
+
+  await t.step("the cookie lasts as long as the absolute cap", () => {
+    assert.ok(sessionCookie(http, "tok").includes(`Max-Age=${SESSION_MAX_MS / 1000}`));
   });
 
   await t.step("clearing sets Max-Age=0", () => {

@@ -8,6 +8,7 @@ import {
 } from "../../lib/upload_checks.ts";
 import type { Field } from "../../lib/schemas.ts";
 import { SAMPLES } from "../upload_fixtures.ts";
+import { cfbBytes, DOCX, mp4Audio, PLAIN_ZIP, webmAudio } from "../upload_samples.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -78,6 +79,79 @@ Deno.test("upload_checks - inspectBytes", async (t) => {
     const cut = enc("aé").subarray(0, 2);
     assert.equal((await inspectBytes(cut, false, "text/plain", ["text/plain"])).ok, true);
     assert.equal((await inspectBytes(cut, true, "text/plain", ["text/plain"])).ok, false);
+  });
+});
+
+Deno.test("upload_checks - generic containers keep a declared member type", async (t) => {
+  const DOC = "application/msword";
+  const XLS = "application/vnd.ms-excel";
+  const PPT = "application/vnd.ms-powerpoint";
+  const DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+  const accepted = async (bytes: Uint8Array, declared: string, allowed: string[]) =>
+    await inspectBytes(bytes, true, declared, allowed);
+
+  await t.step("audio recordings in video containers", async () => {
+    assert.deepEqual(await accepted(webmAudio(), "audio/webm", ["audio/*"]), {
+      ok: true,
+      mimeType: "audio/webm",
+    });
+    assert.deepEqual(await accepted(webmAudio(), "audio/webm", ["audio/webm"]), {
+      ok: true,
+      mimeType: "audio/webm",
+    });
+    assert.deepEqual(await accepted(mp4Audio(), "audio/mp4", ["audio/*"]), {
+      ok: true,
+      mimeType: "audio/mp4",
+    });
+    assert.deepEqual(await accepted(mp4Audio(), "audio/x-m4a", ["audio/x-m4a"]), {
+      ok: true,
+      mimeType: "audio/x-m4a",
+    });
+    assert.deepEqual(await accepted(mp4Audio("M4A "), "audio/mp4", ["audio/mp4"]), {
+      ok: true,
+      mimeType: "audio/mp4",
+    });
+    // Declared as video, it stays video.
+    assert.deepEqual(await accepted(webmAudio(), "video/webm", ["video/*"]), {
+      ok: true,
+      mimeType: "video/webm",
+    });
+  });
+
+  await t.step("legacy Office files in a bare CFB", async () => {
+    for (const type of [DOC, XLS, PPT]) {
+      assert.deepEqual(await accepted(cfbBytes(), type, [DOC, XLS, PPT]), {
+        ok: true,
+        mimeType: type,
+      });
+    }
+  });
+
+  await t.step("OOXML: identified, or a plain ZIP declared as one", async () => {
+    assert.deepEqual(await accepted(DOCX, DOCX_TYPE, [DOCX_TYPE]), {
+      ok: true,
+      mimeType: DOCX_TYPE,
+    });
+    assert.deepEqual(await accepted(PLAIN_ZIP, DOCX_TYPE, [DOCX_TYPE]), {
+      ok: true,
+      mimeType: DOCX_TYPE,
+    });
+  });
+
+  await t.step("a container is never a way around the field or the family", async () => {
+    const refused: [Uint8Array, string, string[]][] = [
+      [webmAudio(), "audio/webm", ["audio/mpeg"]], // member, but not allowed here
+      [webmAudio(), "audio/mpeg", ["audio/*"]], // not a member of video/webm
+      [mp4Audio(), "audio/webm", ["audio/*"]],
+      [cfbBytes(), "application/pdf", ["application/pdf"]],
+      [cfbBytes(), DOC, ["application/pdf"]],
+      [PLAIN_ZIP, "application/pdf", ["application/pdf"]],
+      [SAMPLES.png, "audio/webm", ["audio/*"]],
+    ];
+    for (const [bytes, declared, allowed] of refused) {
+      const r = await accepted(bytes, declared, allowed);
+      assert.equal(r.ok, false, `${declared} ${allowed}`);
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { authenticateKey, createApiKey } from "../../lib/api_keys.ts";
-import { getForm } from "../../lib/forms.ts";
+import { getForm, listFormIds } from "../../lib/forms.ts";
 import { keys } from "../../lib/kv_keys.ts";
 import type { Submission } from "../../lib/schemas.ts";
 import { page, post, setup, signIn } from "../admin_support.ts";
@@ -88,6 +88,55 @@ Deno.test("admin - form editor", async (t) => {
       });
       assert.equal(junk.status, 400);
     });
+
+    await t.step(
+      "a malformed field list is a 400 editor keeping the fields from before",
+      async () => {
+        const names = (html: string) =>
+          [...html.matchAll(/id="f\d+-name" type="text" value="([^"]*)"/g)].map((m) => m[1]);
+        const malformed = [
+          ['{"a":1}', /fields: Invalid input: expected array/],
+          ['[{"name":5,"type":"text"}]', /fields.0.name: Invalid input: expected string/],
+          ['[{"type":"text"}]', /fields.0.name: Invalid input/],
+          ['[{"name":"a","type":"text","label":7}]', /fields.0.label: Invalid input/],
+          ['[{"name":"a","type":"select","options":"x"}]', /fields.0.options: Invalid input/],
+          ["[null]", /fields.0: Invalid input/],
+          ["{not json", /fields: the field list is not valid JSON/],
+        ] as const;
+        const formsBefore = (await listFormIds(env.deps, ws.id)).length;
+        for (const [fieldsJson, problem] of malformed) {
+          const edit = await post(env, cookie, `/admin/forms/${formId}/edit`, {
+            _csrf: csrf,
+            name: "Renamed",
+            fields_json: fieldsJson,
+            captcha_provider: "none",
+          });
+          assert.equal(edit.status, 400, fieldsJson);
+          const html = await edit.text();
+          assert.match(html, /The field list could not be read/, fieldsJson);
+          assert.match(html, problem, fieldsJson);
+          assert.match(
+            html,
+            /id="form-name" name="name" [^>]*value="Renamed"/,
+            "the other inputs are kept",
+          );
+          assert.deepEqual(names(html), ["plan", "email", "age"], fieldsJson);
+          const created = await post(env, cookie, "/admin/forms/new", {
+            _csrf: csrf,
+            name: "New one",
+            fields_json: fieldsJson,
+          });
+          assert.equal(created.status, 400, fieldsJson);
+          const page = await created.text();
+          assert.match(page, problem, fieldsJson);
+          assert.deepEqual(names(page), ["name", "email", "message"], "the starter fields");
+        }
+        const form = await getForm(env.deps, formId);
+        assert.equal(form?.name, "Signup");
+        assert.equal(form?.schema_version, 2);
+        assert.equal((await listFormIds(env.deps, ws.id)).length, formsBefore);
+      },
+    );
 
     await t.step("closing the form stops submissions", async () => {
       const res = await post(env, cookie, `/admin/forms/${formId}`, {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { listFormIds } from "../../lib/forms.ts";
+import { getForm, listFormIds } from "../../lib/forms.ts";
+import { SESSION_MAX_MS } from "../../lib/sessions.ts";
 import { createUser } from "../../lib/users.ts";
 import { getWorkspace } from "../../lib/workspaces.ts";
 import { FORM_TYPE, page, PASSWORD, post, setup, signIn } from "../admin_support.ts";
@@ -272,6 +273,110 @@ Deno.test("admin - owner-only workspace actions", async (t) => {
       assert.equal(sw.status, 303);
       const { html } = await page(env, owner, "/admin/forms");
       assert.match(html, new RegExp(otherForm.id));
+    });
+  } finally {
+    env.close();
+  }
+});
+
+Deno.test("admin - session expiry: sliding renewal and where sign-in returns", async (t) => {
+  let now = Date.UTC(2026, 0, 1);
+  const env = await testEnv({}, { now: () => now });
+  const HOUR = 60 * 60 * 1000;
+  try {
+    const { form } = await setup(env);
+    const cookie = await signIn(env, "owner@example.com");
+    const edit = `/admin/forms/${form.id}/edit`;
+    const { csrf } = await page(env, cookie, edit);
+
+    await t.step("an active admin stays signed in past one idle window", async () => {
+      for (let i = 0; i < 3; i++) {
+        now += 11 * HOUR;
+        const { res } = await page(env, cookie, `/admin/forms/${form.id}`);
+        assert.equal(res.status, 200, `${11 * (i + 1)} h after sign-in`);
+      }
+      // 33 h after sign-in, the long edit is still saved.
+      const save = await post(env, cookie, edit, {
+        _csrf: csrf,
+        name: "Renamed late",
+        fields_json: "[]",
+        captcha_provider: "none",
+        accepting: "on",
+      });
+      assert.equal(save.status, 303);
+      assert.equal((await getForm(env.deps, form.id))?.name, "Renamed late");
+    });
+
+    await t.step("a GET after expiry returns to the same page after sign-in", async () => {
+      now += 13 * HOUR;
+      const res = await env.request(edit, { headers: { cookie } });
+      assert.equal(res.status, 303);
+      assert.equal(res.headers.get("location"), `/admin/login?next=${encodeURIComponent(edit)}`);
+    });
+
+    await t.step("a POST after expiry returns to the page the form was on", async () => {
+      for (const path of ["/admin/logout", "/admin/switch", edit]) {
+        const res = await post(env, cookie, path, { _csrf: csrf }, {
+          origin: "http://localhost",
+          "sec-fetch-site": "same-origin",
+          referer: `http://localhost${edit}?tab=1`,
+        });
+        assert.equal(res.status, 303, path);
+        const next = `${edit}?tab=1`;
+        assert.equal(res.headers.get("location"), `/admin/login?next=${encodeURIComponent(next)}`);
+      }
+      // Signing in follows it to a page that exists (not the POST-only path).
+      const login = await env.request("/admin/login", {
+        method: "POST",
+        headers: FORM_TYPE,
+        body: new URLSearchParams({
+          email: "owner@example.com",
+          password: PASSWORD,
+          next: `${edit}?tab=1`,
+        }).toString(),
+      });
+      const fresh = (login.headers.get("set-cookie") ?? "").split(";")[0];
+      const back = await env.request(login.headers.get("location") ?? "", {
+        headers: { cookie: fresh },
+      });
+      assert.equal(back.status, 200);
+      assert.match(await back.text(), /Save form/);
+    });
+
+    await t.step("without a same-origin admin Referer a POST gets no next", async () => {
+      for (
+        const referer of [
+          undefined,
+          "https://evil.example/admin/forms",
+          "http://localhost/f/abc",
+          "http://localhost/admin/login?next=/admin/keys",
+          "not a url",
+        ]
+      ) {
+        const headers: Record<string, string> = {
+          origin: "http://localhost",
+          "sec-fetch-site": "same-origin",
+        };
+        if (referer) headers.referer = referer;
+        const res = await post(env, cookie, "/admin/switch", { _csrf: csrf }, headers);
+        assert.equal(res.status, 303, String(referer));
+        assert.equal(res.headers.get("location"), "/admin/login", String(referer));
+      }
+    });
+
+    await t.step("activity never extends a session past the absolute cap", async () => {
+      const signedIn = now;
+      const active = await signIn(env, "owner@example.com");
+      // A request every 10 hours would keep it alive forever without the cap.
+      for (let at = 10 * HOUR; at < SESSION_MAX_MS; at += 10 * HOUR) {
+        now = signedIn + at;
+        const { res } = await page(env, active, "/admin/forms");
+        assert.equal(res.status, 200);
+      }
+      now = signedIn + SESSION_MAX_MS;
+      const res = await env.request("/admin/forms", { headers: { cookie: active } });
+      assert.equal(res.status, 303);
+      await res.body?.cancel();
     });
   } finally {
     env.close();

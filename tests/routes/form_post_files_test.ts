@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { keys } from "../../lib/kv_keys.ts";
-import type { Submission } from "../../lib/schemas.ts";
-import { makeForm, makeWorkspace, recount, testEnv } from "../helpers.ts";
+import type { FormDefinition, Submission } from "../../lib/schemas.ts";
+import { makeForm, makeWorkspace, recount, type TestEnv, testEnv } from "../helpers.ts";
 import { FILES_FORM, SAMPLES } from "../upload_fixtures.ts";
 
 const BASE = "http://forms.test";
@@ -11,6 +11,42 @@ async function location(res: Response): Promise<URL> {
   assert.equal(res.status, 303);
   return new URL(res.headers.get("location")!, BASE);
 }
+
+type Part = [string, string | Blob, string?];
+
+function sender(env: TestEnv, formId: string) {
+  return (parts: Part[], headers: Record<string, string> = {}) => {
+    const fd = new FormData();
+    for (const [k, v, name] of parts) {
+      if (typeof v === "string") fd.append(k, v);
+      else fd.append(k, v, name);
+    }
+    return env.request(`/api/v1/submit/p/${formId}`, {
+      method: "POST",
+      body: fd,
+      headers: { accept: "text/html", ...headers },
+    });
+  };
+}
+
+/** Upload grants in KV plus objects in local storage: 0 means no file was written. */
+async function storedFiles(env: TestEnv): Promise<number> {
+  let n = 0;
+  for await (const _ of env.deps.kv.list({ prefix: keys.uploadGrants() })) n++;
+  const walk = async (dir: string): Promise<void> => {
+    for await (const e of Deno.readDir(dir)) {
+      if (e.isDirectory) await walk(`${dir}/${e.name}`);
+      else n++;
+    }
+  };
+  await walk(env.deps.config.localStorageDir).catch((err) => {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  });
+  return n;
+}
+
+const pdf = (bytes: Uint8Array<ArrayBuffer> = SAMPLES.pdf) =>
+  new Blob([bytes], { type: "application/pdf" });
 
 Deno.test("form post - multipart with files", async (t) => {
   const env = await testEnv({ BASE_URL: BASE, RATE_LIMITS: JSON.stringify({ submit: 100_000 }) });
@@ -80,6 +116,172 @@ Deno.test("form post - multipart with files", async (t) => {
       const res = await send([["name", new Blob(["x"], { type: "text/plain" }), "n.txt"]]);
       assert.equal(res.status, 400);
       await res.body?.cancel();
+    });
+  } finally {
+    env.close();
+    await Deno.remove(env.deps.config.localStorageDir, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test("form post - multipart idempotency compares what was posted", async (t) => {
+  const env = await testEnv({ BASE_URL: BASE, RATE_LIMITS: JSON.stringify({ submit: 100_000 }) });
+  const form = await makeForm(env.deps, await makeWorkspace(env.deps), FILES_FORM);
+  const send = sender(env, form.id);
+  try {
+    let first = "";
+    await t.step("same key, same text and same file: replays", async () => {
+      const parts: Part[] = [["name", "Ada"], ["_idempotency_key", "hf_k1"], [
+        "cv",
+        pdf(),
+        "a.pdf",
+      ]];
+      first = (await location(await send(parts))).searchParams.get("submission_id")!;
+      const again = await location(await send(parts));
+      assert.equal(again.searchParams.get("submission_id"), first);
+      assert.equal(await recount(env.deps, form.id), 1);
+    });
+    await t.step("same key, other text: 409 page with the values and a fresh key", async () => {
+      const res = await send([["name", "Bob"], ["_idempotency_key", "hf_k1"], [
+        "cv",
+        pdf(),
+        "a.pdf",
+      ]]);
+      assert.equal(res.status, 409);
+      const html = await res.text();
+      assert.match(
+        html,
+        /already sent a response with different answers[^<]*Choose your files again/,
+      );
+      assert.match(html, /value="Bob"/);
+      const key = /name="_idempotency_key" value="([^"]+)"/.exec(html)?.[1];
+      assert.ok(key && key !== "hf_k1", String(key));
+      assert.equal(await recount(env.deps, form.id), 1);
+      const loc = await location(
+        await send([["name", "Bob"], ["_idempotency_key", key], ["cv", pdf(), "a.pdf"]]),
+      );
+      assert.notEqual(loc.searchParams.get("submission_id"), first);
+      const sub = (await env.deps.kv.get<Submission>(
+        keys.submission(form.id, loc.searchParams.get("submission_id")!),
+      )).value!;
+      assert.equal(sub.fields.name, "Bob");
+      assert.equal(await recount(env.deps, form.id), 2);
+    });
+    await t.step("same key and text, another file (name or size): 409", async () => {
+      const other = new Uint8Array([...SAMPLES.pdf, 10]);
+      for (const [blob, name] of [[pdf(), "b.pdf"], [pdf(other), "a.pdf"]] as const) {
+        const res = await send([["name", "Ada"], ["_idempotency_key", "hf_k1"], [
+          "cv",
+          blob,
+          name,
+        ]]);
+        assert.equal(res.status, 409);
+        await res.body?.cancel();
+      }
+      assert.equal(await recount(env.deps, form.id), 2);
+    });
+  } finally {
+    env.close();
+    await Deno.remove(env.deps.config.localStorageDir, { recursive: true }).catch(() => {});
+  }
+});
+
+/** One file field capped at 1 MB: a 2 MB file is far over everything the post may carry. */
+const SMALL_FILE_FORM: FormDefinition = {
+  name: "Small file",
+  fields: [
+    { id: "fld_name", name: "name", type: "text" },
+    { id: "fld_email", name: "email", type: "email" },
+    { id: "fld_cv", name: "cv", type: "file", allowedTypes: ["application/pdf"], maxSizeMB: 1 },
+  ],
+};
+
+Deno.test("form post - multipart size limits keep the typed text", async (t) => {
+  const env = await testEnv({ BASE_URL: BASE, RATE_LIMITS: JSON.stringify({ submit: 100_000 }) });
+  const form = await makeForm(env.deps, await makeWorkspace(env.deps), SMALL_FILE_FORM);
+  const send = sender(env, form.id);
+  try {
+    await t.step("a 2 MB file on a 1 MB field: 422 on the field, values kept", async () => {
+      const big = new Uint8Array(2 * 1024 * 1024);
+      big.set(SAMPLES.pdf);
+      const res = await send([
+        ["name", "Ada"],
+        ["email", "ada@example.com"],
+        ["cv", pdf(big), "big.pdf"],
+      ]);
+      assert.equal(res.status, 422);
+      const html = await res.text();
+      assert.match(html, /value="Ada"/);
+      assert.match(html, /value="ada@example.com"/);
+      assert.match(html, /id="f-fld_cv-error"[^>]*>[^<]*up to 1 MB/);
+      assert.equal(await storedFiles(env), 0);
+      assert.equal(await recount(env.deps, form.id), 0);
+    });
+    await t.step("a body over the hard cap is still a 413", async () => {
+      const boundary = "cap-test";
+      const head = new TextEncoder().encode(
+        `--${boundary}\r\nContent-Disposition: form-data; name="cv"; filename="x.pdf"\r\n` +
+          "Content-Type: application/pdf\r\n\r\n",
+      );
+      const chunk = new Uint8Array(1024 * 1024);
+      let sent = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(ctrl) {
+          // 101 MiB of file bytes, never closed by a boundary: the cap must stop it.
+          if (sent === 0) ctrl.enqueue(head);
+          if (sent++ > 101) ctrl.close();
+          else ctrl.enqueue(chunk);
+        },
+      });
+      const res = await env.request(`/api/v1/submit/p/${form.id}`, {
+        method: "POST",
+        body,
+        headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
+      });
+      assert.equal(res.status, 413);
+      assert.equal((await res.json()).code, "payload_too_large");
+    });
+  } finally {
+    env.close();
+    await Deno.remove(env.deps.config.localStorageDir, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test("form post - a refused multipart post writes no file", async (t) => {
+  const env = await testEnv({ BASE_URL: BASE, RATE_LIMITS: JSON.stringify({ submit: 100_000 }) });
+  const ws = await makeWorkspace(env.deps);
+  const def = (extra: Partial<FormDefinition>): FormDefinition => ({ ...FILES_FORM, ...extra });
+  try {
+    await t.step("a filled honeypot: 403 and nothing in storage", async () => {
+      const form = await makeForm(env.deps, ws, def({ honeypot: "_gotcha" }));
+      const res = await sender(env, form.id)([
+        ["name", "Bot"],
+        ["_gotcha", "http://spam.example"],
+        ["cv", pdf(), "cv.pdf"],
+      ]);
+      assert.equal(res.status, 403);
+      assert.match(await res.text(), /flagged as spam/);
+      assert.equal(await storedFiles(env), 0);
+    });
+    await t.step("a foreign Origin: 403 and nothing in storage", async () => {
+      const form = await makeForm(env.deps, ws, def({ allowed_origins: ["https://ok.example"] }));
+      const res = await sender(env, form.id)([["name", "Eve"], ["cv", pdf(), "cv.pdf"]], {
+        origin: "https://evil.example",
+      });
+      assert.equal(res.status, 403);
+      await res.body?.cancel();
+      assert.equal(await storedFiles(env), 0);
+    });
+    await t.step("no CAPTCHA token on a CAPTCHA form: 403 and nothing in storage", async () => {
+      const form = await makeForm(
+        env.deps,
+        ws,
+        def({ captcha: { provider: "turnstile", siteKey: "site", secret: "secret" } }),
+      );
+      const res = await sender(env, form.id)([["name", "Ada"], ["cv", pdf(), "cv.pdf"]]);
+      assert.equal(res.status, 403);
+      assert.match(await res.text(), /A CAPTCHA token is required/);
+      assert.equal(await storedFiles(env), 0);
+      assert.equal(await recount(env.deps, form.id), 0);
     });
   } finally {
     env.close();

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { FileRef } from "../../lib/schemas.ts";
+import type { FileRef, FormDefinition } from "../../lib/schemas.ts";
 import { fileKey, incomingKey } from "../../lib/uploads.ts";
 import { makeForm, makeWorkspace } from "../helpers.ts";
 import {
@@ -10,6 +10,7 @@ import {
   exeBytes,
   FILES_FORM,
   type Grant,
+  grantFor,
   putBytes,
   requestUpload,
   SAMPLES,
@@ -17,6 +18,7 @@ import {
   submitFiles,
   uploadEnv,
 } from "../upload_fixtures.ts";
+import { cfbBytes, DOCX, mp4Audio, PLAIN_ZIP, webmAudio } from "../upload_samples.ts";
 
 for (const driver of DRIVERS) {
   Deno.test(`uploads (${driver}) - the hostile corpus is refused`, async (t) => {
@@ -141,6 +143,50 @@ for (const driver of DRIVERS) {
           }
         },
       );
+    } finally {
+      await u.close();
+    }
+  });
+}
+
+const OFFICE = ["application/msword", "application/vnd.ms-excel", "application/vnd.ms-powerpoint"];
+const DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+const MEDIA_FORM: FormDefinition = {
+  name: "Voice notes",
+  fields: [
+    { id: "fld_voice", name: "voice", type: "audio" },
+    { id: "fld_doc", name: "doc", type: "file", allowedTypes: [...OFFICE, DOCX_TYPE] },
+  ],
+};
+
+for (const driver of DRIVERS) {
+  Deno.test(`uploads (${driver}) - recordings and Office files in generic containers`, async () => {
+    const u = await uploadEnv(driver);
+    try {
+      const ws = await makeWorkspace(u.deps, "pro");
+      const form = await makeForm(u.deps, ws, MEDIA_FORM);
+      const cases: [string, string, string, Uint8Array][] = [
+        ["Chrome recording (WebM)", "fld_voice", "audio/webm", webmAudio()],
+        ["Safari recording (isom MP4)", "fld_voice", "audio/mp4", mp4Audio()],
+        ["legacy .doc", "fld_doc", OFFICE[0], cfbBytes()],
+        ["legacy .xls", "fld_doc", OFFICE[1], cfbBytes()],
+        ["legacy .ppt", "fld_doc", OFFICE[2], cfbBytes()],
+        [".docx", "fld_doc", DOCX_TYPE, DOCX],
+        [".docx seen only as ZIP", "fld_doc", DOCX_TYPE, PLAIN_ZIP],
+      ];
+      for (const [what, fieldId, type, bytes] of cases) {
+        const g = await grantFor(u, form.id, fieldId, "f", type, bytes.byteLength);
+        assert.equal(await putBytes(u, g, bytes, type), 200, what);
+        const name = fieldId === "fld_voice" ? "voice" : "doc";
+        const r = await submitFiles(u, form.id, { [name]: { path: g.path } });
+        assert.equal(r.status, 201, `${what}: ${JSON.stringify(r.body)}`);
+        const ref = (await storedSubmission(u, form.id, r.body.submission_id)).fields[name];
+        assert.equal((ref as FileRef).mimeType, type, what);
+      }
+      // The container never stands in for a type the field does not take.
+      const g = await grantFor(u, form.id, "fld_voice", "v", "audio/mpeg", webmAudio().byteLength);
+      await putBytes(u, g, webmAudio(), "audio/mpeg");
+      assertFileError(await submitFiles(u, form.id, { voice: { path: g.path } }), "voice");
     } finally {
       await u.close();
     }

@@ -23,6 +23,27 @@ export interface EditorData {
   details?: string[];
 }
 
+/**
+ * The editor again after a refused save: the posted definition without its secret, and the
+ * problems. An unreadable field list was replaced by the fields shown before, so say so.
+ */
+export function refusedEditor(
+  def: FormDefinition,
+  hasSecret: boolean,
+  details: string[],
+  fieldsUnreadable: boolean,
+): EditorData {
+  return {
+    def: { ...def, captcha: def.captcha ? { ...def.captcha, secret: undefined } : null },
+    hasSecret,
+    error: fieldsUnreadable
+      ? "The field list could not be read, so nothing was saved and the fields below are " +
+        "the ones from before:"
+      : "The form was not saved. Fix these and save again:",
+    details,
+  };
+}
+
 /** The editor form; posts to `action`. */
 export function FormEditor(
   { data, csrf, action, submitLabel }: {

@@ -7,7 +7,7 @@ import { AppError } from "../../../lib/errors.ts";
 import { createForm } from "../../../lib/forms.ts";
 import { PageHead } from "../_layout.tsx";
 import { type PageContext, type PageProps, requireWorkspace } from "../_page.ts";
-import { type EditorData, FormEditor } from "./_editor.tsx";
+import { type EditorData, FormEditor, refusedEditor } from "./_editor.tsx";
 
 const STARTER: EditorData["def"] = {
   name: "",
@@ -30,19 +30,19 @@ export const handler = {
   },
   async POST(ctx: PageContext) {
     const ws = requireWorkspace(ctx);
-    const def = definitionFromPost(ctx.body, null);
+    const { def, problems } = definitionFromPost(ctx.body, null, STARTER.fields ?? []);
+    const refuse = (details: string[]) =>
+      ctx.render(refusedEditor(def, false, details, problems.length > 0), {
+        status: 400,
+        title: "New form",
+      });
+    if (problems.length) return refuse(problems);
     try {
       const form = await createForm(ctx.deps, ws.id, def);
       return ctx.redirect(`/admin/forms/${form.id}`, "form_created");
     } catch (err) {
       if (!(err instanceof AppError) || err.status !== 400) throw err;
-      const data: EditorData = {
-        def: { ...def, captcha: def.captcha ? { ...def.captcha, secret: undefined } : null },
-        hasSecret: false,
-        error: "The form was not saved. Fix these and save again:",
-        details: (err.extra.details as string[] | undefined) ?? [err.message],
-      };
-      return ctx.render(data, { status: 400, title: "New form" });
+      return refuse((err.extra.details as string[] | undefined) ?? [err.message]);
     }
   },
 };

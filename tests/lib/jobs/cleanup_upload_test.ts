@@ -2,17 +2,25 @@ import assert from "node:assert/strict";
 import { sweepUploads } from "../../../lib/jobs/cleanup_upload.ts";
 import { dispatch } from "../../../lib/jobs/mod.ts";
 import { keys } from "../../../lib/kv_keys.ts";
-import { u64Value } from "../../../lib/kv.ts";
 import type { FormDefinition } from "../../../lib/schemas.ts";
 import {
   fileKey,
   incomingKey,
-  reserveGrant,
+  issueGrant,
   UPLOAD_URL_TTL_SEC,
   type UploadGrant,
 } from "../../../lib/uploads.ts";
-import { makeForm, makeWorkspace, postJson } from "../../helpers.ts";
-import { DRIVERS, grantFor, putBytes, uploadEnv } from "../../upload_fixtures.ts";
+import { makeForm, makeKey, makeWorkspace, postJson } from "../../helpers.ts";
+import {
+  assertCounterExact,
+  DRIVERS,
+  grantFor,
+  putBytes,
+  SAMPLES,
+  storageUsed,
+  submitFiles,
+  uploadEnv,
+} from "../../upload_fixtures.ts";
 
 const DOC_FORM: FormDefinition = {
   name: "Docs",
@@ -45,7 +53,7 @@ for (const driver of DRIVERS) {
       const grants: UploadGrant[] = [];
       for (const bytes of bodies) {
         grants.push(
-          await reserveGrant(u.deps, form, ws, field, {
+          await issueGrant(u.deps, form, ws, field, {
             fileName: "doc.txt",
             contentType: "text/plain",
             size: bytes.byteLength,
@@ -73,6 +81,11 @@ for (const driver of DRIVERS) {
         });
         assert.equal(res.status, 201, await res.text());
       });
+
+      // Only verified bytes count: local verifies on the PUT, S3 when a submission arrives.
+      const size = (gs: UploadGrant[]) => gs.reduce((n, g) => n + g.size_bytes, 0);
+      const verified = driver === "local" ? grants.slice(0, 500) : grants.slice(0, 250);
+      assert.equal(await assertCounterExact(u, ws.id), size(verified));
 
       u.skew.ms = 25 * 60 * 60_000;
       // A delayed job delivered for a referenced grant and for an orphan: both idempotent.
@@ -103,8 +116,7 @@ for (const driver of DRIVERS) {
       assert.equal(lost, 0);
       assert.equal(orphans, 0);
       if (driver === "local") assert.equal(await countFiles(u.deps.config.localStorageDir), 250);
-      const used = u64Value((await u.deps.kv.get(keys.storageUsed(ws.id))).value);
-      assert.equal(used, grants.slice(0, 250).reduce((n, g) => n + g.size_bytes, 0));
+      assert.equal(await assertCounterExact(u, ws.id), size(grants.slice(0, 250)));
     } finally {
       await u.close();
     }
@@ -124,8 +136,9 @@ for (const driver of DRIVERS) {
       assert.equal(await putBytes(u, good, text, "text/plain"), 200);
       await putBytes(u, bad, html, "text/plain");
       assert.equal(await putBytes(u, late, text, "text/plain"), 200);
-      const used = async () => u64Value((await u.deps.kv.get(keys.storageUsed(ws.id))).value);
-      assert.equal(await used(), 4 * text.byteLength);
+      const used = () => assertCounterExact(u, ws.id);
+      // Nothing is reserved for URLs; S3 bytes count once verified (by the sweep below).
+      assert.equal(await used(), (driver === "local" ? 2 : 0) * text.byteLength);
       const state = async (g: { path: string }) =>
         (await u.deps.kv.get<UploadGrant>(keys.uploadGrant(g.path))).value?.state ?? "gone";
 
@@ -152,6 +165,69 @@ for (const driver of DRIVERS) {
       assert.equal(await used(), text.byteLength);
       const left = await Array.fromAsync(u.deps.kv.list({ prefix: keys.uploadsPending() }));
       assert.equal(left.length, 0);
+    } finally {
+      await u.close();
+    }
+  });
+}
+
+for (const driver of DRIVERS) {
+  Deno.test(`cleanup_upload (${driver}) - files of deleted submissions go without delete_files`, async () => {
+    const u = await uploadEnv(driver);
+    try {
+      const ws = await makeWorkspace(u.deps, "pro");
+      const form = await makeForm(u.deps, ws, DOC_FORM);
+      const text = SAMPLES.text;
+      const mk = () => grantFor(u, form.id, "fld_doc", "d.txt", "text/plain", text.byteLength);
+      const [gone, kept] = [await mk(), await mk()];
+      const ids: string[] = [];
+      for (const g of [gone, kept]) {
+        assert.equal(await putBytes(u, g, text, "text/plain"), 200);
+        const r = await submitFiles(u, form.id, { doc: { path: g.path } });
+        assert.equal(r.status, 201, JSON.stringify(r.body));
+        ids.push(r.body.submission_id);
+      }
+      assert.equal(await assertCounterExact(u, ws.id), 2 * text.byteLength);
+      const admin = await makeKey(u.deps, ws, { scopes: ["read", "admin"] });
+      const del = await u.env.request(`/api/v1/server/forms/${form.id}/submissions`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
+        body: JSON.stringify({ ids: [ids[0]] }),
+      });
+      assert.equal(del.status, 200);
+      assert.equal((await del.json()).deleted, 1);
+      // No queue listener here: `delete_files` is never delivered, as when it keeps failing.
+      const size = async (path: string) => (await u.deps.storage.head(fileKey(path)))?.size;
+      const state = async (path: string) =>
+        (await u.deps.kv.get<UploadGrant>(keys.uploadGrant(path))).value?.state ?? "gone";
+
+      u.skew.ms = 10 * 60_000; // an upload URL could still be in use: not yet
+      assert.equal(await sweepUploads(u.deps), 0);
+      assert.equal(await size(gone.path), text.byteLength);
+
+      u.skew.ms = 21 * 60_000;
+      assert.equal(await sweepUploads(u.deps), 1);
+      assert.equal(await size(gone.path), undefined);
+      assert.equal(await u.deps.storage.head(incomingKey(gone.path)), null);
+      assert.equal(await state(gone.path), "gone");
+      assert.equal(await state(kept.path), "attached");
+      assert.equal(await size(kept.path), text.byteLength);
+      assert.equal(await assertCounterExact(u, ws.id), text.byteLength);
+      assert.equal(
+        (await Array.fromAsync(u.deps.kv.list({ prefix: keys.uploadsPending() }))).length,
+        0,
+      );
+
+      // A live submission's file survives any index entry, sweep or stray job.
+      await u.deps.kv.set(keys.uploadPending(u.deps.now() - 1, kept.path), true);
+      assert.equal(await sweepUploads(u.deps), 0);
+      await dispatch(u.deps, { type: "delete_files", paths: [kept.path] });
+      await dispatch(u.deps, { type: "cleanup_upload", path: kept.path });
+      u.skew.ms = 30 * 24 * 60 * 60_000;
+      assert.equal(await sweepUploads(u.deps), 0);
+      assert.equal(await state(kept.path), "attached");
+      assert.equal(await size(kept.path), text.byteLength);
+      assert.equal(await storageUsed(u, ws.id), text.byteLength);
     } finally {
       await u.close();
     }

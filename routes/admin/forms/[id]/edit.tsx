@@ -9,7 +9,7 @@ import { updateForm } from "../../../../lib/forms.ts";
 import type { Form } from "../../../../lib/schemas.ts";
 import { FormTabs, PageHead } from "../../_layout.tsx";
 import { type PageContext, type PageProps, requireForm } from "../../_page.ts";
-import { type EditorData, FormEditor } from "../_editor.tsx";
+import { type EditorData, FormEditor, refusedEditor } from "../_editor.tsx";
 
 interface Data extends EditorData {
   form: Form;
@@ -36,20 +36,19 @@ export const handler = {
   },
   async POST(ctx: PageContext) {
     const form = await requireForm(ctx);
-    const def = definitionFromPost(ctx.body, form);
+    const { def, problems } = definitionFromPost(ctx.body, form, form.fields);
+    const refuse = (details: string[]) => {
+      const hasSecret = Boolean(form.captcha?.secret);
+      const data: Data = { form, ...refusedEditor(def, hasSecret, details, problems.length > 0) };
+      return ctx.render(data, { status: 400, title: `Edit ${form.name}` });
+    };
+    if (problems.length) return refuse(problems);
     try {
       await updateForm(ctx.deps, form.id, def);
       return ctx.redirect(`/admin/forms/${form.id}`, "form_saved");
     } catch (err) {
       if (!(err instanceof AppError) || err.status !== 400) throw err;
-      const data: Data = {
-        form,
-        def: { ...def, captcha: def.captcha ? { ...def.captcha, secret: undefined } : null },
-        hasSecret: Boolean(form.captcha?.secret),
-        error: "The form was not saved. Fix these and save again:",
-        details: (err.extra.details as string[] | undefined) ?? [err.message],
-      };
-      return ctx.render(data, { status: 400, title: `Edit ${form.name}` });
+      return refuse((err.extra.details as string[] | undefined) ?? [err.message]);
     }
   },
 };
