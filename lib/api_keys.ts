@@ -232,7 +232,7 @@ export interface KeyAuth {
  * Starter is 403 `plan_required`.
  */
 export async function authenticateKey(
-  deps: Pick<Deps, "kv" | "now"> & Partial<Pick<Deps, "keyCache">>,
+  deps: Pick<Deps, "kv" | "now" | "reads"> & Partial<Pick<Deps, "keyCache">>,
   header: string,
 ): Promise<KeyAuth> {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -244,20 +244,15 @@ export async function authenticateKey(
   if (cached) {
     // The key record may be a few seconds old; the workspace (plan, suspension) never is.
     entry = cached;
-    workspace = (await withKvRetry(() =>
-      deps.kv.get<Workspace>(keys.workspace(cached.value.workspace_id))
-    )).value;
+    workspace = (await deps.reads.get<Workspace>(keys.workspace(cached.value.workspace_id))).value;
   } else {
-    const pointer = (await withKvRetry(() => deps.kv.get<KeyPointer>(keys.apiKeyByHash(hash))))
-      .value;
+    const pointer = (await deps.reads.get<KeyPointer>(keys.apiKeyByHash(hash))).value;
     if (!pointer) throw errors.invalidApiKey();
     // The pointer names the workspace too, so the key and its workspace come in one read.
-    const [keyEntry, wsEntry] = await withKvRetry(() =>
-      deps.kv.getMany<[ApiKey, Workspace]>([
-        keys.apiKey(pointer.id),
-        keys.workspace(pointer.workspace_id),
-      ])
-    );
+    const [keyEntry, wsEntry] = await deps.reads.getMany<[ApiKey, Workspace]>([
+      keys.apiKey(pointer.id),
+      keys.workspace(pointer.workspace_id),
+    ]);
     entry = keyEntry;
     workspace = wsEntry.value;
   }

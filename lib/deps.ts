@@ -7,11 +7,14 @@ import type { Config } from "./config.ts";
 import type { Storage } from "./storage/storage.ts";
 import type { ApiKey } from "./schemas.ts";
 import type { SubmissionWriter } from "./submission_writer.ts";
+import type { KvReads } from "./kv_reads.ts";
 import type { TtlCache } from "./ttl_cache.ts";
 
 /** Everything a request, a job or a CLI command needs. */
 export interface Deps {
   kv: Deno.Kv;
+  /** Coalesced reads of `kv` for hot paths (see kv_reads.ts). */
+  reads: KvReads;
   config: Config;
   /** HMAC/JWT signing key material, from `SECRET` or generated once and kept in KV. */
   secret: Uint8Array;

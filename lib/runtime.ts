@@ -8,6 +8,7 @@ import { loadSecret } from "./secret.ts";
 import { createStorage } from "./storage/mod.ts";
 import { SubmissionWriter } from "./submission_writer.ts";
 import { TtlCache } from "./ttl_cache.ts";
+import { KvReads } from "./kv_reads.ts";
 
 /** How long an authenticated key is trusted without a read (bounded by SPEC's ~30 s). */
 const KEY_CACHE_TTL_MS = 5_000;
@@ -39,6 +40,7 @@ export async function buildDeps(
     ...base,
     storage: createStorage(config, base.secret, base.now),
     keyCache: new TtlCache(KEY_CACHE_TTL_MS, 10_000, base.now),
+    reads: new KvReads(kv),
   } as Deps;
   deps.writer = new SubmissionWriter(deps);
   return deps;

@@ -17,7 +17,6 @@ import {
   replayOrConflict,
 } from "./idempotency.ts";
 import { keys } from "./kv_keys.ts";
-import { getManyChunked, withKvRetry } from "./kv.ts";
 import { limitKey, type LimitSpend, spendQuietly, wouldAllow } from "./rate_limit.ts";
 import type { Form, SubmissionSignals, Workspace } from "./schemas.ts";
 import type { WriteOutcome } from "./submission_writer.ts";
@@ -140,7 +139,7 @@ interface SubmitState {
  * key was): KV operations are the cost to count on this path.
  */
 async function readSubmitState(
-  deps: Pick<Deps, "kv">,
+  deps: Pick<Deps, "reads">,
   ctx: SubmitContext,
   spend: LimitSpend,
 ): Promise<SubmitState> {
@@ -149,7 +148,7 @@ async function readSubmitState(
   const mode = ctx.auth?.mode ?? "live";
   const wanted: Deno.KvKey[] = [keys.form(ctx.formId), limitKey(spend)];
   if (ctx.idempotencyKey) wanted.push(keys.idempotency(ctx.formId, mode, ctx.idempotencyKey));
-  const [formEntry, limit, idem] = await getManyChunked(deps.kv, wanted);
+  const [formEntry, limit, idem] = await deps.reads.getMany(wanted);
   const form = formEntry.value as Form | null;
   if (!form) throw errors.formNotFound();
   let workspace: Workspace | null;
@@ -157,8 +156,7 @@ async function readSubmitState(
     // A key of another workspace gets the same 404 as a missing form.
     workspace = form.workspace_id === ctx.auth.workspace.id ? ctx.auth.workspace : null;
   } else {
-    workspace = (await withKvRetry(() => deps.kv.get<Workspace>(keys.workspace(form.workspace_id))))
-      .value;
+    workspace = (await deps.reads.get<Workspace>(keys.workspace(form.workspace_id))).value;
   }
   if (!workspace || workspace.suspended) throw errors.formNotFound();
   return { form, workspace, limit, idempotency: (idem?.value ?? null) as IdempotencyRecord | null };

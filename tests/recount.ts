@@ -1,7 +1,7 @@
 /**
  * Test support: recounts a form's submissions from the records themselves and compares
  * every counter and index the writer keeps (counts, blocks, daily, number and status
- * indexes) with the recount.
+ * indexes, scoring marks) with the recount.
  * @module
  */
 import assert from "node:assert/strict";
@@ -78,4 +78,9 @@ export async function assertCountersExact(kv: Deno.Kv, formId: string, mode: Mod
     byStatus,
     "status index",
   );
+  const marks = new Map<string, string>();
+  for await (const e of kv.list<{ id: string }>({ prefix: keys.submissionMarks(formId, mode) })) {
+    marks.set(JSON.stringify(e.key.slice(3)), e.value.id);
+  }
+  assert.deepEqual(marks, byNumber, "scoring marks");
 }

@@ -1,0 +1,94 @@
+/**
+ * Coalesced KV reads. Deno KV serves one operation at a time per database, so under load
+ * every request's reads queue behind each other; a `getMany` of ten keys costs about what
+ * one `get` does. This batcher keeps a few reads in flight and packs everything that
+ * arrives meanwhile into `getMany` calls of up to ten distinct keys (requests for the
+ * same key, like a popular form, share one slot). Each caller still gets one consistent
+ * snapshot of its own keys: a request's keys always travel in the same `getMany`.
+ * @module
+ */
+import { withKvRetry } from "./kv.ts";
+
+/** KV's limit of keys per `getMany`. */
+const KEYS_PER_READ = 10;
+/** Reads kept in flight at once; more would only queue inside KV. */
+const MAX_IN_FLIGHT = 2;
+
+interface Request {
+  keys: Deno.KvKey[];
+  resolve: (entries: Deno.KvEntryMaybe<unknown>[]) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Batches concurrent reads of one KV into few `getMany` calls. */
+export class KvReads {
+  #pending: Request[] = [];
+  #inFlight = 0;
+
+  constructor(readonly kv: Deno.Kv) {}
+
+  /**
+   * Reads up to ten keys as one consistent snapshot (more than ten are read in chunks,
+   * each consistent on its own, as with `getMany`).
+   */
+  getMany<T extends unknown[]>(
+    keys: Deno.KvKey[],
+  ): Promise<{ [K in keyof T]: Deno.KvEntryMaybe<T[K]> }> {
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ keys, resolve: resolve as Request["resolve"], reject });
+      this.#pump();
+    });
+  }
+
+  /** Reads one key. */
+  async get<T>(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>> {
+    const [entry] = await this.getMany<[T]>([key]);
+    return entry;
+  }
+
+  #pump(): void {
+    while (this.#inFlight < MAX_IN_FLIGHT && this.#pending.length) {
+      this.#inFlight++;
+      this.#read(this.#take()).finally(() => {
+        this.#inFlight--;
+        this.#pump();
+      });
+    }
+  }
+
+  /** Takes queued requests whose distinct keys fit one `getMany` (an oversized one alone). */
+  #take(): Request[] {
+    const batch: Request[] = [];
+    const ids = new Set<string>();
+    const rest: Request[] = [];
+    for (const req of this.#pending) {
+      const fresh = req.keys.map((k) => JSON.stringify(k)).filter((id) => !ids.has(id));
+      const fits = batch.length === 0 || ids.size + new Set(fresh).size <= KEYS_PER_READ;
+      if (!fits) {
+        rest.push(req);
+        continue;
+      }
+      batch.push(req);
+      for (const id of fresh) ids.add(id);
+    }
+    this.#pending = rest;
+    return batch;
+  }
+
+  async #read(batch: Request[]): Promise<void> {
+    const byId = new Map<string, Deno.KvKey>();
+    for (const req of batch) for (const k of req.keys) byId.set(JSON.stringify(k), k);
+    const ids = [...byId.keys()];
+    try {
+      const entries = new Map<string, Deno.KvEntryMaybe<unknown>>();
+      for (let i = 0; i < ids.length; i += KEYS_PER_READ) {
+        const chunk = ids.slice(i, i + KEYS_PER_READ);
+        const read = await withKvRetry(() => this.kv.getMany(chunk.map((id) => byId.get(id)!)));
+        chunk.forEach((id, j) => entries.set(id, read[j]));
+      }
+      for (const req of batch) req.resolve(req.keys.map((k) => entries.get(JSON.stringify(k))!));
+    } catch (err) {
+      for (const req of batch) req.reject(err);
+    }
+  }
+}
