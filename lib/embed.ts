@@ -6,6 +6,8 @@
  * @module
  */
 import { type Field, type Form, isFileType } from "./schemas.ts";
+// One definition for the server snippet and the browser island (a pure module).
+import { inputTypeOf } from "../islands/hosted/shared.ts";
 
 /** Escapes text for HTML content and double-quoted attribute values. */
 export function escapeHtml(s: string): string {
@@ -110,29 +112,11 @@ function fieldHtml(f: Field): string {
       accept ? ` accept="${escapeHtml(accept)}"` : ""
     }${req}>`;
   } else {
-    control = `<input id="${id}" type="${inputType(f)}" name="${name}"${req}${attrs}${
+    control = `<input id="${id}" type="${inputTypeOf(f)}" name="${name}"${req}${attrs}${
       f.type === "number" ? ' step="any"' : ""
     }>`;
   }
   return `  <p>\n    <label for="${id}">${label}${mark}</label>\n    ${control}\n  </p>`;
-}
-
-/** The HTML `type` of a text-like field. */
-export function inputType(f: Pick<Field, "type">): string {
-  switch (f.type) {
-    case "email":
-    case "url":
-    case "tel":
-    case "number":
-    case "date":
-      return f.type;
-    case "integer":
-      return "number";
-    case "datetime":
-      return "datetime-local";
-    default:
-      return "text";
-  }
 }
 
 /** The copy-paste plain-HTML embed snippet of a form. */

@@ -5,7 +5,10 @@
 import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { AppError } from "./errors.ts";
+import type { RateLimitName } from "./config.ts";
+import type { Deps } from "./deps.ts";
 import { randomBase62 } from "./ids.ts";
+import { enforceLimit, ipIdentity } from "./rate_limit.ts";
 
 /** Hono variables set by the middleware below. */
 export type AppEnv = {
@@ -60,4 +63,17 @@ export function clientIp(c: Context<AppEnv>, trustProxy: boolean): string {
     if (last && /^[0-9a-fA-F:.]{2,45}$/.test(last)) return last;
   }
   return c.env?.remoteAddr?.hostname ?? "unknown";
+}
+
+/** Spends one unit of a public route's per-IP limit (IPv6 by /64); 429 when refused. */
+export async function limitByClientIp(
+  deps: Pick<Deps, "kv" | "now" | "config">,
+  c: Context<AppEnv>,
+  route: RateLimitName,
+): Promise<void> {
+  await enforceLimit(deps, {
+    route,
+    identity: ipIdentity(clientIp(c, deps.config.trustProxy)),
+    perMinute: deps.config.rateLimits[route],
+  });
 }

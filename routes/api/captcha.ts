@@ -8,19 +8,14 @@ import { createAltchaChallenge } from "../../lib/altcha.ts";
 import type { Deps } from "../../lib/deps.ts";
 import { errors } from "../../lib/errors.ts";
 import { requireLiveForm } from "../../lib/forms.ts";
-import { type AppEnv, clientIp } from "../../lib/http.ts";
-import { enforceLimit, ipIdentity } from "../../lib/rate_limit.ts";
+import { type AppEnv, limitByClientIp } from "../../lib/http.ts";
 
 /** The CAPTCHA sub-app, mounted at `/api/v1`. */
 export function captchaApi(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get("/forms/p/:id/altcha-challenge", async (c) => {
-    await enforceLimit(deps, {
-      route: "challenge",
-      identity: ipIdentity(clientIp(c, deps.config.trustProxy)),
-      perMinute: deps.config.rateLimits.challenge,
-    });
+    await limitByClientIp(deps, c, "challenge");
     const { form } = await requireLiveForm(deps, c.req.param("id"));
     if (form.captcha?.provider !== "altcha") {
       throw errors.notFound("This form does not use ALTCHA.");

@@ -8,9 +8,9 @@ import { mediaType, parseJsonObject, readBody } from "../../lib/body.ts";
 import type { Deps } from "../../lib/deps.ts";
 import { errors } from "../../lib/errors.ts";
 import { publicSchema, requireLiveForm } from "../../lib/forms.ts";
-import { type AppEnv, clientIp } from "../../lib/http.ts";
+import { type AppEnv, clientIp, limitByClientIp } from "../../lib/http.ts";
 import { parseIdempotencyKey } from "../../lib/idempotency.ts";
-import { enforceLimit, ipIdentity } from "../../lib/rate_limit.ts";
+import { ipIdentity } from "../../lib/rate_limit.ts";
 import {
   checkStoredSize,
   countingRefusals,
@@ -27,12 +27,7 @@ export function publicApi(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get("/forms/p/:id", async (c) => {
-    const ip = clientIp(c, deps.config.trustProxy);
-    await enforceLimit(deps, {
-      route: "schema",
-      identity: ipIdentity(ip),
-      perMinute: deps.config.rateLimits.schema,
-    });
+    await limitByClientIp(deps, c, "schema");
     const { form } = await requireLiveForm(deps, c.req.param("id"));
     const body = publicSchema(form);
     const etag = `"v${form.schema_version}-${Date.parse(form.updated_at).toString(36)}"`;
@@ -78,12 +73,7 @@ export function publicApi(deps: Deps): Hono<AppEnv> {
   });
 
   app.post("/forms/p/:id/validate", async (c) => {
-    const ip = clientIp(c, deps.config.trustProxy);
-    await enforceLimit(deps, {
-      route: "validate",
-      identity: ipIdentity(ip),
-      perMinute: deps.config.rateLimits.validate,
-    });
+    await limitByClientIp(deps, c, "validate");
     const { form } = await requireLiveForm(deps, c.req.param("id"));
     if (mediaType(c.req.header("content-type")) !== "application/json") {
       throw errors.unsupportedMediaType(["application/json"]);
