@@ -268,6 +268,8 @@ async function main(): Promise<void> {
   const settings = [
     `- Server: FORMWELL_ENV=production, on-disk KV in a temp dir, queue listener on, ` +
     `RATE_LIMITS=${JSON.stringify(BENCH_RATE_LIMITS)} (every request spends from the limiter)`,
+    `- V8 flags as \`deno task start\` runs the server: --max-semi-space-size=8 (caps the young ` +
+    `generation, which V8 otherwise grows under this load; both tasks pass it).`,
     `- Load: wrk, 2 threads, ${CONNECTIONS} connections (list rows: 1), ` +
     `${SUBMIT_SECONDS} s ceiling and JSON submit, ${SECONDS} s other rows, ` +
     `${LIST_SECONDS} s list rows, each after a ${WARM_SECONDS} s warm-up; ` +

@@ -17,6 +17,18 @@ export async function readBody(req: Request, limit = MAX_BODY_BYTES): Promise<Ui
   const declared = req.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw errors.payloadTooLarge();
   if (!req.body) return new Uint8Array();
+  if (declared !== null && /^\d+$/.test(declared)) {
+    // A declared length within the limit bounds what the server reads (hyper stops there),
+    // so the body can be taken whole, skipping the per-chunk stream machinery.
+    let whole: Uint8Array;
+    try {
+      whole = new Uint8Array(await req.arrayBuffer());
+    } catch {
+      throw errors.badRequest("The request body could not be read.");
+    }
+    if (whole.byteLength > limit) throw errors.payloadTooLarge();
+    return whole;
+  }
   const chunks: Uint8Array[] = [];
   let total = 0;
   const reader = req.body.getReader();

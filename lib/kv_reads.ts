@@ -16,6 +16,8 @@ const MAX_IN_FLIGHT = 2;
 
 interface Request {
   keys: Deno.KvKey[];
+  /** The keys JSON-encoded, once (the batcher compares them often). */
+  ids: string[];
   resolve: (entries: Deno.KvEntryMaybe<unknown>[]) => void;
   reject: (err: unknown) => void;
 }
@@ -35,7 +37,8 @@ export class KvReads {
     keys: Deno.KvKey[],
   ): Promise<{ [K in keyof T]: Deno.KvEntryMaybe<T[K]> }> {
     return new Promise((resolve, reject) => {
-      this.#pending.push({ keys, resolve: resolve as Request["resolve"], reject });
+      const ids = keys.map((k) => JSON.stringify(k));
+      this.#pending.push({ keys, ids, resolve: resolve as Request["resolve"], reject });
       this.#pump();
     });
   }
@@ -62,8 +65,8 @@ export class KvReads {
     const ids = new Set<string>();
     const rest: Request[] = [];
     for (const req of this.#pending) {
-      const fresh = req.keys.map((k) => JSON.stringify(k)).filter((id) => !ids.has(id));
-      const fits = batch.length === 0 || ids.size + new Set(fresh).size <= KEYS_PER_READ;
+      const fresh = new Set(req.ids.filter((id) => !ids.has(id)));
+      const fits = batch.length === 0 || ids.size + fresh.size <= KEYS_PER_READ;
       if (!fits) {
         rest.push(req);
         continue;
@@ -77,7 +80,7 @@ export class KvReads {
 
   async #read(batch: Request[]): Promise<void> {
     const byId = new Map<string, Deno.KvKey>();
-    for (const req of batch) for (const k of req.keys) byId.set(JSON.stringify(k), k);
+    for (const req of batch) req.keys.forEach((k, i) => byId.set(req.ids[i], k));
     const ids = [...byId.keys()];
     try {
       const entries = new Map<string, Deno.KvEntryMaybe<unknown>>();
@@ -86,7 +89,7 @@ export class KvReads {
         const read = await withKvRetry(() => this.kv.getMany(chunk.map((id) => byId.get(id)!)));
         chunk.forEach((id, j) => entries.set(id, read[j]));
       }
-      for (const req of batch) req.resolve(req.keys.map((k) => entries.get(JSON.stringify(k))!));
+      for (const req of batch) req.resolve(req.ids.map((id) => entries.get(id)!));
     } catch (err) {
       for (const req of batch) req.reject(err);
     }

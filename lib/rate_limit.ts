@@ -108,11 +108,6 @@ export function wouldAllow(
   return gcra((entry.value as GcraState | null)?.tat, now, perMinute).allowed;
 }
 
-/** How many distinct KV keys (and so checks) a set of spends touches. */
-export function distinctLimitKeys(spends: LimitSpend[]): number {
-  return new Set(spends.map((s) => JSON.stringify(limitKey(s)))).size;
-}
-
 /**
  * Spends one unit in its own commit (endpoints other than an accepted submit), retrying
  * conflicts with a bound. Throws 429 `rate_limited` when refused.

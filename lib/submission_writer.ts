@@ -14,7 +14,7 @@ import { newId } from "./ids.ts";
 import { keys, type Mode } from "./kv_keys.ts";
 import { delay, getManyChunked, u64Value, utcMonth, withKvRetry } from "./kv.ts";
 import { planOf } from "./plans.ts";
-import { distinctLimitKeys, limitKey, type LimitSpend, planSpends } from "./rate_limit.ts";
+import { limitKey, type LimitSpend, planSpends } from "./rate_limit.ts";
 import type { Form, Status, Submission, SubmissionSignals, Workspace } from "./schemas.ts";
 import { CounterDeltas, indexCreated } from "./submission_index.ts";
 import { IDEMPOTENCY_TTL_MS, type IdempotencyRecord, replayOrConflict } from "./idempotency.ts";
@@ -37,7 +37,17 @@ export interface SubmissionDraft {
   files: string[];
   signals: SubmissionSignals;
   status: Status;
-  idempotency?: { key: string; hash: string };
+  idempotency?: {
+    key: string;
+    hash: string;
+    /**
+     * The versionstamp of the form's sequence in the snapshot where the request found no
+     * live record under the key. Records are written only by sequence-moving commits, so
+     * when every commit since is this writer's own (none wrote the key), the writer need
+     * not read the record again.
+     */
+    seenAt?: string | null;
+  };
   limits: LimitSpend[];
   /** Approximate stored size in bytes (for batch sizing). */
   size: number;
@@ -81,7 +91,16 @@ interface FormQueue {
   pending: Item[];
   running: boolean;
   seq: Deno.KvEntryMaybe<number> | null;
+  /**
+   * The sequence's versionstamps since `seq` was last read, each produced by one of this
+   * writer's commits checked against the one before (so no other process wrote in between),
+   * with the Idempotency-Keys that commit wrote. Cleared whenever `seq` is.
+   */
+  chain: { vs: string; idem: Set<string> }[];
 }
+
+/** Commits remembered in a queue's chain; an older snapshot just reads its record. */
+const MAX_CHAIN = 64;
 
 /** Per-process group committer; one per composition root. */
 export class SubmissionWriter {
@@ -99,7 +118,7 @@ export class SubmissionWriter {
     const qid = `${draft.form.id}/${draft.mode}`;
     let q = this.#queues.get(qid);
     if (!q) {
-      q = { pending: [], running: false, seq: null };
+      q = { pending: [], running: false, seq: null, chain: [] };
       this.#queues.set(qid, q);
     }
     const promise = new Promise<WriteOutcome>((resolve, reject) => {
@@ -144,6 +163,7 @@ export class SubmissionWriter {
       await this.#commitBatch(q, batch);
     } catch (err) {
       q.seq = null;
+      q.chain = [];
       const open = batch.filter((i) => !i.settled);
       if (open.length === 1 || batch.length === 1) {
         for (const item of open) item.reject(asClientError(err));
@@ -160,10 +180,13 @@ export class SubmissionWriter {
       const first = live[0].draft;
       // Everything the batch depends on, in one read (KV operations are the cost to count).
       const read = await this.#readState(q, live);
-      const seq = q.seq ??
-        read.get(
+      let seq = q.seq;
+      if (!seq) {
+        seq = read.get(
           JSON.stringify(keys.submissionSeq(first.form.id, first.mode)),
         ) as Deno.KvEntryMaybe<number>;
+        q.chain = seq.versionstamp ? [{ vs: seq.versionstamp, idem: new Set() }] : [];
+      }
       live = this.#settleQuota(this.#settleIdempotent(live, read), read);
       if (!live.length) return;
 
@@ -238,6 +261,12 @@ export class SubmissionWriter {
       const res = await withKvRetry(() => op.commit());
       if (res.ok) {
         q.seq = { key: seq.key, value: number, versionstamp: res.versionstamp };
+        const written = new Set<string>();
+        for (const item of live) {
+          if (item.draft.idempotency) written.add(item.draft.idempotency.key);
+        }
+        if (q.chain.length) q.chain.push({ vs: res.versionstamp, idem: written });
+        if (q.chain.length > MAX_CHAIN) q.chain.shift();
         this.stats.commits++;
         this.stats.submissions += live.length;
         live.forEach((item, i) => item.resolve({ replayed: false, body: results[i] }));
@@ -245,6 +274,7 @@ export class SubmissionWriter {
       }
       this.stats.conflicts++;
       q.seq = null;
+      q.chain = [];
       await delay(Math.random() * Math.min(2 ** attempt, 100));
     }
     for (const item of live) item.reject(errors.unavailable());
@@ -252,7 +282,7 @@ export class SubmissionWriter {
 
   /**
    * Reads, in one `getMany` (chunked past 10 keys), the form's sequence (unless cached),
-   * the items' idempotency records, the monthly quota counter and the rate-limit states.
+   * the items' idempotency records (unless the request's own read still holds), the monthly quota counter and the rate-limit states.
    * Returns the entries by JSON-encoded key.
    */
   async #readState(q: FormQueue, items: Item[]): Promise<Map<string, Deno.KvEntryMaybe<unknown>>> {
@@ -261,7 +291,7 @@ export class SubmissionWriter {
     const want = (key: Deno.KvKey) => wanted.set(JSON.stringify(key), key);
     if (!q.seq) want(keys.submissionSeq(first.form.id, first.mode));
     for (const { draft } of items) {
-      if (draft.idempotency) want(idempotencyKey(draft));
+      if (draft.idempotency && !(q.seq && seenUnchanged(q, draft))) want(idempotencyKey(draft));
       for (const spend of draft.limits) want(limitKey(spend));
     }
     if (quotaCap(first) !== null) want(quotaKey(first, this.#deps.now()));
@@ -315,6 +345,21 @@ export class SubmissionWriter {
   }
 }
 
+/**
+ * Whether a draft's request saw the sequence at a versionstamp of the queue's chain and no
+ * commit since wrote its key: then its record is still absent (any other writer would have
+ * moved the sequence, which the commit's check of the cached sequence catches).
+ */
+function seenUnchanged(q: FormQueue, d: SubmissionDraft): boolean {
+  const seen = d.idempotency?.seenAt;
+  if (!seen) return false;
+  for (let j = q.chain.length - 1; j >= 0; j--) {
+    if (q.chain[j].vs === seen) return true;
+    if (q.chain[j].idem.has(d.idempotency!.key)) return false;
+  }
+  return false;
+}
+
 function idempotencyKey(d: SubmissionDraft): Deno.KvKey {
   return keys.idempotency(d.form.id, d.mode, d.idempotency!.key);
 }
@@ -361,6 +406,8 @@ function settleRefused(items: Item[], allowed: boolean[]): Item[] {
   });
 }
 
+const NO_IDS: ReadonlySet<string> = new Set();
+
 /**
  * Takes the next batch: as many pending items as fit the check, size and count bounds.
  * A second item with an Idempotency-Key already in the batch waits for the next batch,
@@ -372,14 +419,18 @@ function takeBatch(q: FormQueue): Item[] {
   const idemKeys = new Set<string>();
   let checks = 1; // the sequence
   let bytes = 0;
-  const spends: LimitSpend[] = [];
+  // The batch's distinct rate-limit keys (one check each), kept as it grows.
+  const limitIds = new Set<string>();
   for (const item of q.pending) {
     const d = item.draft;
     const idem = d.idempotency?.key;
     const extra = (d.riders ?? []).reduce((n, r) => n + r.checks, 0);
-    const limitChecks = distinctLimitKeys([...spends, ...d.limits]);
+    const fresh = d.limits.length
+      ? new Set(d.limits.map((s) => JSON.stringify(limitKey(s))).filter((id) => !limitIds.has(id)))
+      : NO_IDS;
     const fits = batch.length === 0 ||
-      (batch.length < MAX_BATCH_ITEMS && checks + extra + limitChecks <= MAX_CHECKS &&
+      (batch.length < MAX_BATCH_ITEMS &&
+        checks + extra + limitIds.size + fresh.size <= MAX_CHECKS &&
         bytes + d.size <= MAX_BATCH_BYTES && !(idem && idemKeys.has(idem)));
     if (!fits) {
       rest.push(item);
@@ -388,7 +439,7 @@ function takeBatch(q: FormQueue): Item[] {
     batch.push(item);
     checks += extra;
     bytes += d.size;
-    spends.push(...d.limits);
+    for (const id of fresh) limitIds.add(id);
     if (idem) idemKeys.add(idem);
   }
   q.pending = rest;

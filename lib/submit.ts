@@ -107,6 +107,21 @@ export function submitSpend(
     : { route: "submit", identity: ctx.identity, perMinute: deps.config.rateLimits.submit };
 }
 
+/** The keys a submit reads first, in order (see readSubmitState). */
+function stateKeys(
+  formId: string,
+  mode: "live" | "test",
+  spend: LimitSpend,
+  idempotencyKey: string | undefined,
+): Deno.KvKey[] {
+  const wanted: Deno.KvKey[] = [keys.form(formId), limitKey(spend)];
+  if (idempotencyKey) {
+    // The sequence rides along: every record is written with it, see SubmissionDraft.
+    wanted.push(keys.idempotency(formId, mode, idempotencyKey), keys.submissionSeq(formId, mode));
+  }
+  return wanted;
+}
+
 /**
  * Runs SPEC part 4's submit rules and stores the submission exactly once. Rejected
  * attempts still count against the caller's rate limit.
@@ -131,6 +146,8 @@ interface SubmitState {
   limit: Deno.KvEntryMaybe<unknown>;
   /** A stored result under the request's Idempotency-Key, or null. */
   idempotency: IdempotencyRecord | null;
+  /** The form's sequence versionstamp in the same snapshot (lets the writer skip a re-read). */
+  seqSeen: string | null;
 }
 
 /**
@@ -146,9 +163,8 @@ async function readSubmitState(
   if (ctx.auth) requireScope(ctx.auth, "submit");
   if (!isPlausibleFormId(ctx.formId)) throw errors.formNotFound();
   const mode = ctx.auth?.mode ?? "live";
-  const wanted: Deno.KvKey[] = [keys.form(ctx.formId), limitKey(spend)];
-  if (ctx.idempotencyKey) wanted.push(keys.idempotency(ctx.formId, mode, ctx.idempotencyKey));
-  const [formEntry, limit, idem] = await deps.reads.getMany(wanted);
+  const wanted = stateKeys(ctx.formId, mode, spend, ctx.idempotencyKey);
+  const [formEntry, limit, idem, seq] = await deps.reads.getMany(wanted);
   const form = formEntry.value as Form | null;
   if (!form) throw errors.formNotFound();
   let workspace: Workspace | null;
@@ -159,7 +175,13 @@ async function readSubmitState(
     workspace = (await deps.reads.get<Workspace>(keys.workspace(form.workspace_id))).value;
   }
   if (!workspace || workspace.suspended) throw errors.formNotFound();
-  return { form, workspace, limit, idempotency: (idem?.value ?? null) as IdempotencyRecord | null };
+  return {
+    form,
+    workspace,
+    limit,
+    idempotency: (idem?.value ?? null) as IdempotencyRecord | null,
+    seqSeen: seq?.versionstamp ?? null,
+  };
 }
 
 /** Marks an error already counted against a rate limit, so outer layers do not count it again. */
@@ -242,7 +264,9 @@ async function admit(
       files: attachments.files,
       signals,
       status: "completed",
-      idempotency: ctx.idempotencyKey ? { key: ctx.idempotencyKey, hash } : undefined,
+      idempotency: ctx.idempotencyKey
+        ? { key: ctx.idempotencyKey, hash, seenAt: state.seqSeen }
+        : undefined,
       limits: [spend],
       size: size + 1024,
       riders: [...gate.riders, ...attachments.riders],

@@ -57,7 +57,8 @@ export async function scoreSubmissions(deps: Deps, job: ScoreJob): Promise<void>
 }
 
 function score(sub: Submission, context: NumberedMark[], urlFields: Set<string>): SpamVerdict {
-  const mark = markOf(sub);
+  // Its own stored mark is usually in the context: no need to hash its values again.
+  const mark = context.find((o) => o.number === sub.number && o.id === sub.id) ?? markOf(sub);
   const earlier = context.filter((o) => o.number < sub.number && o.at > mark.at - RECENT_WINDOW_MS);
   return scoreSpam({
     signals: sub.signals,
@@ -114,12 +115,27 @@ async function recentMarks(
   newest: number,
   extra: number,
 ): Promise<NumberedMark[]> {
+  const limit = CONTEXT_SIZE + extra;
+  const from = newest - limit + 1;
+  // Numbers are gap-free, so the wanted marks are usually exactly this range, and a forward
+  // range read costs KV a fraction of a reverse one (about 1.5 ms against 6 ms for 117).
+  // Fewer than that means deletions: then walk back for the full count as before.
+  const range = await withKvRetry(async () => {
+    const found: NumberedMark[] = [];
+    const iter = deps.kv.list<SubmissionMark>({
+      start: keys.submissionMark(formId, mode, Math.max(from, 0)),
+      end: keys.submissionMark(formId, mode, newest + 1),
+    }, { limit, batchSize: 500 });
+    for await (const e of iter) found.push({ ...e.value, number: e.key[3] as number });
+    return found.reverse();
+  });
+  if (range.length >= limit || from <= 0) return range;
   return await withKvRetry(async () => {
     const found: NumberedMark[] = [];
     const iter = deps.kv.list<SubmissionMark>({
       prefix: keys.submissionMarks(formId, mode),
       end: keys.submissionMark(formId, mode, newest + 1),
-    }, { reverse: true, limit: CONTEXT_SIZE + extra, batchSize: 500 });
+    }, { reverse: true, limit, batchSize: 500 });
     for await (const e of iter) found.push({ ...e.value, number: e.key[3] as number });
     return found;
   });

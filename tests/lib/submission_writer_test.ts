@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { AppError } from "../../lib/errors.ts";
 import type { SubmissionDraft } from "../../lib/submission_writer.ts";
-import { contactData, makeForm, makeWorkspace, recount, testEnv } from "../helpers.ts";
+import { buildDeps } from "../../lib/runtime.ts";
+import { createApp } from "../../routes/mod.ts";
+import { contactData, makeForm, makeKey, makeWorkspace, recount, testEnv } from "../helpers.ts";
 import { assertCountersExact } from "../recount.ts";
 
 Deno.test("submission writer - a value KV refuses fails only its own submission", async () => {
@@ -38,5 +40,53 @@ Deno.test("submission writer - a value KV refuses fails only its own submission"
   );
   assert.deepEqual(numbers.sort(), [1, 2, 3, 4]);
   await assertCountersExact(env.deps.kv, form.id, "live");
+  env.close();
+});
+
+Deno.test("submission writer - two writers on one KV keep Idempotency-Keys exactly once", async () => {
+  // Two deps (two writers, as in two processes) over one KV, under load so each writer's
+  // queue keeps its cached sequence and skips re-reading records it knows are absent.
+  const env = await testEnv();
+  const other = await buildDeps(env.deps.kv, env.deps.config);
+  const apps = [env.app, createApp(other)];
+  const ws = await makeWorkspace(env.deps, "business");
+  const form = await makeForm(env.deps, ws);
+  const key = await makeKey(env.deps, ws);
+  // 41 keys over two writers: each key goes to both. One earlier submission gives the form
+  // a sequence, so every request's read sees a versionstamp the writers' chains hold.
+  const K = 41;
+  const send = (i: number) =>
+    apps[i % 2].request(`http://localhost/api/v1/submit/p/${form.id}`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${key}`,
+        "idempotency-key": `k${i % K}`,
+      },
+      body: JSON.stringify(contactData(i % K)),
+    });
+  assert.equal(
+    (await env.request(`/api/v1/submit/p/${form.id}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify(contactData(-1)),
+    })).status,
+    201,
+  );
+  const responses = await Promise.all(Array.from({ length: 400 }, (_, i) => send(i)));
+  const bodies = await Promise.all(responses.map((r) => r.json()));
+  assert.deepEqual([...new Set(responses.map((r) => r.status))], [201]);
+  const idByKey = new Map<number, string>();
+  bodies.forEach((b, i) => {
+    const seen = idByKey.get(i % K) ?? b.submission_id;
+    assert.equal(b.submission_id, seen, `one submission per key (k${i % K})`);
+    idByKey.set(i % K, seen);
+  });
+  assert.equal(new Set(idByKey.values()).size, K);
+  assert.equal(await recount(env.deps, form.id), K + 1);
+  const numbers = [...new Set(bodies.map((b) => b.submission_number))].sort((a, b) => a - b);
+  assert.deepEqual(numbers, Array.from({ length: K }, (_, i) => i + 2));
+  await assertCountersExact(env.deps.kv, form.id, "live");
+  other.storage.close?.();
   env.close();
 });
