@@ -21,7 +21,10 @@ export interface TestEnv {
   close: () => void;
 }
 
-/** Builds a fresh environment; `env` overrides configuration variables. */
+/**
+ * Builds a fresh environment; `env` overrides configuration variables. KV is `:memory:`
+ * unless `env.KV_PATH` names a file (then several environments can share it, as instances).
+ */
 export async function testEnv(
   env: Record<string, string> = {},
   overrides: Partial<Pick<Deps, "fetch" | "now">> = {},
@@ -34,7 +37,7 @@ export async function testEnv(
     LOCAL_STORAGE_DIR: Deno.makeTempDirSync({ prefix: "formwell-test-" }),
     ...env,
   });
-  const kv = await Deno.openKv(":memory:");
+  const kv = await Deno.openKv(config.kvPath);
   const deps = await buildDeps(kv, config, overrides);
   const app = createApp(deps);
   return {

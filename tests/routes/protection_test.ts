@@ -1,9 +1,6 @@
 import assert from "node:assert/strict";
 import { updateWorkspace } from "../../lib/workspaces.ts";
-import { loadConfig } from "../../lib/config.ts";
 import { SPAM_MESSAGE } from "../../lib/errors.ts";
-import { buildDeps } from "../../lib/runtime.ts";
-import { createApp } from "../../routes/mod.ts";
 import { FAILURE_BLOCK_AT, FAILURE_WINDOW_MS, failureCount } from "../../lib/failures.ts";
 import { keys } from "../../lib/kv_keys.ts";
 import { ipIdentity } from "../../lib/rate_limit.ts";
@@ -87,32 +84,6 @@ Deno.test("protection - honeypot and repeated failures", async (t) => {
     env.close();
   }
 });
-
-/** Like testEnv, but over a KV file shared with other instances. */
-async function fileEnv(kvPath: string, vars: Record<string, string>): Promise<TestEnv> {
-  const config = loadConfig({
-    KV_PATH: kvPath,
-    SECRET: "test-secret-test-secret-test-secret-0123",
-    FORMWELL_ENV: "test",
-    TRUST_PROXY: "1",
-    LOCAL_STORAGE_DIR: await Deno.makeTempDir({ prefix: "formwell-test-" }),
-    ...vars,
-  });
-  const kv = await Deno.openKv(kvPath);
-  const deps = await buildDeps(kv, config);
-  const app = createApp(deps);
-  return {
-    deps,
-    app,
-    request: (path, init = {}) => {
-      const { ip = "203.0.113.7", ...rest } = init;
-      const headers = new Headers(rest.headers);
-      headers.set("x-forwarded-for", ip);
-      return Promise.resolve(app.request(`http://localhost${path}`, { ...rest, headers }));
-    },
-    close: () => kv.close(),
-  };
-}
 
 function captchaForm(captcha: FormDefinition["captcha"], extra: Partial<FormDefinition> = {}) {
   return { ...CONTACT_FORM, captcha, ...extra };
@@ -254,8 +225,8 @@ Deno.test("protection - CAPTCHA gate on submit", async (t) => {
 Deno.test("protection - ALTCHA round trip, single use across instances", async (t) => {
   const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
   // Two instances: each its own KV handle and group committer over the same file.
-  const a = await fileEnv(kvPath, { RATE_LIMITS: '{"challenge":3}' });
-  const b = await fileEnv(kvPath, {});
+  const a = await testEnv({ KV_PATH: kvPath, RATE_LIMITS: '{"challenge":3}' });
+  const b = await testEnv({ KV_PATH: kvPath });
   try {
     const ws = await makeWorkspace(a.deps);
     const form = await makeForm(a.deps, ws, captchaForm({ provider: "altcha" }));
