@@ -206,9 +206,6 @@ export interface Workspace {
   created_at: string;
 }
 
-/** Plan name schema. */
-export const planSchema = z.enum(PLAN_NAMES);
-
 /** API key scopes. */
 export const SCOPES = ["submit", "read", "admin"] as const;
 /** An API key scope. */
