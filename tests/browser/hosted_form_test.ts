@@ -174,7 +174,10 @@ Deno.test({
         await page.goto(`${base}/f/${form.id}`);
         await fillBasics(page);
         await page.getByRole("button", { name: "Send" }).dblclick();
-        await page.waitForURL(/\/thanks\?submission_id=sub_/);
+        // The second click aborts the first navigation, which waitForURL would report as a
+        // failure: wait for the page the surviving one lands on instead.
+        await page.getByRole("heading", { name: "Thank you" }).waitFor();
+        assert.match(page.url(), /\/thanks\?submission_id=sub_/);
         assert.equal(await recount(env.deps, form.id), 1);
       });
 
@@ -257,7 +260,10 @@ Deno.test({
         );
         await fillBasics(page);
         await page.getByRole("button", { name: "Send" }).dblclick();
-        await page.waitForURL(/\/thanks\?submission_id=sub_/);
+        // The second click aborts the first navigation, which waitForURL would report as a
+        // failure: wait for the page the surviving one lands on instead.
+        await page.getByRole("heading", { name: "Thank you" }).waitFor();
+        assert.match(page.url(), /\/thanks\?submission_id=sub_/);
         assert.equal(await recount(env.deps, form.id), 1);
       });
 
