@@ -51,7 +51,7 @@ export async function recordEvent(
       )
       : null;
     const op = deps.kv.atomic();
-    const [allowed] = await planSpends(deps, [input.spend], op);
+    const { allowed: [allowed] } = await planSpends(deps, [input.spend], op);
     if (!allowed) throw errors.rateLimited();
     const counts = !marker?.value;
     if (marker) {

@@ -10,14 +10,6 @@ import { keys } from "./kv_keys.ts";
 
 /** Every job the queue carries. */
 export const jobSchema = z.discriminatedUnion("type", [
-  z.object({
-    type: z.literal("score_submissions"),
-    form_id: z.string(),
-    ids: z.array(z.string()).max(1000),
-    /** The batch's mode and last number: the scorer reads its context from there. */
-    mode: z.enum(["live", "test"]).optional(),
-    last_number: z.number().int().positive().optional(),
-  }),
   z.object({ type: z.literal("delete_files"), paths: z.array(z.string()).max(5000) }),
   z.object({ type: z.literal("cleanup_upload"), path: z.string() }),
 ]);

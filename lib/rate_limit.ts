@@ -51,18 +51,28 @@ export async function peekLimit(deps: Pick<Deps, "kv" | "now">, s: LimitSpend): 
   return gcra(entry.value?.tat, deps.now(), s.perMinute).allowed;
 }
 
+/** What planSpends decided. */
+export interface SpendPlan {
+  /** Per spend, whether it was allowed. */
+  allowed: boolean[];
+  /**
+   * Per distinct key (JSON-encoded): the entry read, and the state the operation writes
+   * there, if any (once committed, with the commit's versionstamp).
+   */
+  states: Map<string, { entry: Deno.KvEntryMaybe<unknown>; next?: GcraState }>;
+}
+
 /**
  * Adds the spends of a batch to an atomic operation: reads each distinct key once (unless
  * `known` already holds its entry, read together with other keys by the caller), checks
- * its versionstamp and writes the new TAT. Returns, per spend, whether it was allowed
- * (refused spends leave the state as it was).
+ * its versionstamp and writes the new TAT. Refused spends leave the state as it was.
  */
 export async function planSpends(
   deps: Pick<Deps, "kv" | "now">,
   spends: LimitSpend[],
   op: Deno.AtomicOperation,
   known: ReadonlyMap<string, Deno.KvEntryMaybe<unknown>> = new Map(),
-): Promise<boolean[]> {
+): Promise<SpendPlan> {
   const distinct = new Map<string, { key: Deno.KvKey; spends: number[] }>();
   spends.forEach((s, i) => {
     const key = limitKey(s);
@@ -80,7 +90,8 @@ export async function planSpends(
   );
   const now = deps.now();
   const allowed = spends.map(() => false);
-  slots.forEach(([, slot], i) => {
+  const states: SpendPlan["states"] = new Map();
+  slots.forEach(([id, slot], i) => {
     let tat = entries[i].value?.tat;
     let changed = false;
     for (const idx of slot.spends) {
@@ -93,10 +104,14 @@ export async function planSpends(
     }
     op.check(entries[i]);
     if (changed && tat !== undefined) {
-      op.set(slot.key, { tat } satisfies GcraState, { expireIn: PERIOD_MS * 2 });
+      const next: GcraState = { tat };
+      op.set(slot.key, next, { expireIn: PERIOD_MS * 2 });
+      states.set(id, { entry: entries[i], next });
+    } else {
+      states.set(id, { entry: entries[i] });
     }
   });
-  return allowed;
+  return { allowed, states };
 }
 
 /** Whether one more unit would be allowed given an already-read state entry. */
@@ -118,7 +133,7 @@ export async function enforceLimit(
 ): Promise<void> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const op = deps.kv.atomic();
-    const [allowed] = await planSpends(deps, [spend], op);
+    const { allowed: [allowed] } = await planSpends(deps, [spend], op);
     if (!allowed) throw errors.rateLimited();
     const res = await withKvRetry(() => op.commit());
     if (res.ok) return;

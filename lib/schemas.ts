@@ -275,7 +275,7 @@ export interface Submission {
   /** Storage paths of attached files. */
   files: string[];
   signals: SubmissionSignals;
-  /** Set by the scoring job. */
+  /** The spam verdict, when the submission scored above 0 (or an admin re-labelled it). */
   spam?: { score: number; reasons: string[]; scored_at: string; manual?: boolean };
 }
 

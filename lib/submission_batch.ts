@@ -9,7 +9,8 @@ import { keys, type Mode } from "./kv_keys.ts";
 import { utcMonth } from "./kv.ts";
 import { planOf } from "./plans.ts";
 import { limitKey, type LimitSpend } from "./rate_limit.ts";
-import type { Form, Status, SubmissionSignals, Workspace } from "./schemas.ts";
+import type { Form, SubmissionSignals, Workspace } from "./schemas.ts";
+import type { NumberedMark } from "./spam_context.ts";
 
 /** KV allows 10 checks per atomic operation (remote KV enforces it). */
 const MAX_CHECKS = 10;
@@ -29,7 +30,6 @@ export interface SubmissionDraft {
   metadata: Record<string, unknown>;
   files: string[];
   signals: SubmissionSignals;
-  status: Status;
   idempotency?: {
     key: string;
     hash: string;
@@ -92,6 +92,18 @@ export interface FormQueue {
    * with the Idempotency-Keys that commit wrote. Cleared whenever `seq` is.
    */
   chain: { vs: string; idem: Set<string> }[];
+  /**
+   * The scoring marks of the form's latest submissions (oldest first), as of `seq`: read
+   * with it, extended by this writer's commits, dropped with it.
+   */
+  marks: NumberedMark[] | null;
+}
+
+/** Forgets what a queue knew of KV (after a conflict or a failed commit): read it again. */
+export function forget(q: FormQueue): void {
+  q.seq = null;
+  q.chain = [];
+  q.marks = null;
 }
 
 /** Commits remembered in a queue's chain; an older snapshot just reads its record. */

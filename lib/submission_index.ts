@@ -6,10 +6,8 @@
  */
 import { keys, type Mode, type StatusBucket } from "./kv_keys.ts";
 import { u64Delta, utcDay } from "./kv.ts";
-import { createHash } from "node:crypto";
-import { canonicalJson } from "./canonical.ts";
-import { ipIdentity } from "./rate_limit.ts";
 import type { Status, Submission } from "./schemas.ts";
+import type { SubmissionMark } from "./spam_context.ts";
 
 /** Submissions per block counter: the list walk skips whole blocks by their counts. */
 export const BLOCK_SIZE = 1000;
@@ -46,32 +44,19 @@ function countStatus(
   c.add(keys.submissionDaily(formId, mode, bucket, day), n);
 }
 
-/** What the spam scorer keeps of each submission to compare later ones with. */
-export interface SubmissionMark {
-  id: string;
-  /** Rate-limit identity of a browser sender (IP, IPv6 /64); "" for key-authenticated. */
-  who: string;
-  /** SHA-256 (16 hex) of the canonical field values: equal values, equal digest. */
-  digest: string;
-  /** Creation time, ms. */
-  at: number;
-}
-
-/** The scorer's mark of a submission. */
-export function markOf(s: Submission): SubmissionMark {
-  return {
-    id: s.id,
-    who: s.signals.ip && !s.signals.via_key ? ipIdentity(s.signals.ip) : "",
-    digest: createHash("sha256").update(canonicalJson(s.fields)).digest("hex").slice(0, 16),
-    at: Date.parse(s.created_at),
-  };
-}
-
-/** Writes a new submission's indexes and counts it (including the analytics counter). */
-export function indexCreated(op: Deno.AtomicOperation, c: CounterDeltas, s: Submission): void {
+/**
+ * Writes a new submission's indexes (with its scoring mark) and counts it (including the
+ * analytics counter).
+ */
+export function indexCreated(
+  op: Deno.AtomicOperation,
+  c: CounterDeltas,
+  s: Submission,
+  mark: SubmissionMark,
+): void {
   const day = utcDay(Date.parse(s.created_at));
   op.set(keys.submissionByNumber(s.form_id, s.mode, s.number), s.id);
-  op.set(keys.submissionMark(s.form_id, s.mode, s.number), markOf(s));
+  op.set(keys.submissionMark(s.form_id, s.mode, s.number), mark);
   op.set(keys.submissionByStatus(s.form_id, s.mode, s.status, s.number), s.id);
   countStatus(c, s.form_id, s.mode, "all", s.number, day, 1);
   countStatus(c, s.form_id, s.mode, s.status, s.number, day, 1);

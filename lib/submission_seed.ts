@@ -10,6 +10,7 @@ import { keys, type Mode } from "./kv_keys.ts";
 import { delay, withKvRetry } from "./kv.ts";
 import type { Form, Status, Submission } from "./schemas.ts";
 import { CounterDeltas, indexCreated } from "./submission_index.ts";
+import { markOf } from "./spam_context.ts";
 
 /** Per-submission choices; every one optional. `i` counts from 0 in write order. */
 export interface SeedOptions {
@@ -76,7 +77,7 @@ async function writeBatch(
         signals: {},
       };
       op.set(keys.submission(form.id, s.id), s);
-      indexCreated(op, counters, s);
+      indexCreated(op, counters, s, markOf(s));
       ids.push(s.id);
     }
     counters.applyTo(op);

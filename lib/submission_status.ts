@@ -1,7 +1,7 @@
 /**
  * An admin's verdict on a submission: mark as spam or not spam. The record, its status
  * index and every counter move in one checked commit (submission_index.ts), so the
- * counters stay equal to a recount even against a concurrent scoring job or delete.
+ * counters stay equal to a recount even against a concurrent delete.
  * @module
  */
 import type { Deps } from "./deps.ts";
@@ -13,7 +13,7 @@ import { CounterDeltas, indexStatusChange } from "./submission_index.ts";
 
 /**
  * Sets a submission's status by hand. The `spam` record is kept (score and reasons stay
- * visible) and flagged `manual`, which also keeps the scoring job from overriding it.
+ * visible) and flagged `manual`, so the admin view shows the verdict was a person's.
  */
 export async function setSubmissionStatus(
   deps: Pick<Deps, "kv" | "now">,

@@ -2,8 +2,8 @@
  * Group commit of submissions. Every submit of a form (and mode) joins that form's queue;
  * while one commit is in flight the next requests gather, then go out together in ONE
  * `kv.atomic()` holding, per submission, the record, its indexes, its number from the
- * form's sequence, the counters, the idempotency record, the rate-limit spend, any
- * attachment writes, and one enqueued follow-up job for the batch. Clients never retry
+ * form's sequence, its spam score and status (see spam_context.ts), the counters, the
+ * idempotency record, the rate-limit spend and any attachment writes. Clients never retry
  * against each other: a form's commits are serialised in the process, and conflicts with
  * other processes are retried here, with a bound.
  * @module
@@ -13,15 +13,16 @@ import { AppError, errors } from "./errors.ts";
 import { newId } from "./ids.ts";
 import { keys } from "./kv_keys.ts";
 import { delay, getManyChunked, u64Value, utcMonth, withKvRetry } from "./kv.ts";
-import { limitKey, planSpends } from "./rate_limit.ts";
+import { limitKey, planSpends, type SpendPlan } from "./rate_limit.ts";
 import type { Submission } from "./schemas.ts";
 import { CounterDeltas, indexCreated } from "./submission_index.ts";
+import { CONTEXT_SIZE, markOf, readRecentMarks, scoreInContext } from "./spam_context.ts";
 import { IDEMPOTENCY_TTL_MS, type IdempotencyRecord, replayOrConflict } from "./idempotency.ts";
-import { enqueueJob } from "./queue.ts";
 import {
   applyRiders,
   asClientError,
   type CreatedBody,
+  forget,
   type FormQueue,
   idempotencyKey,
   type Item,
@@ -38,9 +39,18 @@ import {
 
 export type { CreatedBody, Rider, SubmissionDraft, WriteOutcome } from "./submission_batch.ts";
 
+/** Rate-limit states remembered at most (one per active sender; forgotten all at once). */
+const MAX_REMEMBERED = 10_000;
+
 /** Per-process group committer; one per composition root. */
 export class SubmissionWriter {
   #queues = new Map<string, FormQueue>();
+  /**
+   * Rate-limit states as this writer's last commits left them, so the next commit need not
+   * read them again: every commit checks them, so a state changed elsewhere fails the
+   * commit, which forgets it and reads it afresh.
+   */
+  #limits = new Map<string, Deno.KvEntryMaybe<unknown>>();
   #deps: Omit<Deps, "writer">;
   /** Commits made and submissions stored, for benchmarks. */
   readonly stats = { commits: 0, submissions: 0, conflicts: 0 };
@@ -54,7 +64,7 @@ export class SubmissionWriter {
     const qid = `${draft.form.id}/${draft.mode}`;
     let q = this.#queues.get(qid);
     if (!q) {
-      q = { pending: [], running: false, seq: null, chain: [] };
+      q = { pending: [], running: false, seq: null, chain: [], marks: null };
       this.#queues.set(qid, q);
     }
     const promise = new Promise<WriteOutcome>((resolve, reject) => {
@@ -98,8 +108,7 @@ export class SubmissionWriter {
     try {
       await this.#commitBatch(q, batch);
     } catch (err) {
-      q.seq = null;
-      q.chain = [];
+      forget(q);
       const open = batch.filter((i) => !i.settled);
       if (open.length === 1 || batch.length === 1) {
         for (const item of open) item.reject(asClientError(err));
@@ -122,14 +131,15 @@ export class SubmissionWriter {
           JSON.stringify(keys.submissionSeq(first.form.id, first.mode)),
         ) as Deno.KvEntryMaybe<number>;
         q.chain = seq.versionstamp ? [{ vs: seq.versionstamp, idem: new Set() }] : [];
+        q.marks = await readRecentMarks(kv, first.form.id, first.mode, seq.value ?? 0);
       }
       live = this.#settleQuota(this.#settleIdempotent(live, read), read);
       if (!live.length) return;
 
       const op = kv.atomic();
       const spends = live.flatMap((i) => i.draft.limits);
-      const allowed = await planSpends(this.#deps, spends, op, read);
-      live = settleRefused(live, allowed);
+      const plan = await planSpends(this.#deps, spends, op, read);
+      live = settleRefused(live, plan.allowed);
       const refused = await applyRiders(op, live);
       if (refused.size) {
         // The operation holds the refused items' rider writes: rebuild it without them.
@@ -144,6 +154,7 @@ export class SubmissionWriter {
       const counters = new CounterDeltas();
       let number = seq.value ?? 0;
       const results: CreatedBody[] = [];
+      const marks = [...q.marks ?? []];
       for (const item of live) {
         const d = item.draft;
         const sub: Submission = {
@@ -154,13 +165,21 @@ export class SubmissionWriter {
           number: ++number,
           fields: d.fields,
           metadata: d.metadata,
-          status: d.status,
+          status: "completed",
           created_at: created,
           files: d.files,
           signals: d.signals,
         };
+        const mark = markOf(sub);
+        const verdict = scoreInContext(sub, mark, marks, d.form);
+        // A clean submission keeps no verdict: there is nothing to show or to explain.
+        if (verdict.score > 0) {
+          sub.status = verdict.status;
+          sub.spam = { score: verdict.score, reasons: verdict.reasons, scored_at: created };
+        }
+        marks.push({ ...mark, number: sub.number });
         op.set(keys.submission(sub.form_id, sub.id), sub);
-        indexCreated(op, counters, sub);
+        indexCreated(op, counters, sub, mark);
         if (d.mode === "live") {
           counters.add(keys.monthlySubmissions(d.workspace.id, utcMonth(now)), 1);
         }
@@ -186,17 +205,12 @@ export class SubmissionWriter {
       }
       counters.applyTo(op);
       op.set(keys.submissionSeq(first.form.id, first.mode), number);
-      enqueueJob(op, {
-        type: "score_submissions",
-        form_id: first.form.id,
-        ids: live.map((i) => i.id),
-        mode: first.mode,
-        last_number: number,
-      });
 
       const res = await withKvRetry(() => op.commit());
       if (res.ok) {
         q.seq = { key: seq.key, value: number, versionstamp: res.versionstamp };
+        q.marks = marks.slice(-CONTEXT_SIZE);
+        this.#remember(plan, res.versionstamp);
         const written = new Set<string>();
         for (const item of live) {
           if (item.draft.idempotency) written.add(item.draft.idempotency.key);
@@ -209,8 +223,8 @@ export class SubmissionWriter {
         return;
       }
       this.stats.conflicts++;
-      q.seq = null;
-      q.chain = [];
+      forget(q);
+      for (const id of plan.states.keys()) this.#limits.delete(id);
       await delay(Math.random() * Math.min(2 ** attempt, 100));
     }
     for (const item of live) item.reject(errors.unavailable());
@@ -218,21 +232,37 @@ export class SubmissionWriter {
 
   /**
    * Reads, in one `getMany` (chunked past 10 keys), the form's sequence (unless cached),
-   * the items' idempotency records (unless the request's own read still holds), the monthly quota counter and the rate-limit states.
-   * Returns the entries by JSON-encoded key.
+   * the items' idempotency records (unless the request's own read still holds), the
+   * monthly quota counter and the rate-limit states (unless remembered). Returns the
+   * entries by JSON-encoded key, remembered ones included.
    */
   async #readState(q: FormQueue, items: Item[]): Promise<Map<string, Deno.KvEntryMaybe<unknown>>> {
     const first = items[0].draft;
     const wanted = new Map<string, Deno.KvKey>();
     const want = (key: Deno.KvKey) => wanted.set(JSON.stringify(key), key);
+    const read = new Map<string, Deno.KvEntryMaybe<unknown>>();
     if (!q.seq) want(keys.submissionSeq(first.form.id, first.mode));
     for (const { draft } of items) {
       if (draft.idempotency && !(q.seq && seenUnchanged(q, draft))) want(idempotencyKey(draft));
-      for (const spend of draft.limits) want(limitKey(spend));
+      for (const spend of draft.limits) {
+        const key = limitKey(spend);
+        const remembered = this.#limits.get(JSON.stringify(key));
+        if (remembered) read.set(JSON.stringify(key), remembered);
+        else want(key);
+      }
     }
     if (quotaCap(first) !== null) want(quotaKey(first, this.#deps.now()));
-    const entries = await getManyChunked(this.#deps.kv, [...wanted.values()]);
-    return new Map([...wanted.keys()].map((id, i) => [id, entries[i]]));
+    const entries = wanted.size ? await getManyChunked(this.#deps.kv, [...wanted.values()]) : [];
+    [...wanted.keys()].forEach((id, i) => read.set(id, entries[i]));
+    return read;
+  }
+
+  /** Keeps the rate-limit states a successful commit left, to skip reading them next time. */
+  #remember(plan: SpendPlan, versionstamp: string): void {
+    if (this.#limits.size > MAX_REMEMBERED) this.#limits.clear();
+    for (const [id, { entry, next }] of plan.states) {
+      this.#limits.set(id, next ? { key: entry.key, value: next, versionstamp } : entry);
+    }
   }
 
   /**

@@ -263,7 +263,6 @@ async function admit(
       metadata,
       files: attachments.files,
       signals,
-      status: "completed",
       idempotency: ctx.idempotencyKey
         ? { key: ctx.idempotencyKey, hash, seenAt: state.seqSeen }
         : undefined,

@@ -24,8 +24,7 @@ Deno.test("soak - short reliability suite", async (t) => {
     assert.equal(f.numbers_unique, true);
     assert.equal(f.counter_equals_recount, true);
     assert.ok(Number(f.network_errors) > 0, "the kills really cut requests off");
-    assert.equal(f.jobs_left_in_queue, 0, "jobs of killed processes were delivered");
-    assert.equal(f.unscored, 0, "every batch's scoring job ran");
+    assert.equal(f.unscored, 0, "every submission was stored with its verdict");
     assert.equal(f.undelivered_jobs, 0);
   });
 

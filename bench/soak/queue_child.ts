@@ -19,7 +19,7 @@ if (import.meta.main) {
     loadConfig({ ...soakEnv(kvPath, 8000, "/tmp"), SECRET: SOAK_SECRET }),
   );
   kv.listenQueue(async (msg) => {
-    const id = String((msg as { form_id?: string }).form_id);
+    const id = String((msg as { path?: string }).path);
     await kv.atomic().sum(keys.soakProbe("deliveries", id), 1n).commit();
     if (mode === "hang") await new Promise(() => {});
     await dispatch(deps, msg);

@@ -44,7 +44,8 @@ function failingReads(deps: Deps): Deps {
 async function throwingHandler(dir: string, schedule: number[] | undefined) {
   const kvPath = `${dir}/throw.kv`;
   const kv = await Deno.openKv(kvPath);
-  const job: Job = { type: "score_submissions", form_id: "soak", ids: ["sub_missing"] };
+  // A well-formed upload path, so the handler reads KV (and meets the injected failure).
+  const job: Job = { type: "cleanup_upload", path: "soak/missing" };
   let attempts = 0;
   let stored: unknown = null;
   try {
@@ -107,11 +108,11 @@ function child(kvPath: string, mode: "hang" | "work") {
 /** Part two: jobs in flight in a killed process are redelivered to the next one. */
 async function killedWorker(dir: string, jobs: number) {
   const kvPath = `${dir}/kill.kv`;
-  const ids = Array.from({ length: jobs }, (_, i) => `job${i}`);
+  const ids = Array.from({ length: jobs }, (_, i) => `soak/job${i}`);
   {
     const kv = await Deno.openKv(kvPath);
     const op = kv.atomic();
-    for (const id of ids) enqueueJob(op, { type: "score_submissions", form_id: id, ids: [] });
+    for (const path of ids) enqueueJob(op, { type: "cleanup_upload", path });
     const ok = (await op.commit()).ok;
     kv.close();
     if (!ok) throw new Error("enqueue failed");

@@ -4,12 +4,10 @@
  */
 import type { Deps } from "../deps.ts";
 import { type Job, type JobHandler, jobSchema } from "../queue.ts";
-import { scoreSubmissions } from "./score_submissions.ts";
 import { cleanupUpload } from "./cleanup_upload.ts";
 import { deleteFiles } from "./delete_files.ts";
 
 const handlers: { [T in Job["type"]]: JobHandler<T> } = {
-  score_submissions: scoreSubmissions,
   delete_files: deleteFiles,
   cleanup_upload: cleanupUpload,
 };

@@ -1,10 +1,14 @@
 import assert from "node:assert/strict";
-import { dispatch } from "../../lib/jobs/mod.ts";
 import { keys } from "../../lib/kv_keys.ts";
 import { u64Value } from "../../lib/kv.ts";
 import type { Submission } from "../../lib/schemas.ts";
 import { linkStats, scoreSpam, type SpamInput } from "../../lib/spam.ts";
-import { makeForm, makeKey, makeWorkspace, postJson, testEnv } from "../helpers.ts";
+import {
+  type CreatedBody,
+  type SubmissionDraft,
+  SubmissionWriter,
+} from "../../lib/submission_writer.ts";
+import { makeForm, makeKey, makeWorkspace, postJson, type TestEnv, testEnv } from "../helpers.ts";
 import { assertCountersExact } from "../recount.ts";
 
 function input(over: Partial<SpamInput> = {}, signals: SpamInput["signals"] = {}): SpamInput {
@@ -77,7 +81,7 @@ Deno.test("spam - scoring is a pure function of the signals", async (t) => {
   });
 });
 
-Deno.test("spam - the scoring job sets status with exact counters, idempotently", async (t) => {
+Deno.test("spam - each submission is stored with its verdict, counters exact", async (t) => {
   const env = await testEnv();
   try {
     const ws = await makeWorkspace(env.deps);
@@ -94,143 +98,173 @@ Deno.test("spam - the scoring job sets status with exact counters, idempotently"
       assert.equal(res.status, 201, await res.clone().text());
       return (await res.json()).submission_id as string;
     };
-    const now = Date.now();
-    const ids = {
-      ok: await send(
-        {
-          data: { name: "Ada", message: "Quote please for 40 chairs in oak" },
-          rendered_at: now - 40_000,
-        },
-        "198.51.100.1",
-      ),
-      fast: await send({ data: { name: "Bo" }, rendered_at: now - 700 }, "198.51.100.2"),
-      spam: await send({
-        data: {
-          name: "x",
-          message: "http://a.test http://b.test http://c.test http://d.test http://e.test",
-        },
-        rendered_at: now - 300,
-      }, "198.51.100.3"),
-      dup: await send(
-        {
-          data: { name: "Ada", message: "Quote please for 40 chairs in oak" },
-          rendered_at: now - 30_000,
-        },
-        "198.51.100.4",
-      ),
-    };
     const read = async (id: string) =>
       (await env.deps.kv.get<Submission>(keys.submission(form.id, id))).value!;
     const count = async (b: "completed" | "suspicious" | "spam") =>
       u64Value((await env.deps.kv.get(keys.submissionCount(form.id, "live", b))).value);
 
-    await t.step("before scoring everything is completed", async () => {
-      assert.equal(await count("completed"), 4);
-      assert.equal((await read(ids.ok)).spam, undefined);
-    });
-
-    const job = { type: "score_submissions", form_id: form.id, ids: Object.values(ids) };
-    await t.step(
-      "the job moves statuses, keeps score and reasons, counters stay exact",
-      async () => {
-        await dispatch(env.deps, job);
-        assert.equal((await read(ids.ok)).status, "completed");
-        // A clean submission costs no write: nothing to keep.
-        assert.equal((await read(ids.ok)).spam, undefined);
-        assert.equal((await read(ids.fast)).status, "suspicious");
-        assert.equal((await read(ids.spam)).status, "spam");
-        const dup = await read(ids.dup);
-        assert.equal(dup.status, "suspicious");
-        assert.deepEqual(dup.spam?.reasons, ["duplicate_payload"]);
-        assert.ok((await read(ids.spam)).spam!.score >= 70);
-        assert.deepEqual(
-          [await count("completed"), await count("suspicious"), await count("spam")],
-          [
-            1,
-            2,
-            1,
-          ],
-        );
-        await assertCountersExact(env.deps.kv, form.id, "live");
-      },
-    );
-
-    await t.step("a second delivery changes nothing (either job form)", async () => {
-      const before = await read(ids.spam);
-      await dispatch(env.deps, job);
-      const numbers = await Promise.all(
-        Object.values(ids).map(async (id) => (await read(id)).number),
+    await t.step("statuses, scores and reasons are decided in the storing commit", async () => {
+      const now = Date.now();
+      const ok = await send({
+        data: { name: "Ada", message: "Quote please for 40 chairs in oak" },
+        rendered_at: now - 40_000,
+      }, "198.51.100.1");
+      const fast = await send({ data: { name: "Bo" }, rendered_at: now - 700 }, "198.51.100.2");
+      const spam = await send({
+        data: {
+          name: "x",
+          message: "http://a.test http://b.test http://c.test http://d.test http://e.test",
+        },
+        rendered_at: now - 300,
+      }, "198.51.100.3");
+      const dup = await send({
+        data: { name: "Ada", message: "Quote please for 40 chairs in oak" },
+        rendered_at: now - 30_000,
+      }, "198.51.100.4");
+      assert.equal((await read(ok)).status, "completed");
+      // A clean submission keeps no verdict.
+      assert.equal((await read(ok)).spam, undefined);
+      assert.equal((await read(fast)).status, "suspicious");
+      assert.equal((await read(spam)).status, "spam");
+      assert.ok((await read(spam)).spam!.score >= 70);
+      assert.equal((await read(dup)).status, "suspicious");
+      assert.deepEqual((await read(dup)).spam?.reasons, ["duplicate_payload"]);
+      assert.deepEqual(
+        [await count("completed"), await count("suspicious"), await count("spam")],
+        [1, 2, 1],
       );
-      await dispatch(env.deps, { ...job, mode: "live", last_number: Math.max(...numbers) });
-      assert.deepEqual(await read(ids.spam), before);
-      assert.deepEqual([await count("completed"), await count("suspicious"), await count("spam")], [
-        1,
-        2,
-        1,
-      ]);
       await assertCountersExact(env.deps.kv, form.id, "live");
     });
 
-    await t.step("unknown ids and a burst from one address", async () => {
-      await dispatch(env.deps, { ...job, ids: ["sub_missing"] });
-      const burst: string[] = [];
-      for (let i = 0; i < 8; i++) {
-        burst.push(await send({ data: { name: `N${i}`, message: `m${i}` } }, "198.51.100.9"));
+    await t.step("a burst from one address, within one batch and across batches", async () => {
+      const first = await Promise.all(
+        Array.from(
+          { length: 4 },
+          (_, i) => send({ data: { name: `N${i}`, message: `m${i}` } }, "198.51.100.9"),
+        ),
+      );
+      const later: string[] = [];
+      for (let i = 4; i < 8; i++) {
+        later.push(await send({ data: { name: `N${i}`, message: `m${i}` } }, "198.51.100.9"));
       }
-      await dispatch(env.deps, { ...job, ids: burst });
-      const last = await read(burst.at(-1)!);
-      assert.ok(last.spam!.reasons.includes("burst_from_identity_7"), String(last.spam!.reasons));
-      assert.equal((await read(burst[0])).status, "completed");
+      const reasons = (await read(later.at(-1)!)).spam?.reasons ?? [];
+      assert.ok(reasons.includes("burst_from_identity_7"), String(reasons));
+      const firstStatuses = await Promise.all(first.map(async (id) => (await read(id)).status));
+      assert.ok(firstStatuses.includes("completed"));
       await assertCountersExact(env.deps.kv, form.id, "live");
     });
 
     await t.step("submissions made with a key score 0 for address-based signals", async () => {
       const key = await makeKey(env.deps, ws);
-      const viaKey: string[] = [];
+      let last = "";
       for (let i = 0; i < 8; i++) {
-        viaKey.push(
-          await send({ data: { name: `K${i}` } }, "10.0.0.1", { authorization: `Bearer ${key}` }),
-        );
+        last = await send({ data: { name: `K${i}` } }, "10.0.0.1", {
+          authorization: `Bearer ${key}`,
+        });
       }
-      await dispatch(env.deps, { ...job, ids: viaKey });
-      assert.equal((await read(viaKey.at(-1)!)).status, "completed");
+      assert.equal((await read(last)).status, "completed");
     });
   } finally {
     env.close();
   }
 });
 
-Deno.test("spam - the writer's own job reads its context from the batch's last number", async () => {
-  const env = await testEnv({ RATE_LIMITS: '{"submit":100000}' });
-  const form = await makeForm(env.deps, await makeWorkspace(env.deps), {
-    name: "Contact",
-    fields: [{ name: "name", type: "text" }, { name: "message", type: "textarea" }],
+Deno.test("spam - the duplicate signal looks back 100 submissions", async (t) => {
+  const env = await testEnv();
+  const ws = await makeWorkspace(env.deps);
+  const form = await makeForm(env.deps, ws);
+  const write = async (name: string): Promise<CreatedBody> => {
+    const draft: SubmissionDraft = {
+      form,
+      workspace: ws,
+      mode: "live",
+      fields: { name, email: "a@example.com" },
+      metadata: {},
+      files: [],
+      signals: {},
+      limits: [],
+      size: 1024,
+    };
+    return (await env.deps.writer.write(draft)).body;
+  };
+  const fillers = async (n: number) => {
+    for (let i = 0; i < n; i++) await write(`Filler ${i} ${Math.random()}`);
+  };
+  const reasons = async (b: CreatedBody): Promise<string[]> =>
+    (await env.deps.kv.get<Submission>(keys.submission(form.id, b.submission_id))).value!.spam
+      ?.reasons ?? [];
+  const message = (n: number) =>
+    `Message ${n}: we would like a quote for forty seats on the annual plan, thank you.`;
+
+  await t.step("a copy 100 submissions back is a duplicate, 101 back is not", async () => {
+    assert.equal((await write(message(1))).submission_number, 1);
+    await fillers(99);
+    const copy = await write(message(1));
+    assert.equal(copy.submission_number, 101);
+    assert.ok((await reasons(copy)).includes("duplicate_payload"));
+    await write(message(2));
+    await fillers(100);
+    assert.ok(!(await reasons(await write(message(2)))).includes("duplicate_payload"));
   });
-  const jobs: unknown[] = [];
-  // Capture the job the writer enqueues in its commit by listening on this KV's queue.
-  const done = new Promise<void>((resolve) => {
-    env.deps.kv.listenQueue((msg) => {
-      jobs.push(msg);
-      resolve();
-    });
-  });
-  const res = await postJson(env, `/api/v1/submit/p/${form.id}`, {
-    data: {
-      name: "x",
-      message: "http://a.test http://b.test http://c.test http://d.test http://e.test",
+
+  await t.step(
+    "the context read from KV (a new writer) equals the one kept in memory",
+    async () => {
+      await write(message(3));
+      await fillers(98);
+      const fresh = new SubmissionWriter(env.deps);
+      const draft = { form, workspace: ws, mode: "live" as const, metadata: {}, files: [] };
+      const copy = await fresh.write({
+        ...draft,
+        fields: { name: message(3), email: "a@example.com" },
+        signals: {},
+        limits: [],
+        size: 1024,
+      });
+      assert.ok((await reasons(copy.body)).includes("duplicate_payload"));
     },
-    rendered_at: Date.now() - 300,
-  });
-  const { submission_id } = await res.json();
-  await done;
-  const job = jobs[0] as { mode: string; last_number: number; ids: string[] };
-  assert.equal(job.mode, "live");
-  assert.equal(job.last_number, 1);
-  assert.deepEqual(job.ids, [submission_id]);
-  await dispatch(env.deps, jobs[0]);
-  const stored = (await env.deps.kv.get<Submission>(keys.submission(form.id, submission_id)))
-    .value!;
-  assert.equal(stored.status, "spam");
-  await assertCountersExact(env.deps.kv, form.id, "live");
+  );
   env.close();
+});
+
+Deno.test("spam - instances on one KV see each other's submissions in the context", async () => {
+  const dir = await Deno.makeTempDir();
+  const a = await testEnv({ KV_PATH: `${dir}/kv.sqlite` });
+  const b = await testEnv({ KV_PATH: `${dir}/kv.sqlite` });
+  try {
+    const ws = await makeWorkspace(a.deps);
+    const form = await makeForm(a.deps, ws, {
+      name: "Feedback",
+      fields: [{ name: "message", type: "textarea" }],
+    });
+    const text = "We would like a quote for forty seats on the annual plan, thank you.";
+    const send = async (env: TestEnv, message: string, ip: string) => {
+      const res = await postJson(
+        env,
+        `/api/v1/submit/p/${form.id}`,
+        { data: { message } },
+        { "user-agent": "Mozilla/5.0" },
+        ip,
+      );
+      assert.equal(res.status, 201);
+      const id = (await res.json()).submission_id;
+      return (await a.deps.kv.get<Submission>(keys.submission(form.id, id))).value!;
+    };
+    // A caches the form's context; B then stores a message; A's next one must see it
+    // (its cached sequence no longer holds, so its commit fails and it reads again).
+    assert.equal(
+      (await send(a, "Something else entirely, written by a person.", "192.0.2.1"))
+        .status,
+      "completed",
+    );
+    assert.equal((await send(b, text, "192.0.2.2")).status, "completed");
+    const copy = await send(a, text, "192.0.2.3");
+    assert.deepEqual(copy.spam?.reasons, ["duplicate_payload"]);
+    assert.equal(copy.number, 3);
+    await assertCountersExact(a.deps.kv, form.id, "live");
+  } finally {
+    a.close();
+    b.close();
+    await Deno.remove(dir, { recursive: true });
+  }
 });

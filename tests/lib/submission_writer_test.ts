@@ -18,7 +18,6 @@ Deno.test("submission writer - a value KV refuses fails only its own submission"
     metadata: {},
     files: [],
     signals: {},
-    status: "completed",
     limits: [],
     size: 1024,
     // A rider writing a value over KV's 64 KiB makes the whole batch's commit throw.

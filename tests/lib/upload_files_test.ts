@@ -29,7 +29,6 @@ Deno.test("upload_files - one file attaches to one submission, even within one c
         metadata: {},
         files: att.files,
         signals: {},
-        status: "completed",
         limits: [],
         size: 200,
         riders: att.riders,

@@ -1,0 +1,95 @@
+/**
+ * Spam scoring at write time. The submission writer scores each new submission against
+ * the marks (sender, value digest, time) of the form's previous submissions and stores
+ * it with its final status in the same commit: no follow-up job, no second write. The
+ * writer keeps the latest marks in memory while its cached sequence proves that no other
+ * process wrote to the form; otherwise it reads them here, as one forward range.
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { canonicalJson } from "./canonical.ts";
+import { keys, type Mode } from "./kv_keys.ts";
+import { withKvRetry } from "./kv.ts";
+import { ipIdentity } from "./rate_limit.ts";
+import type { Form, Submission } from "./schemas.ts";
+import { RECENT_WINDOW_MS, scoreSpam, type SpamVerdict } from "./spam.ts";
+
+/** How many earlier submissions of the form the rate and duplicate signals look at. */
+export const CONTEXT_SIZE = 100;
+
+/** What the scorer keeps of each submission to compare later ones with. */
+export interface SubmissionMark {
+  id: string;
+  /** Rate-limit identity of a browser sender (IP, IPv6 /64); "" for key-authenticated. */
+  who: string;
+  /** SHA-256 (16 hex) of the canonical field values: equal values, equal digest. */
+  digest: string;
+  /** Creation time, ms. */
+  at: number;
+}
+
+/** A mark with its submission's number. */
+export type NumberedMark = SubmissionMark & { number: number };
+
+/** The scorer's mark of a submission. */
+export function markOf(s: Submission): SubmissionMark {
+  return {
+    id: s.id,
+    who: s.signals.ip && !s.signals.via_key ? ipIdentity(s.signals.ip) : "",
+    digest: createHash("sha256").update(canonicalJson(s.fields)).digest("hex").slice(0, 16),
+    at: Date.parse(s.created_at),
+  };
+}
+
+/**
+ * The stored marks of the CONTEXT_SIZE numbers up to and including `newest`, oldest first
+ * (deleted submissions took their marks with them).
+ */
+export async function readRecentMarks(
+  kv: Deno.Kv,
+  formId: string,
+  mode: Mode,
+  newest: number,
+): Promise<NumberedMark[]> {
+  if (newest <= 0) return [];
+  return await withKvRetry(async () => {
+    const found: NumberedMark[] = [];
+    // A forward range costs KV a fraction of a reverse walk.
+    const iter = kv.list<SubmissionMark>({
+      start: keys.submissionMark(formId, mode, Math.max(newest - CONTEXT_SIZE + 1, 0)),
+      end: keys.submissionMark(formId, mode, newest + 1),
+    }, { batchSize: CONTEXT_SIZE });
+    for await (const e of iter) found.push({ ...e.value, number: e.key[3] as number });
+    return found;
+  });
+}
+
+/**
+ * Scores a new submission whose mark is `mark` against the marks of the submissions
+ * before it (oldest first; only the last CONTEXT_SIZE count).
+ */
+export function scoreInContext(
+  sub: Submission,
+  mark: SubmissionMark,
+  earlier: readonly NumberedMark[],
+  form: Form,
+): SpamVerdict {
+  let fromIdentity = 0;
+  let duplicate = false;
+  const since = mark.at - RECENT_WINDOW_MS;
+  for (let i = earlier.length - 1; i >= Math.max(0, earlier.length - CONTEXT_SIZE); i--) {
+    const o = earlier[i];
+    if (o.at <= since) continue;
+    if (mark.who && o.who === mark.who) fromIdentity++;
+    if (o.digest === mark.digest) duplicate = true;
+  }
+  const urlFields = new Set<string>();
+  for (const f of form.fields) if (f.type === "url") urlFields.add(f.name);
+  return scoreSpam({
+    signals: sub.signals,
+    fields: sub.fields,
+    urlFields,
+    recentFromIdentity: fromIdentity,
+    duplicate,
+  });
+}
