@@ -134,7 +134,7 @@ export async function createApiKey(
   throw new Error("key create kept conflicting");
 }
 
-/** Revokes a key. Effective on the next request everywhere: nothing caches keys. */
+/** Revokes a key: at once on this instance, on others within the key cache's few seconds. */
 export async function revokeApiKey(
   deps: Pick<Deps, "kv" | "now"> & Partial<Pick<Deps, "keyCache">>,
   keyId: string,
@@ -226,14 +226,24 @@ export interface KeyAuth {
   mode: "live" | "test";
 }
 
+/** An authenticated key kept in the key cache, with its workspace as last read. */
+export interface CachedKey {
+  entry: Deno.KvEntry<ApiKey>;
+  workspace: Workspace;
+}
+
 /**
  * Authenticates an `Authorization` header value. Unknown, malformed, revoked keys and keys
  * of missing or suspended workspaces are all 401 `Invalid API key.`; a workspace below
- * Starter is 403 `plan_required`.
+ * Starter is 403 `plan_required`. The workspace is read on every call unless
+ * `callerChecksWorkspace`: then a cached key comes with its workspace as last read, and
+ * the caller reads it again in its own read and passes it to checkKeyWorkspace (the
+ * submit path, which so makes one KV read instead of two).
  */
 export async function authenticateKey(
   deps: Pick<Deps, "kv" | "now" | "reads"> & Partial<Pick<Deps, "keyCache">>,
   header: string,
+  opts: { callerChecksWorkspace?: boolean } = {},
 ): Promise<KeyAuth> {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!m || !isWellFormedKey(m[1])) throw errors.invalidApiKey();
@@ -243,8 +253,10 @@ export async function authenticateKey(
   let workspace: Workspace | null;
   if (cached) {
     // The key record may be a few seconds old; the workspace (plan, suspension) never is.
-    entry = cached;
-    workspace = (await deps.reads.get<Workspace>(keys.workspace(cached.value.workspace_id))).value;
+    entry = cached.entry;
+    workspace = opts.callerChecksWorkspace
+      ? cached.workspace
+      : (await deps.reads.get<Workspace>(keys.workspace(cached.entry.value.workspace_id))).value;
   } else {
     const pointer = (await deps.reads.get<KeyPointer>(keys.apiKeyByHash(hash))).value;
     if (!pointer) throw errors.invalidApiKey();
@@ -261,11 +273,19 @@ export async function authenticateKey(
     deps.keyCache?.delete(hash);
     throw errors.invalidApiKey();
   }
-  if (!cached) deps.keyCache?.set(hash, entry as Deno.KvEntry<ApiKey>);
+  const checked = checkKeyWorkspace(workspace);
+  const kept = { entry: entry as Deno.KvEntry<ApiKey>, workspace: checked };
+  // Set only on a miss: re-setting would renew the entry and keep a revoked key alive.
+  if (!cached) deps.keyCache?.set(hash, kept);
+  await touchLastUsed(deps, kept);
+  return { key, workspace: checked, mode: key.type };
+}
+
+/** A key's workspace, if it may use keys: missing or suspended is 401, below Starter 403. */
+export function checkKeyWorkspace(workspace: Workspace | null): Workspace {
   if (!workspace || workspace.suspended) throw errors.invalidApiKey();
   if (!allowsKeys(workspace.plan)) throw errors.planRequired();
-  await touchLastUsed(deps, entry as Deno.KvEntry<ApiKey>);
-  return { key, workspace, mode: key.type };
+  return workspace;
 }
 
 /**
@@ -275,7 +295,7 @@ export async function authenticateKey(
  */
 async function touchLastUsed(
   deps: Pick<Deps, "kv" | "now"> & Partial<Pick<Deps, "keyCache">>,
-  entry: Deno.KvEntry<ApiKey>,
+  { entry, workspace }: CachedKey,
 ): Promise<void> {
   const last = entry.value.last_used_at ? Date.parse(entry.value.last_used_at) : 0;
   const now = deps.now();
@@ -285,7 +305,10 @@ async function touchLastUsed(
     const res = await deps.kv.atomic().check(entry).set(entry.key, next).commit();
     // Keep the cache in step so the next request does not try (and fail) the same write.
     if (res.ok) {
-      deps.keyCache?.set(next.hash, { ...entry, value: next, versionstamp: res.versionstamp });
+      deps.keyCache?.set(next.hash, {
+        entry: { ...entry, value: next, versionstamp: res.versionstamp },
+        workspace,
+      });
     } else deps.keyCache?.delete(next.hash);
   } catch {
     // Lock contention on a shared KV file: a later request writes it instead.

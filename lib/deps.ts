@@ -5,7 +5,7 @@
  */
 import type { Config } from "./config.ts";
 import type { Storage } from "./storage/storage.ts";
-import type { ApiKey } from "./schemas.ts";
+import type { CachedKey } from "./api_keys.ts";
 import type { SubmissionWriter } from "./submission_writer.ts";
 import type { KvReads } from "./kv_reads.ts";
 import type { TtlCache } from "./ttl_cache.ts";
@@ -25,10 +25,11 @@ export interface Deps {
   /** Outgoing HTTP (CAPTCHA siteverify); replaceable in tests. */
   fetch: typeof fetch;
   /**
-   * Authenticated API key entries by key digest, kept a few seconds (a revocation here
-   * drops its entry at once; other instances see it within the TTL, far inside SPEC's 30 s).
+   * Authenticated API key entries (with their workspace) by key digest, kept a few seconds
+   * (a revocation here drops its entry at once; other instances see it within the TTL, far
+   * inside SPEC's 30 s).
    */
-  keyCache: TtlCache<Deno.KvEntry<ApiKey>>;
+  keyCache: TtlCache<CachedKey>;
   /** Current time in ms; replaceable in tests. */
   now: () => number;
 }

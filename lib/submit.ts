@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { KeyAuth } from "./api_keys.ts";
-import { requireScope } from "./api_keys.ts";
+import { checkKeyWorkspace, requireScope } from "./api_keys.ts";
 import { isPlainObject, MAX_STORED_BYTES, storedSize } from "./body.ts";
 import type { Deps } from "./deps.ts";
 import { AppError, errors } from "./errors.ts";
@@ -151,9 +151,17 @@ interface SubmitState {
 }
 
 /**
- * Reads the form, the caller's rate-limit state and the idempotency record in ONE KV
- * operation (plus the workspace for browser submits; a key's workspace was read when the
- * key was): KV operations are the cost to count on this path.
+ * The workspace of each form seen lately (a form never changes workspace), so a browser
+ * submit reads the form and its workspace together. Bounded: forgotten all at once.
+ */
+const formWorkspaces = new Map<string, string>();
+const MAX_FORM_WORKSPACES = 10_000;
+
+/**
+ * Reads the form, its workspace, the caller's rate-limit state and the idempotency record
+ * in ONE KV operation (the workspace in a second one the first time a browser submits to
+ * a form): KV operations are the cost to count on this path. A key's workspace is read
+ * here, not when the key was authenticated, and checked as authenticateKey would.
  */
 async function readSubmitState(
   deps: Pick<Deps, "reads">,
@@ -164,17 +172,30 @@ async function readSubmitState(
   if (!isPlausibleFormId(ctx.formId)) throw errors.formNotFound();
   const mode = ctx.auth?.mode ?? "live";
   const wanted = stateKeys(ctx.formId, mode, spend, ctx.idempotencyKey);
-  const [formEntry, limit, idem, seq] = await deps.reads.getMany(wanted);
+  const wsId = ctx.auth?.workspace.id ?? formWorkspaces.get(ctx.formId);
+  if (wsId) wanted.push(keys.workspace(wsId));
+  const entries = await deps.reads.getMany(wanted);
+  const [formEntry, limit] = entries;
+  const [idem, seq] = ctx.idempotencyKey ? entries.slice(2, 4) : [];
+  const read = wsId ? entries.at(-1)!.value as Workspace | null : null;
   const form = formEntry.value as Form | null;
-  if (!form) throw errors.formNotFound();
   let workspace: Workspace | null;
   if (ctx.auth) {
+    const own = checkKeyWorkspace(read);
     // A key of another workspace gets the same 404 as a missing form.
-    workspace = form.workspace_id === ctx.auth.workspace.id ? ctx.auth.workspace : null;
+    workspace = form?.workspace_id === own.id ? own : null;
+  } else if (form && form.workspace_id === wsId) {
+    workspace = read;
   } else {
-    workspace = (await deps.reads.get<Workspace>(keys.workspace(form.workspace_id))).value;
+    workspace = form
+      ? (await deps.reads.get<Workspace>(keys.workspace(form.workspace_id))).value
+      : null;
   }
-  if (!workspace || workspace.suspended) throw errors.formNotFound();
+  if (!form || !workspace || workspace.suspended) throw errors.formNotFound();
+  if (!ctx.auth && wsId !== form.workspace_id) {
+    if (formWorkspaces.size >= MAX_FORM_WORKSPACES) formWorkspaces.clear();
+    formWorkspaces.set(form.id, form.workspace_id);
+  }
   return {
     form,
     workspace,

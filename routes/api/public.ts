@@ -46,7 +46,10 @@ export function publicApi(deps: Deps): Hono<AppEnv> {
       const authorization = c.req.header("authorization");
       const ctx: SubmitContext = {
         formId: c.req.param("id"),
-        auth: authorization !== undefined ? await authenticateKey(deps, authorization) : null,
+        // submit() reads the key's workspace along with the form, and checks it.
+        auth: authorization !== undefined
+          ? await authenticateKey(deps, authorization, { callerChecksWorkspace: true })
+          : null,
         ip,
         identity,
         origin: c.req.header("origin") ?? null,

@@ -8,7 +8,7 @@ import {
 } from "../../lib/api_keys.ts";
 import { keys } from "../../lib/kv_keys.ts";
 import type { ApiKey } from "../../lib/schemas.ts";
-import { makeWorkspace, testEnv } from "../helpers.ts";
+import { contactData, makeForm, makeWorkspace, postJson, recount, testEnv } from "../helpers.ts";
 
 Deno.test("api_keys - format, checksum and display", async (t) => {
   const env = await testEnv();
@@ -154,6 +154,33 @@ Deno.test("api_keys - another instance's revocation is seen within the cache TTL
     now += 5_000;
     await assert.rejects(authenticateKey(env.deps, header), /Invalid API key/);
     other.storage.close?.();
+  } finally {
+    env.close();
+  }
+});
+
+Deno.test("api_keys - a suspended workspace is refused at once, cached key or not", async () => {
+  const env = await testEnv();
+  try {
+    const ws = await makeWorkspace(env.deps, "starter");
+    const form = await makeForm(env.deps, ws);
+    const k = await createApiKey(env.deps, { workspaceId: ws.id, name: "cached" });
+    const header = `Bearer ${k.key}`;
+    const submit = () =>
+      postJson(env, `/api/v1/submit/p/${form.id}`, contactData(), { authorization: header });
+    const first = await submit(); // the key is cached with its workspace now
+    assert.equal(first.status, 201, await first.text());
+    await env.deps.kv.set(keys.workspace(ws.id), { ...ws, suspended: true });
+    await assert.rejects(authenticateKey(env.deps, header), /Invalid API key/);
+    // The submit path reads the workspace with the form rather than with the key.
+    const refused = await submit();
+    assert.equal(refused.status, 401);
+    assert.equal((await refused.json()).error, "Invalid API key.");
+    await env.deps.kv.set(keys.workspace(ws.id), { ...ws, plan: "free" });
+    const free = await submit();
+    assert.equal(free.status, 403);
+    assert.equal((await free.json()).code, "plan_required");
+    assert.equal(await recount(env.deps, form.id), 1);
   } finally {
     env.close();
   }
