@@ -13,14 +13,24 @@ export function newId(prefix: "ws" | "sub" | "key" | "usr" | "job" | "upl"): str
   return `${prefix}_${nextUlid().toLowerCase()}`;
 }
 
+/** Random bytes drawn from the CSPRNG in blocks, so short ids cost no call each. */
+const pool = new Uint8Array(4096);
+let poolAt = pool.length;
+
+function randomByte(): number {
+  if (poolAt === pool.length) {
+    crypto.getRandomValues(pool);
+    poolAt = 0;
+  }
+  return pool[poolAt++];
+}
+
 /** `length` characters of uniform base62 randomness (rejection sampling, no modulo bias). */
 export function randomBase62(length: number): string {
   let out = "";
   while (out.length < length) {
-    const bytes = crypto.getRandomValues(new Uint8Array(length * 2));
-    for (const b of bytes) {
-      if (b < 248 && out.length < length) out += BASE62[b % 62];
-    }
+    const b = randomByte();
+    if (b < 248) out += BASE62[b % 62];
   }
   return out;
 }
