@@ -9,6 +9,7 @@ import type { Deps } from "./deps.ts";
 import { keys, type Mode, type StatusBucket } from "./kv_keys.ts";
 import { getManyChunked } from "./kv.ts";
 import type { Form, Status, Submission } from "./schemas.ts";
+import { indexedId } from "./submission_index.ts";
 import { matchesSearch, RANGES, rangeStartDay } from "./submission_query.ts";
 
 /** Index entries read per step (bounded memory per step). */
@@ -87,7 +88,7 @@ export function submissionsCsv(
     : keys.submissionsByStatus(form.id, mode, bucket);
   const fromDay = rangeStartDay(filter.range, deps.now());
   const needle = filter.search?.trim().toLowerCase() || null;
-  const iter = deps.kv.list<string>({ prefix }, { reverse: true, batchSize: CHUNK });
+  const iter = deps.kv.list({ prefix }, { reverse: true, batchSize: CHUNK });
   const enc = new TextEncoder();
   let started = false;
   return new ReadableStream<Uint8Array>({
@@ -103,7 +104,7 @@ export function submissionsCsv(
         while (ids.length < CHUNK) {
           const next = await iter.next();
           if (next.done) break;
-          ids.push(next.value.value);
+          ids.push(indexedId(next.value.value));
         }
         if (!ids.length) return controller.close();
         const records = await getManyChunked<Submission>(

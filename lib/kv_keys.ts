@@ -33,7 +33,11 @@ export const keys = {
   submission: (formId: string, id: string) => ["submissions", formId, id] as const,
   /** Prefix of all submissions of a form (both modes). */
   submissions: (formId: string) => ["submissions", formId] as const,
-  /** Index: submissions of a form and mode by number (newest-first walks). */
+  /**
+   * Index: submissions of a form and mode by number (newest-first walks). The value is the
+   * submission's scoring mark (id, sender identity, a digest of its values, time), so the
+   * spam scorer reads its context from here without whole records.
+   */
   submissionByNumber: (formId: string, mode: Mode, n: number) =>
     ["submissions_by_number", formId, mode, n] as const,
   /** Prefix of the number index. */
@@ -45,14 +49,6 @@ export const keys = {
   /** Prefix of the status index. */
   submissionsByStatus: (formId: string, mode: Mode, status: StatusBucket) =>
     ["submissions_by_status", formId, mode, status] as const,
-  /**
-   * Index: what the spam scorer compares a submission with (sender identity, a digest of
-   * its values, time), by number: the scorer's context without reading whole records.
-   */
-  submissionMark: (formId: string, mode: Mode, n: number) =>
-    ["submission_marks", formId, mode, n] as const,
-  /** Prefix of the scoring marks. */
-  submissionMarks: (formId: string, mode: Mode) => ["submission_marks", formId, mode] as const,
   /** Last submission number issued for a form and mode. */
   submissionSeq: (formId: string, mode: Mode) => ["submission_seq", formId, mode] as const,
   /** Counter (KvU64): submissions of a form, mode and status bucket. */

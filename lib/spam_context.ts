@@ -31,6 +31,11 @@ export interface SubmissionMark {
 /** A mark with its submission's number. */
 export type NumberedMark = SubmissionMark & { number: number };
 
+/** A numbered mark, always built with the same shape (the scorer walks many of them). */
+export function numbered(m: SubmissionMark, number: number): NumberedMark {
+  return { id: m.id, who: m.who, digest: m.digest, at: m.at, number };
+}
+
 /** The scorer's mark of a submission. */
 export function markOf(s: Submission): SubmissionMark {
   return {
@@ -56,10 +61,10 @@ export async function readRecentMarks(
     const found: NumberedMark[] = [];
     // A forward range costs KV a fraction of a reverse walk.
     const iter = kv.list<SubmissionMark>({
-      start: keys.submissionMark(formId, mode, Math.max(newest - CONTEXT_SIZE + 1, 0)),
-      end: keys.submissionMark(formId, mode, newest + 1),
+      start: keys.submissionByNumber(formId, mode, Math.max(newest - CONTEXT_SIZE + 1, 0)),
+      end: keys.submissionByNumber(formId, mode, newest + 1),
     }, { batchSize: CONTEXT_SIZE });
-    for await (const e of iter) found.push({ ...e.value, number: e.key[3] as number });
+    for await (const e of iter) found.push(numbered(e.value, e.key[3] as number));
     return found;
   });
 }

@@ -5,12 +5,25 @@
  * @module
  */
 import { keys, type Mode, type StatusBucket } from "./kv_keys.ts";
-import { u64Delta, utcDay } from "./kv.ts";
+import { u64Delta } from "./kv.ts";
 import type { Status, Submission } from "./schemas.ts";
 import type { SubmissionMark } from "./spam_context.ts";
 
 /** Submissions per block counter: the list walk skips whole blocks by their counts. */
 export const BLOCK_SIZE = 1000;
+
+/** The UTC day a submission was created (its `created_at` is an ISO timestamp). */
+function dayOf(s: Submission): string {
+  return s.created_at.slice(0, 10);
+}
+
+/**
+ * The submission id an index entry points at: the status index holds the id, the number
+ * index the scoring mark, which carries it.
+ */
+export function indexedId(value: unknown): string {
+  return typeof value === "string" ? value : (value as SubmissionMark).id;
+}
 
 /** Sums several deltas per KV key and writes one `sum` per key (one per key per commit). */
 export class CounterDeltas {
@@ -54,9 +67,8 @@ export function indexCreated(
   s: Submission,
   mark: SubmissionMark,
 ): void {
-  const day = utcDay(Date.parse(s.created_at));
-  op.set(keys.submissionByNumber(s.form_id, s.mode, s.number), s.id);
-  op.set(keys.submissionMark(s.form_id, s.mode, s.number), mark);
+  const day = dayOf(s);
+  op.set(keys.submissionByNumber(s.form_id, s.mode, s.number), mark);
   op.set(keys.submissionByStatus(s.form_id, s.mode, s.status, s.number), s.id);
   countStatus(c, s.form_id, s.mode, "all", s.number, day, 1);
   countStatus(c, s.form_id, s.mode, s.status, s.number, day, 1);
@@ -71,7 +83,7 @@ export function indexStatusChange(
   to: Status,
 ): void {
   if (s.status === to) return;
-  const day = utcDay(Date.parse(s.created_at));
+  const day = dayOf(s);
   op.delete(keys.submissionByStatus(s.form_id, s.mode, s.status, s.number));
   op.set(keys.submissionByStatus(s.form_id, s.mode, to, s.number), s.id);
   countStatus(c, s.form_id, s.mode, s.status, s.number, day, -1);
@@ -80,10 +92,9 @@ export function indexStatusChange(
 
 /** Removes a submission, its indexes and its counts (analytics history is kept). */
 export function indexDeleted(op: Deno.AtomicOperation, c: CounterDeltas, s: Submission): void {
-  const day = utcDay(Date.parse(s.created_at));
+  const day = dayOf(s);
   op.delete(keys.submission(s.form_id, s.id));
   op.delete(keys.submissionByNumber(s.form_id, s.mode, s.number));
-  op.delete(keys.submissionMark(s.form_id, s.mode, s.number));
   op.delete(keys.submissionByStatus(s.form_id, s.mode, s.status, s.number));
   countStatus(c, s.form_id, s.mode, "all", s.number, day, -1);
   countStatus(c, s.form_id, s.mode, s.status, s.number, day, -1);

@@ -13,7 +13,7 @@ import { keys, type Mode, type StatusBucket } from "./kv_keys.ts";
 import { getManyChunked, u64Value, utcDay, withKvRetry } from "./kv.ts";
 import { pageQuerySchema, type Pagination, pagination } from "./pagination.ts";
 import { type Form, STATUSES, type Submission } from "./schemas.ts";
-import { BLOCK_SIZE } from "./submission_index.ts";
+import { BLOCK_SIZE, indexedId } from "./submission_index.ts";
 
 /** Most candidates one `search` looks at (newest first). */
 export const SEARCH_SCAN_LIMIT = 5_000;
@@ -169,12 +169,12 @@ async function idsAt(
   const skip = full ? 0 : landing.skip;
   const ids: string[] = [];
   let i = 0;
-  const iter = kv.list<string>({ prefix, end: [...prefix, end] }, {
+  const iter = kv.list({ prefix, end: [...prefix, end] }, {
     reverse: true,
     limit: skip + take,
     batchSize: Math.min(skip + take, 500),
   });
-  for await (const e of iter) if (i++ >= skip) ids.push(e.value);
+  for await (const e of iter) if (i++ >= skip) ids.push(indexedId(e.value));
   return ids;
 }
 
@@ -260,9 +260,9 @@ async function searchSubmissions(
     chunk = [];
   };
   if (budget > 0) {
-    const iter = deps.kv.list<string>({ prefix }, { reverse: true, limit: budget, batchSize: 500 });
+    const iter = deps.kv.list({ prefix }, { reverse: true, limit: budget, batchSize: 500 });
     for await (const e of iter) {
-      chunk.push(e.value);
+      chunk.push(indexedId(e.value));
       scanned++;
       if (chunk.length === 200) await flush();
     }

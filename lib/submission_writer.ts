@@ -12,11 +12,11 @@ import type { Deps } from "./deps.ts";
 import { AppError, errors } from "./errors.ts";
 import { newId } from "./ids.ts";
 import { keys } from "./kv_keys.ts";
-import { delay, getManyChunked, u64Value, utcMonth, withKvRetry } from "./kv.ts";
+import { delay, getManyChunked, u64Value, withKvRetry } from "./kv.ts";
 import { limitKey, planSpends, type SpendPlan } from "./rate_limit.ts";
 import type { Submission } from "./schemas.ts";
 import { CounterDeltas, indexCreated } from "./submission_index.ts";
-import { CONTEXT_SIZE, markOf, readRecentMarks, scoreInContext } from "./spam_context.ts";
+import { CONTEXT_SIZE, markOf, numbered, readRecentMarks, scoreInContext } from "./spam_context.ts";
 import { IDEMPOTENCY_TTL_MS, type IdempotencyRecord, replayOrConflict } from "./idempotency.ts";
 import {
   applyRiders,
@@ -151,6 +151,7 @@ export class SubmissionWriter {
       op.check(seq);
       const now = this.#deps.now();
       const created = new Date(now).toISOString();
+      const month = created.slice(0, 7);
       const counters = new CounterDeltas();
       let number = seq.value ?? 0;
       const results: CreatedBody[] = [];
@@ -177,11 +178,11 @@ export class SubmissionWriter {
           sub.status = verdict.status;
           sub.spam = { score: verdict.score, reasons: verdict.reasons, scored_at: created };
         }
-        marks.push({ ...mark, number: sub.number });
+        marks.push(numbered(mark, sub.number));
         op.set(keys.submission(sub.form_id, sub.id), sub);
         indexCreated(op, counters, sub, mark);
         if (d.mode === "live") {
-          counters.add(keys.monthlySubmissions(d.workspace.id, utcMonth(now)), 1);
+          counters.add(keys.monthlySubmissions(d.workspace.id, month), 1);
         }
         const body: CreatedBody = {
           success: true,
