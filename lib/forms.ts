@@ -143,16 +143,47 @@ export async function getForm(deps: Pick<Deps, "kv">, formId: string): Promise<F
  * a suspended workspace are the same 404.
  */
 export async function requireLiveForm(
-  deps: Pick<Deps, "kv">,
+  deps: Pick<Deps, "reads">,
   formId: string,
 ): Promise<{ form: Form; workspace: Workspace }> {
   if (!isPlausibleFormId(formId)) throw errors.formNotFound();
-  const form = (await withKvRetry(() => deps.kv.get<Form>(keys.form(formId)))).value;
+  const wsId = knownWorkspaceOf(formId);
+  const [formEntry, wsEntry] = await deps.reads.getMany<[Form, Workspace]>(
+    wsId ? [keys.form(formId), keys.workspace(wsId)] : [keys.form(formId)],
+  );
+  const form = formEntry.value;
   if (!form) throw errors.formNotFound();
-  const workspace =
-    (await withKvRetry(() => deps.kv.get<Workspace>(keys.workspace(form.workspace_id)))).value;
+  const workspace = await workspaceOf(deps, form, wsId, wsId ? wsEntry.value : null);
   if (!workspace || workspace.suspended) throw errors.formNotFound();
   return { form, workspace };
+}
+
+/**
+ * The workspace of each form seen lately (a form never changes workspace), so a form and
+ * its workspace can be read in one operation. Bounded: forgotten all at once.
+ */
+const formWorkspaces = new Map<string, string>();
+const MAX_FORM_WORKSPACES = 10_000;
+
+/** The workspace id a form was last seen in, if remembered (read it with the form). */
+export function knownWorkspaceOf(formId: string): string | undefined {
+  return formWorkspaces.get(formId);
+}
+
+/**
+ * A form's workspace: `read`, when it was read with the form under the id `readId` and
+ * that is the form's workspace, otherwise read now (and the form's workspace remembered).
+ */
+export async function workspaceOf(
+  deps: Pick<Deps, "reads">,
+  form: Form,
+  readId: string | undefined,
+  read: Workspace | null,
+): Promise<Workspace | null> {
+  if (readId === form.workspace_id) return read;
+  if (formWorkspaces.size >= MAX_FORM_WORKSPACES) formWorkspaces.clear();
+  formWorkspaces.set(form.id, form.workspace_id);
+  return (await deps.reads.get<Workspace>(keys.workspace(form.workspace_id))).value;
 }
 
 /** Public ids are short; anything else is not looked up (keeps junk out of KV keys). */

@@ -9,7 +9,7 @@ import { checkKeyWorkspace, requireScope } from "./api_keys.ts";
 import { isPlainObject, MAX_STORED_BYTES, storedSize } from "./body.ts";
 import type { Deps } from "./deps.ts";
 import { AppError, errors } from "./errors.ts";
-import { isPlausibleFormId, requireLiveForm } from "./forms.ts";
+import { isPlausibleFormId, knownWorkspaceOf, requireLiveForm, workspaceOf } from "./forms.ts";
 import {
   findReplay,
   type IdempotencyRecord,
@@ -84,7 +84,7 @@ export interface SubmitContext {
 
 /** The form a submit targets; exported so other paths (no-JS errors) reuse the lookup. */
 export async function loadSubmitTarget(
-  deps: Pick<Deps, "kv">,
+  deps: Pick<Deps, "reads">,
   ctx: Pick<SubmitContext, "formId" | "auth">,
 ): Promise<{ form: Form; workspace: Workspace }> {
   if (ctx.auth) requireScope(ctx.auth, "submit");
@@ -151,13 +151,6 @@ interface SubmitState {
 }
 
 /**
- * The workspace of each form seen lately (a form never changes workspace), so a browser
- * submit reads the form and its workspace together. Bounded: forgotten all at once.
- */
-const formWorkspaces = new Map<string, string>();
-const MAX_FORM_WORKSPACES = 10_000;
-
-/**
  * Reads the form, its workspace, the caller's rate-limit state and the idempotency record
  * in ONE KV operation (the workspace in a second one the first time a browser submits to
  * a form): KV operations are the cost to count on this path. A key's workspace is read
@@ -172,7 +165,7 @@ async function readSubmitState(
   if (!isPlausibleFormId(ctx.formId)) throw errors.formNotFound();
   const mode = ctx.auth?.mode ?? "live";
   const wanted = stateKeys(ctx.formId, mode, spend, ctx.idempotencyKey);
-  const wsId = ctx.auth?.workspace.id ?? formWorkspaces.get(ctx.formId);
+  const wsId = ctx.auth?.workspace.id ?? knownWorkspaceOf(ctx.formId);
   if (wsId) wanted.push(keys.workspace(wsId));
   const entries = await deps.reads.getMany(wanted);
   const [formEntry, limit] = entries;
@@ -184,18 +177,10 @@ async function readSubmitState(
     const own = checkKeyWorkspace(read);
     // A key of another workspace gets the same 404 as a missing form.
     workspace = form?.workspace_id === own.id ? own : null;
-  } else if (form && form.workspace_id === wsId) {
-    workspace = read;
   } else {
-    workspace = form
-      ? (await deps.reads.get<Workspace>(keys.workspace(form.workspace_id))).value
-      : null;
+    workspace = form ? await workspaceOf(deps, form, wsId, read) : null;
   }
   if (!form || !workspace || workspace.suspended) throw errors.formNotFound();
-  if (!ctx.auth && wsId !== form.workspace_id) {
-    if (formWorkspaces.size >= MAX_FORM_WORKSPACES) formWorkspaces.clear();
-    formWorkspaces.set(form.id, form.workspace_id);
-  }
   return {
     form,
     workspace,
