@@ -37,7 +37,6 @@ async function main(): Promise<void> {
     [
       "unexpected_4xx",
       "stored_unacknowledged",
-      "jobs_left_in_queue",
       "unscored",
       "undelivered_jobs",
     ],

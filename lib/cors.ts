@@ -42,7 +42,9 @@ function publicIdOf(path: string): string | null {
 }
 
 /** CORS for the public endpoints: preflight, `Vary: Origin`, echo, refusal of foreign POSTs. */
-export function publicCors(deps: Pick<Deps, "reads" | "config">): MiddlewareHandler<AppEnv> {
+export function publicCors(
+  deps: Pick<Deps, "reads" | "formWorkspaces" | "config">,
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const origin = c.req.header("origin");
     const preflight = c.req.method === "OPTIONS" &&

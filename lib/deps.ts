@@ -30,6 +30,11 @@ export interface Deps {
    * inside SPEC's 30 s).
    */
   keyCache: TtlCache<CachedKey>;
+  /**
+   * The workspace id of each form seen lately (a form never changes workspace), so a form
+   * and its workspace can be read in one operation (see forms.ts).
+   */
+  formWorkspaces: Map<string, string>;
   /** Current time in ms; replaceable in tests. */
   now: () => number;
 }

@@ -143,11 +143,11 @@ export async function getForm(deps: Pick<Deps, "kv">, formId: string): Promise<F
  * a suspended workspace are the same 404.
  */
 export async function requireLiveForm(
-  deps: Pick<Deps, "reads">,
+  deps: Pick<Deps, "reads" | "formWorkspaces">,
   formId: string,
 ): Promise<{ form: Form; workspace: Workspace }> {
   if (!isPlausibleFormId(formId)) throw errors.formNotFound();
-  const wsId = knownWorkspaceOf(formId);
+  const wsId = deps.formWorkspaces.get(formId);
   const [formEntry, wsEntry] = await deps.reads.getMany<[Form, Workspace]>(
     wsId ? [keys.form(formId), keys.workspace(wsId)] : [keys.form(formId)],
   );
@@ -158,31 +158,23 @@ export async function requireLiveForm(
   return { form, workspace };
 }
 
-/**
- * The workspace of each form seen lately (a form never changes workspace), so a form and
- * its workspace can be read in one operation. Bounded: forgotten all at once.
- */
-const formWorkspaces = new Map<string, string>();
+/** Forms whose workspace deps.formWorkspaces remembers, at most (forgotten all at once). */
 const MAX_FORM_WORKSPACES = 10_000;
 
-/** The workspace id a form was last seen in, if remembered (read it with the form). */
-export function knownWorkspaceOf(formId: string): string | undefined {
-  return formWorkspaces.get(formId);
-}
-
 /**
- * A form's workspace: `read`, when it was read with the form under the id `readId` and
- * that is the form's workspace, otherwise read now (and the form's workspace remembered).
+ * A form's workspace: `read`, when it was read with the form under the id `readId` (from
+ * deps.formWorkspaces) and that is the form's workspace; otherwise read now, and the
+ * form's workspace remembered so the next read can fetch both at once.
  */
 export async function workspaceOf(
-  deps: Pick<Deps, "reads">,
+  deps: Pick<Deps, "reads" | "formWorkspaces">,
   form: Form,
   readId: string | undefined,
   read: Workspace | null,
 ): Promise<Workspace | null> {
   if (readId === form.workspace_id) return read;
-  if (formWorkspaces.size >= MAX_FORM_WORKSPACES) formWorkspaces.clear();
-  formWorkspaces.set(form.id, form.workspace_id);
+  if (deps.formWorkspaces.size >= MAX_FORM_WORKSPACES) deps.formWorkspaces.clear();
+  deps.formWorkspaces.set(form.id, form.workspace_id);
   return (await deps.reads.get<Workspace>(keys.workspace(form.workspace_id))).value;
 }
 

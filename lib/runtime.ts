@@ -40,6 +40,7 @@ export async function buildDeps(
     ...base,
     storage: createStorage(config, base.secret, base.now),
     keyCache: new TtlCache(KEY_CACHE_TTL_MS, 10_000, base.now),
+    formWorkspaces: new Map(),
     reads: new KvReads(kv),
   } as Deps;
   deps.writer = new SubmissionWriter(deps);

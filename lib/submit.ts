@@ -9,7 +9,7 @@ import { checkKeyWorkspace, requireScope } from "./api_keys.ts";
 import { isPlainObject, MAX_STORED_BYTES, storedSize } from "./body.ts";
 import type { Deps } from "./deps.ts";
 import { AppError, errors } from "./errors.ts";
-import { isPlausibleFormId, knownWorkspaceOf, requireLiveForm, workspaceOf } from "./forms.ts";
+import { isPlausibleFormId, requireLiveForm, workspaceOf } from "./forms.ts";
 import {
   findReplay,
   type IdempotencyRecord,
@@ -84,7 +84,7 @@ export interface SubmitContext {
 
 /** The form a submit targets; exported so other paths (no-JS errors) reuse the lookup. */
 export async function loadSubmitTarget(
-  deps: Pick<Deps, "reads">,
+  deps: Pick<Deps, "reads" | "formWorkspaces">,
   ctx: Pick<SubmitContext, "formId" | "auth">,
 ): Promise<{ form: Form; workspace: Workspace }> {
   if (ctx.auth) requireScope(ctx.auth, "submit");
@@ -157,7 +157,7 @@ interface SubmitState {
  * here, not when the key was authenticated, and checked as authenticateKey would.
  */
 async function readSubmitState(
-  deps: Pick<Deps, "reads">,
+  deps: Pick<Deps, "reads" | "formWorkspaces">,
   ctx: SubmitContext,
   spend: LimitSpend,
 ): Promise<SubmitState> {
@@ -165,7 +165,7 @@ async function readSubmitState(
   if (!isPlausibleFormId(ctx.formId)) throw errors.formNotFound();
   const mode = ctx.auth?.mode ?? "live";
   const wanted = stateKeys(ctx.formId, mode, spend, ctx.idempotencyKey);
-  const wsId = ctx.auth?.workspace.id ?? knownWorkspaceOf(ctx.formId);
+  const wsId = ctx.auth?.workspace.id ?? deps.formWorkspaces.get(ctx.formId);
   if (wsId) wanted.push(keys.workspace(wsId));
   const entries = await deps.reads.getMany(wanted);
   const [formEntry, limit] = entries;
