@@ -47,26 +47,35 @@ export function markOf(s: Submission): SubmissionMark {
 }
 
 /**
- * The stored marks of the CONTEXT_SIZE numbers up to and including `newest`, oldest first
- * (deleted submissions took their marks with them).
+ * The marks of the CONTEXT_SIZE numbers up to and including `newest`, oldest first:
+ * `known` (marks kept from earlier, possibly empty) extended by a read of the numbers
+ * after its last one, or all read when nothing is known or the gap is wider than the
+ * context. Deleted submissions took their marks with them.
  */
-export async function readRecentMarks(
+export async function catchUpMarks(
   kv: Deno.Kv,
   formId: string,
   mode: Mode,
+  known: NumberedMark[] | null,
   newest: number,
 ): Promise<NumberedMark[]> {
-  if (newest <= 0) return [];
-  return await withKvRetry(async () => {
-    const found: NumberedMark[] = [];
+  const last = known?.at(-1)?.number ?? 0;
+  const from = known && newest - last < CONTEXT_SIZE
+    ? last + 1
+    : Math.max(newest - CONTEXT_SIZE + 1, 1);
+  const kept = from === last + 1 && known ? known : [];
+  if (from > newest) return kept;
+  const found = await withKvRetry(async () => {
+    const out: NumberedMark[] = [];
     // A forward range costs KV a fraction of a reverse walk.
     const iter = kv.list<SubmissionMark>({
-      start: keys.submissionByNumber(formId, mode, Math.max(newest - CONTEXT_SIZE + 1, 0)),
+      start: keys.submissionByNumber(formId, mode, from),
       end: keys.submissionByNumber(formId, mode, newest + 1),
     }, { batchSize: CONTEXT_SIZE });
-    for await (const e of iter) found.push(numbered(e.value, e.key[3] as number));
-    return found;
+    for await (const e of iter) out.push(numbered(e.value, e.key[3] as number));
+    return out;
   });
+  return [...kept, ...found].slice(-CONTEXT_SIZE);
 }
 
 /**

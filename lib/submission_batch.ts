@@ -93,17 +93,20 @@ export interface FormQueue {
    */
   chain: { vs: string; idem: Set<string> }[];
   /**
-   * The scoring marks of the form's latest submissions (oldest first), as of `seq`: read
-   * with it, extended by this writer's commits, dropped with it.
+   * The scoring marks of the form's latest submissions (oldest first), extended by this
+   * writer's commits. Marks never change, so when the sequence is read again only the
+   * numbers after the last one kept are read (see catchUpMarks). Null until first read.
    */
   marks: NumberedMark[] | null;
 }
 
-/** Forgets what a queue knew of KV (after a conflict or a failed commit): read it again. */
+/**
+ * Forgets the queue's cached sequence (after it moved elsewhere, or a failed commit): the
+ * next attempt reads it, and the idempotency records, again.
+ */
 export function forget(q: FormQueue): void {
   q.seq = null;
   q.chain = [];
-  q.marks = null;
 }
 
 /** Commits remembered in a queue's chain; an older snapshot just reads its record. */

@@ -16,7 +16,7 @@ import { delay, getManyChunked, u64Value, withKvRetry } from "./kv.ts";
 import { limitKey, planSpends, type SpendPlan } from "./rate_limit.ts";
 import type { Submission } from "./schemas.ts";
 import { CounterDeltas, indexCreated } from "./submission_index.ts";
-import { CONTEXT_SIZE, markOf, numbered, readRecentMarks, scoreInContext } from "./spam_context.ts";
+import { catchUpMarks, CONTEXT_SIZE, markOf, numbered, scoreInContext } from "./spam_context.ts";
 import { IDEMPOTENCY_TTL_MS, type IdempotencyRecord, replayOrConflict } from "./idempotency.ts";
 import {
   applyRiders,
@@ -131,7 +131,7 @@ export class SubmissionWriter {
           JSON.stringify(keys.submissionSeq(first.form.id, first.mode)),
         ) as Deno.KvEntryMaybe<number>;
         q.chain = seq.versionstamp ? [{ vs: seq.versionstamp, idem: new Set() }] : [];
-        q.marks = await readRecentMarks(kv, first.form.id, first.mode, seq.value ?? 0);
+        q.marks = await catchUpMarks(kv, first.form.id, first.mode, q.marks, seq.value ?? 0);
       }
       live = this.#settleQuota(this.#settleIdempotent(live, read), read);
       if (!live.length) return;
@@ -224,8 +224,7 @@ export class SubmissionWriter {
         return;
       }
       this.stats.conflicts++;
-      forget(q);
-      for (const id of plan.states.keys()) this.#limits.delete(id);
+      await this.#afterConflict(q, seq.key, plan);
       await delay(Math.random() * Math.min(2 ** attempt, 100));
     }
     for (const item of live) item.reject(errors.unavailable());
@@ -256,6 +255,22 @@ export class SubmissionWriter {
     const entries = wanted.size ? await getManyChunked(this.#deps.kv, [...wanted.values()]) : [];
     [...wanted.keys()].forEach((id, i) => read.set(id, entries[i]));
     return read;
+  }
+
+  /**
+   * After a commit failed its checks: reads again, in one operation, the sequence and the
+   * rate-limit states it checked. Another instance spending from a shared limit (a
+   * workspace's key used on two forms) then costs one re-read, not the form's cached
+   * sequence; only a moved sequence makes the queue forget it.
+   */
+  async #afterConflict(q: FormQueue, seqKey: Deno.KvKey, plan: SpendPlan): Promise<void> {
+    const ids = [...plan.states.keys()];
+    const [seq, ...limits] = await getManyChunked(this.#deps.kv, [
+      seqKey,
+      ...ids.map((id) => plan.states.get(id)!.entry.key),
+    ]);
+    if (!q.seq || seq.versionstamp !== q.seq.versionstamp) forget(q);
+    ids.forEach((id, i) => this.#limits.set(id, limits[i]));
   }
 
   /** Keeps the rate-limit states a successful commit left, to skip reading them next time. */

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { AppError } from "../../lib/errors.ts";
+import { keys } from "../../lib/kv_keys.ts";
 import type { SubmissionDraft } from "../../lib/submission_writer.ts";
 import { buildDeps } from "../../lib/runtime.ts";
 import { createApp } from "../../routes/mod.ts";
@@ -86,6 +87,47 @@ Deno.test("submission writer - two writers on one KV keep Idempotency-Keys exact
   const numbers = [...new Set(bodies.map((b) => b.submission_number))].sort((a, b) => a - b);
   assert.deepEqual(numbers, Array.from({ length: K }, (_, i) => i + 2));
   await assertCountersExact(env.deps.kv, form.id, "live");
+  other.storage.close?.();
+  env.close();
+});
+
+Deno.test("submission writer - two writers sharing a workspace limit keep their forms' sequences", async () => {
+  // One key on two forms, each form served by its own writer (as by two processes): every
+  // commit moves the shared rate-limit state under the other writer's cached copy.
+  // 1,000 a minute: each spend moves the state 60 ms ahead, far faster than time passes.
+  const env = await testEnv({ RATE_LIMITS: JSON.stringify({ workspace: 1000 }) });
+  const other = await buildDeps(env.deps.kv, env.deps.config);
+  const apps = [env.app, createApp(other)];
+  const ws = await makeWorkspace(env.deps, "business");
+  const forms = [await makeForm(env.deps, ws), await makeForm(env.deps, ws)];
+  const key = await makeKey(env.deps, ws);
+  const send = (w: number, i: number) =>
+    apps[w].request(`http://localhost/api/v1/submit/p/${forms[w].id}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify(contactData(i)),
+    });
+  const writers = [env.deps.writer, other.writer];
+  const started = Date.now();
+  for (let round = 0; round < 5; round++) {
+    const responses = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => send(i % 2, round * 40 + i)),
+    );
+    assert.deepEqual([...new Set(responses.map((r) => r.status))], [201]);
+    await Promise.all(responses.map((r) => r.body?.cancel()));
+  }
+  for (const [w, form] of forms.entries()) {
+    assert.equal(await recount(env.deps, form.id), 100);
+    await assertCountersExact(env.deps.kv, form.id, "live");
+    // A conflict on the shared limit re-reads that state, and the retry commits.
+    assert.ok(
+      writers[w].stats.conflicts <= writers[w].stats.commits,
+      JSON.stringify(writers[w].stats),
+    );
+  }
+  // Every one of the 200 spends is in the shared state: none was lost to the other writer.
+  const spent = await env.deps.kv.get<{ tat: number }>(keys.rateLimit("submit", `ws:${ws.id}`));
+  assert.ok(spent.value!.tat >= started + 200 * 60, `${spent.value!.tat - started} ms ahead`);
   other.storage.close?.();
   env.close();
 });
