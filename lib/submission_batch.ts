@@ -101,8 +101,8 @@ export interface FormQueue {
 }
 
 /**
- * Forgets the queue's cached sequence (after it moved elsewhere, or a failed commit): the
- * next attempt reads it, and the idempotency records, again.
+ * Forgets the queue's cached sequence (after a commit threw, so what it left is unknown):
+ * the next attempt reads it, and the idempotency records, again.
  */
 export function forget(q: FormQueue): void {
   q.seq = null;

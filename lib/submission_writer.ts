@@ -125,14 +125,11 @@ export class SubmissionWriter {
       const first = live[0].draft;
       // Everything the batch depends on, in one read (KV operations are the cost to count).
       const read = await this.#readState(q, live);
-      let seq = q.seq;
-      if (!seq) {
-        seq = read.get(
-          JSON.stringify(keys.submissionSeq(first.form.id, first.mode)),
-        ) as Deno.KvEntryMaybe<number>;
-        q.chain = seq.versionstamp ? [{ vs: seq.versionstamp, idem: new Set() }] : [];
-        q.marks = await catchUpMarks(kv, first.form.id, first.mode, q.marks, seq.value ?? 0);
+      if (!q.seq) {
+        const seqId = JSON.stringify(keys.submissionSeq(first.form.id, first.mode));
+        await this.#adopt(q, read.get(seqId) as Deno.KvEntryMaybe<number>, first);
       }
+      const seq = q.seq!;
       live = this.#settleQuota(this.#settleIdempotent(live, read), read);
       if (!live.length) return;
 
@@ -224,7 +221,7 @@ export class SubmissionWriter {
         return;
       }
       this.stats.conflicts++;
-      await this.#afterConflict(q, seq.key, plan);
+      await this.#afterConflict(q, plan, first);
       await delay(Math.random() * Math.min(2 ** attempt, 100));
     }
     for (const item of live) item.reject(errors.unavailable());
@@ -259,18 +256,30 @@ export class SubmissionWriter {
 
   /**
    * After a commit failed its checks: reads again, in one operation, the sequence and the
-   * rate-limit states it checked. Another instance spending from a shared limit (a
-   * workspace's key used on two forms) then costs one re-read, not the form's cached
-   * sequence; only a moved sequence makes the queue forget it.
+   * rate-limit states it checked, and keeps them for the next attempt. Another instance
+   * spending from a shared limit (a workspace's key used on two forms) then leaves the
+   * form's cached sequence, and what it proves about idempotency records, in place.
    */
-  async #afterConflict(q: FormQueue, seqKey: Deno.KvKey, plan: SpendPlan): Promise<void> {
+  async #afterConflict(q: FormQueue, plan: SpendPlan, d: SubmissionDraft): Promise<void> {
     const ids = [...plan.states.keys()];
     const [seq, ...limits] = await getManyChunked(this.#deps.kv, [
-      seqKey,
+      keys.submissionSeq(d.form.id, d.mode),
       ...ids.map((id) => plan.states.get(id)!.entry.key),
     ]);
-    if (!q.seq || seq.versionstamp !== q.seq.versionstamp) forget(q);
     ids.forEach((id, i) => this.#limits.set(id, limits[i]));
+    if (seq.versionstamp !== q.seq?.versionstamp) {
+      await this.#adopt(q, seq as Deno.KvEntryMaybe<number>, d);
+    }
+  }
+
+  /**
+   * Takes a sequence entry just read as the queue's cached one: the chain of commits known
+   * to have written nothing else starts there, and the scoring marks catch up to it.
+   */
+  async #adopt(q: FormQueue, seq: Deno.KvEntryMaybe<number>, d: SubmissionDraft): Promise<void> {
+    q.seq = seq;
+    q.chain = seq.versionstamp ? [{ vs: seq.versionstamp, idem: new Set() }] : [];
+    q.marks = await catchUpMarks(this.#deps.kv, d.form.id, d.mode, q.marks, seq.value ?? 0);
   }
 
   /** Keeps the rate-limit states a successful commit left, to skip reading them next time. */
