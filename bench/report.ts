@@ -8,6 +8,8 @@ import type { WrkResult } from "./wrk.ts";
 export interface Row {
   name: string;
   result?: WrkResult;
+  /** The runs `result` combines, when the row ran in rounds. */
+  runs?: WrkResult[];
   /** Shown instead of figures (e.g. "n/a (not built)"). */
   skipped?: string;
   ratio?: number;

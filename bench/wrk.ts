@@ -145,3 +145,24 @@ export async function runWrk(
     await Deno.remove(script).catch(() => {});
   }
 }
+
+/**
+ * Several runs of one row as one result: their requests over their time, and the median
+ * run's p50 and p99 (wrk gives percentiles per run, which cannot be merged exactly; the
+ * median keeps one run disturbed from elsewhere from deciding).
+ */
+export function combineRuns(runs: WrkResult[]): WrkResult {
+  const sum = (f: (r: WrkResult) => number) => runs.reduce((n, r) => n + f(r), 0);
+  const median = (f: (r: WrkResult) => number) =>
+    runs.map(f).sort((a, b) => a - b)[Math.floor(runs.length / 2)];
+  const seconds = sum((r) => r.seconds);
+  return {
+    requests: sum((r) => r.requests),
+    non2xx: sum((r) => r.non2xx),
+    socketErrors: sum((r) => r.socketErrors),
+    seconds,
+    rps: sum((r) => r.requests) / seconds,
+    p50Ms: median((r) => r.p50Ms),
+    p99Ms: median((r) => r.p99Ms),
+  };
+}
