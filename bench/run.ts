@@ -24,7 +24,7 @@ import {
   startCeiling,
   startFormwell,
 } from "./server.ts";
-import { combineRuns, ensureWrk, runWrk, type WrkRequest, type WrkResult } from "./wrk.ts";
+import { combineRuns, ensureWrk, median, runWrk, type WrkRequest, type WrkResult } from "./wrk.ts";
 
 const quick = Deno.args.includes("--quick");
 const SECONDS = quick ? 3 : 10;
@@ -39,12 +39,6 @@ const LIST_SECONDS = quick ? 2 : 5;
 const LIST_SIZE = quick ? 10_000 : 100_000;
 const CONNECTIONS = 64;
 const MB = 1024 * 1024;
-
-/** The middle value (the upper one of the two middle values for an even count). */
-function median(xs: number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 /** Waits until the writer and the commit counter stop moving (in-flight requests done). */
 async function settle(stats?: { submissions: number }): Promise<void> {

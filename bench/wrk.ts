@@ -153,8 +153,6 @@ export async function runWrk(
  */
 export function combineRuns(runs: WrkResult[]): WrkResult {
   const sum = (f: (r: WrkResult) => number) => runs.reduce((n, r) => n + f(r), 0);
-  const median = (f: (r: WrkResult) => number) =>
-    runs.map(f).sort((a, b) => a - b)[Math.floor(runs.length / 2)];
   const seconds = sum((r) => r.seconds);
   return {
     requests: sum((r) => r.requests),
@@ -162,7 +160,12 @@ export function combineRuns(runs: WrkResult[]): WrkResult {
     socketErrors: sum((r) => r.socketErrors),
     seconds,
     rps: sum((r) => r.requests) / seconds,
-    p50Ms: median((r) => r.p50Ms),
-    p99Ms: median((r) => r.p99Ms),
+    p50Ms: median(runs.map((r) => r.p50Ms)),
+    p99Ms: median(runs.map((r) => r.p99Ms)),
   };
+}
+
+/** The middle value (the upper one of the two middle values for an even count). */
+export function median(xs: number[]): number {
+  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 }
