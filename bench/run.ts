@@ -324,6 +324,7 @@ async function main(): Promise<void> {
     `- Browser rows (public submit, upload-url, schema) come from 64 client addresses ` +
     `(X-Forwarded-For, TRUST_PROXY on), each spending from its own per-IP limit.`,
     `- Server and load generator share the machine's cores.`,
+    `- Memory allocator (server and ceiling): ${allocator()}.`,
     `- KV commits / accepted counts every atomic commit the server process made during the ` +
     `row (submit path, queue jobs, key last-used touches) over the submissions the writer stored.`,
     `- Peak RSS: the server's process (the bench itself, wrk excluded) during the row: the ` +
@@ -339,6 +340,15 @@ async function main(): Promise<void> {
   );
   const path = await writeResults(await machineFacts(wrkVersion), settings, rows, verdicts);
   console.log(`\nwritten to ${path}`);
+}
+
+/**
+ * The allocator the processes run on: glibc's malloc unless the bench was started with
+ * LD_PRELOAD (the ceiling and wrk inherit it), e.g. jemalloc, see README.
+ */
+function allocator(): string {
+  const preload = Deno.env.get("LD_PRELOAD");
+  return preload ? `LD_PRELOAD=${preload}` : "glibc malloc (no LD_PRELOAD)";
 }
 
 if (import.meta.main) await main();

@@ -30,9 +30,12 @@ const CRC_TABLE = (() => {
   return t;
 })();
 
+/** CRC32 of ASCII text (a key's characters are ASCII by KEY_PATTERN: no encoding step). */
 function crc32(text: string): number {
   let c = 0xffffffff;
-  for (const b of new TextEncoder().encode(text)) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
+  for (let i = 0; i < text.length; i++) {
+    c = CRC_TABLE[(c ^ text.charCodeAt(i)) & 0xff] ^ (c >>> 8);
+  }
   return (c ^ 0xffffffff) >>> 0;
 }
 

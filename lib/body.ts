@@ -76,10 +76,11 @@ export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> {
     throw errors.badRequest("The request body is not valid JSON.");
   }
   if (!isPlainObject(value)) throw errors.badRequest("The request body must be a JSON object.");
-  if (depthExceeds(value, MAX_DEPTH)) {
+  const flaw = treeFlaw(value, MAX_DEPTH);
+  if (flaw === "deep") {
     throw errors.badRequest(`The request body nests deeper than ${MAX_DEPTH} levels.`);
   }
-  if (!wellFormedStrings(value)) {
+  if (flaw === "unicode") {
     throw errors.badRequest(
       "The request body holds a string with invalid Unicode (a lone surrogate).",
     );
@@ -87,21 +88,32 @@ export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> {
   return value;
 }
 
-/** Whether every key and string in a value is well-formed Unicode (no lone surrogates). */
-export function wellFormedStrings(value: unknown): boolean {
+/**
+ * The first flaw of a parsed JSON value, in one iterative walk (recursion on hostile input
+ * would overflow the stack): nesting deeper than `maxDepth`, or a key or string that is not
+ * well-formed Unicode (a lone surrogate); null when it has neither.
+ */
+export function treeFlaw(value: unknown, maxDepth: number): "deep" | "unicode" | null {
   const stack: unknown[] = [value];
+  const depths: number[] = [1];
   while (stack.length) {
     const v = stack.pop();
+    const depth = depths.pop()!;
     if (typeof v === "string") {
-      if (!v.isWellFormed()) return false;
-    } else if (v && typeof v === "object") {
-      for (const [k, child] of Object.entries(v)) {
-        if (!k.isWellFormed()) return false;
-        stack.push(child);
+      if (!v.isWellFormed()) return "unicode";
+    } else if (v !== null && typeof v === "object") {
+      if (depth > maxDepth) return "deep";
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) stack.push(v[i]), depths.push(depth + 1);
+      } else {
+        for (const k in v) {
+          if (!k.isWellFormed()) return "unicode";
+          stack.push((v as Record<string, unknown>)[k]), depths.push(depth + 1);
+        }
       }
     }
   }
-  return true;
+  return null;
 }
 
 /** Whether a value is a JSON object (not null, not an array). */
@@ -109,28 +121,12 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** Iterative depth check (recursion on hostile input would overflow the stack). */
-export function depthExceeds(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length) {
-    const [v, d] = stack.pop()!;
-    if (d > max) return true;
-    if (v && typeof v === "object") {
-      for (const child of Object.values(v as Record<string, unknown>)) {
-        if (child && typeof child === "object") stack.push([child, d + 1]);
-      }
-    }
-  }
-  return false;
-}
-
 /**
  * Upper bound of the bytes a value takes stored: the larger of its UTF-8 JSON size and
  * V8's serialisation (strings holding any non-Latin-1 character take 2 bytes a unit).
  */
 export function storedSize(value: unknown): number {
-  const json = JSON.stringify(value) ?? "";
-  const utf8 = new TextEncoder().encode(json).byteLength;
+  const utf8 = utf8Length(JSON.stringify(value) ?? "");
   let v8 = 0;
   const stack: unknown[] = [value];
   while (stack.length) {
@@ -146,6 +142,23 @@ export function storedSize(value: unknown): number {
     } else v8 += 9;
   }
   return Math.max(utf8, v8);
+}
+
+/** The UTF-8 length of a string, counted without encoding it (a lone surrogate: 3 bytes). */
+export function utf8Length(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      // A surrogate pair: two UTF-16 units, four UTF-8 bytes.
+      if (next >= 0xdc00 && next <= 0xdfff) n += 2, i++;
+      else n += 2;
+    } else n += 2;
+  }
+  return n;
 }
 
 /** The media type of a Content-Type header, lower-cased, without parameters. */

@@ -59,22 +59,24 @@ export class KvReads {
     }
   }
 
-  /** Takes queued requests whose distinct keys fit one `getMany` (an oversized one alone). */
+  /**
+   * Takes queued requests, in order, whose distinct keys fit one `getMany` (an oversized
+   * one alone). Stops at the first that does not fit once the read is full, so a long
+   * queue is not rescanned for every read.
+   */
   #take(): Request[] {
     const batch: Request[] = [];
     const ids = new Set<string>();
-    const rest: Request[] = [];
-    for (const req of this.#pending) {
-      const fresh = new Set(req.ids.filter((id) => !ids.has(id)));
-      const fits = batch.length === 0 || ids.size + fresh.size <= KEYS_PER_READ;
-      if (!fits) {
-        rest.push(req);
-        continue;
-      }
+    let i = 0;
+    for (; i < this.#pending.length && ids.size < KEYS_PER_READ; i++) {
+      const req = this.#pending[i];
+      let fresh = 0;
+      for (const id of req.ids) if (!ids.has(id)) fresh++;
+      if (batch.length && ids.size + fresh > KEYS_PER_READ) break;
       batch.push(req);
-      for (const id of fresh) ids.add(id);
+      for (const id of req.ids) ids.add(id);
     }
-    this.#pending = rest;
+    this.#pending = this.#pending.slice(i);
     return batch;
   }
 
