@@ -344,7 +344,7 @@ async function main(): Promise<void> {
 
 /**
  * The allocator the processes run on: glibc's malloc unless the bench was started with
- * LD_PRELOAD (the ceiling and wrk inherit it), e.g. jemalloc, see README.
+ * with an LD_PRELOAD (the ceiling and wrk inherit it), which would change what is measured.
  */
 function allocator(): string {
   const preload = Deno.env.get("LD_PRELOAD");

@@ -187,7 +187,9 @@ export function takeBatch(q: FormQueue): Item[] {
   const batch: Item[] = [];
   const rest: Item[] = [];
   const idemKeys = new Set<string>();
-  let checks = 1; // the sequence
+  const first = q.pending[0]?.draft;
+  // The sequence, and the quota counter when the plan has a cap (checked near it).
+  let checks = first && quotaCap(first) !== null ? 2 : 1;
   let bytes = 0;
   // The batch's distinct rate-limit keys (one check each), kept as it grows.
   const limitIds = new Set<string>();

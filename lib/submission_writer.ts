@@ -39,6 +39,12 @@ import {
 
 export type { CreatedBody, Rider, SubmissionDraft, WriteOutcome } from "./submission_batch.ts";
 
+/**
+ * Within this many submissions of the monthly cap, commits check the quota counter (see
+ * #settleQuota): more than any burst of concurrent batches could spend at once.
+ */
+const QUOTA_CHECK_MARGIN = 1_000;
+
 /** Rate-limit states remembered at most (one per active sender; forgotten all at once). */
 const MAX_REMEMBERED = 10_000;
 
@@ -130,10 +136,12 @@ export class SubmissionWriter {
         await this.#adopt(q, read.get(seqId) as Deno.KvEntryMaybe<number>, first);
       }
       const seq = q.seq!;
-      live = this.#settleQuota(this.#settleIdempotent(live, read), read);
+      const quota = this.#settleQuota(this.#settleIdempotent(live, read), read);
+      live = quota.items;
       if (!live.length) return;
 
       const op = kv.atomic();
+      if (quota.check) op.check(quota.check);
       const spends = live.flatMap((i) => i.draft.limits);
       const plan = await planSpends(this.#deps, spends, op, read);
       live = settleRefused(live, plan.allowed);
@@ -313,13 +321,23 @@ export class SubmissionWriter {
     return items.filter((i) => !settled.has(i));
   }
 
-  /** Refuses live submissions past the plan's monthly quota. */
-  #settleQuota(items: Item[], read: ReadonlyMap<string, Deno.KvEntryMaybe<unknown>>): Item[] {
+  /**
+   * Refuses live submissions past the plan's monthly quota. Within QUOTA_CHECK_MARGIN of
+   * the cap it also returns the counter's entry for the commit to check, so concurrent
+   * commits (another form of the workspace, another instance) cannot both spend the last
+   * units; further from the cap no check is needed, and none serialises the workspace.
+   */
+  #settleQuota(
+    items: Item[],
+    read: ReadonlyMap<string, Deno.KvEntryMaybe<unknown>>,
+  ): { items: Item[]; check: Deno.KvEntryMaybe<unknown> | null } {
     const first = items[0]?.draft;
     const cap = first ? quotaCap(first) : null;
-    if (!first || cap === null) return items;
-    let used = u64Value(read.get(JSON.stringify(quotaKey(first, this.#deps.now())))?.value);
-    return items.filter((item) => {
+    if (!first || cap === null) return { items, check: null };
+    const entry = read.get(JSON.stringify(quotaKey(first, this.#deps.now())))!;
+    let used = u64Value(entry.value);
+    const check = cap - used <= QUOTA_CHECK_MARGIN ? entry : null;
+    const kept = items.filter((item) => {
       if (used < cap) {
         used++;
         return true;
@@ -333,5 +351,6 @@ export class SubmissionWriter {
       );
       return false;
     });
+    return { items: kept, check };
   }
 }

@@ -1,19 +1,19 @@
 import assert from "node:assert/strict";
 import { AppError } from "../../lib/errors.ts";
 import { keys } from "../../lib/kv_keys.ts";
+import type { Form, Workspace } from "../../lib/schemas.ts";
+import { utcMonth } from "../../lib/kv.ts";
 import type { SubmissionDraft } from "../../lib/submission_writer.ts";
 import { buildDeps } from "../../lib/runtime.ts";
 import { createApp } from "../../routes/mod.ts";
 import { contactData, makeForm, makeKey, makeWorkspace, recount, testEnv } from "../helpers.ts";
 import { assertCountersExact } from "../recount.ts";
 
-Deno.test("submission writer - a value KV refuses fails only its own submission", async () => {
-  const env = await testEnv();
-  const ws = await makeWorkspace(env.deps);
-  const form = await makeForm(env.deps, ws);
-  const draft = (i: number, oversized = false): SubmissionDraft => ({
+/** A live submission of contact data number `i`, with no limits, files or riders. */
+function liveDraft(form: Form, workspace: Workspace, i: number): SubmissionDraft {
+  return {
     form,
-    workspace: ws,
+    workspace,
     mode: "live",
     fields: contactData(i).data,
     metadata: {},
@@ -21,6 +21,15 @@ Deno.test("submission writer - a value KV refuses fails only its own submission"
     signals: {},
     limits: [],
     size: 1024,
+  };
+}
+
+Deno.test("submission writer - a value KV refuses fails only its own submission", async () => {
+  const env = await testEnv();
+  const ws = await makeWorkspace(env.deps);
+  const form = await makeForm(env.deps, ws);
+  const draft = (i: number, oversized = false): SubmissionDraft => ({
+    ...liveDraft(form, ws, i),
     // A rider writing a value over KV's 64 KiB makes the whole batch's commit throw.
     riders: oversized
       ? [{ checks: 0, apply: (op) => Promise.resolve(void op.set(["x", i], "x".repeat(70_000))) }]
@@ -128,6 +137,31 @@ Deno.test("submission writer - two writers sharing a workspace limit keep their 
   // Every one of the 200 spends is in the shared state: none was lost to the other writer.
   const spent = await env.deps.kv.get<{ tat: number }>(keys.rateLimit("submit", `ws:${ws.id}`));
   assert.ok(spent.value!.tat >= started + 200 * 60, `${spent.value!.tat - started} ms ahead`);
+  other.storage.close?.();
+  env.close();
+});
+
+Deno.test("submission writer - two writers spending a workspace's last quota units never overshoot it", async () => {
+  // Two forms of one Starter workspace (10,000 a month), each served by its own writer (as
+  // by two instances), with 5 submissions left: 40 arrive at once, 20 at each writer.
+  const env = await testEnv();
+  const other = await buildDeps(env.deps.kv, env.deps.config);
+  const ws = await makeWorkspace(env.deps, "starter");
+  const forms = [await makeForm(env.deps, ws), await makeForm(env.deps, ws)];
+  const counter = keys.monthlySubmissions(ws.id, utcMonth(Date.now()));
+  await env.deps.kv.set(counter, new Deno.KvU64(10_000n - 5n));
+  const writers = [env.deps.writer, other.writer];
+  const results = await Promise.allSettled(
+    Array.from({ length: 40 }, (_, i) => writers[i % 2].write(liveDraft(forms[i % 2], ws, i))),
+  );
+  const refusals = results.flatMap((r) => r.status === "rejected" ? [r.reason] : []);
+  assert.equal(results.length - refusals.length, 5);
+  assert.ok(refusals.every((e) => e instanceof AppError && e.code === "quota_exceeded"));
+  assert.equal((await env.deps.kv.get<Deno.KvU64>(counter)).value!.value, 10_000n);
+  assert.equal(
+    (await recount(env.deps, forms[0].id)) + (await recount(env.deps, forms[1].id)),
+    5,
+  );
   other.storage.close?.();
   env.close();
 });
