@@ -2,6 +2,7 @@
  * The bench table, the targets' verdicts, and `bench/RESULTS.md`.
  * @module
  */
+import type { ThreadCpu } from "./threads.ts";
 import type { WrkResult } from "./wrk.ts";
 
 /** One table row: a wrk result plus what the process measured, or why it was skipped. */
@@ -20,6 +21,8 @@ export interface Row {
   /** KV read calls (get, getMany, list) per request during the row. */
   readsPerRequest?: number;
   peakRssMb?: number;
+  /** The server's CPU microseconds per request by thread, over the measured runs. */
+  cpu?: ThreadCpu;
 }
 
 /** One target and whether the run met it. */
@@ -107,6 +110,22 @@ export async function machineFacts(wrkVersion: string): Promise<string[]> {
   ];
 }
 
+/**
+ * Where each row's CPU went, per request and by thread, and the rate the main thread
+ * alone would allow: it runs all JavaScript and the HTTP server, so at 100% of its one
+ * core it caps the row whatever the other threads could do.
+ */
+export function cpuLines(rows: Row[]): string[] {
+  return rows.filter((r) => r.cpu).map((r) => {
+    const c = r.cpu!;
+    const total = c.main + c.kv + c.v8 + c.other;
+    return `${r.name}: ${total.toFixed(0)} µs CPU per request: main thread ` +
+      `${c.main.toFixed(0)} (caps it at ${(1e6 / c.main).toFixed(0)} req/s), KV's SQLite ` +
+      `thread ${c.kv.toFixed(0)}, V8 helper threads ${c.v8.toFixed(0)}, other ` +
+      `${c.other.toFixed(0)}`;
+  });
+}
+
 /** Writes `bench/RESULTS.md`. */
 export async function writeResults(
   facts: string[],
@@ -135,6 +154,14 @@ export async function writeResults(
     "## Targets",
     "",
     ...verdictLines(verdicts).map((l) => `- ${l}`),
+    "",
+    "## CPU per request, by thread",
+    "",
+    "The server's CPU time over the measured runs (warm-ups excluded) divided by the " +
+    "requests wrk counted; a thread at 100% of a core caps the rate at 1,000,000 µs divided " +
+    "by its figure.",
+    "",
+    ...cpuLines(rows).map((l) => `- ${l}`),
     "",
   ].join("\n");
   await Deno.writeTextFile(path, text);

@@ -8,6 +8,7 @@
 import { seedSubmissions } from "../lib/submission_seed.ts";
 import { BENCH_ORIGIN, createFixtures, sixFieldData } from "./fixtures.ts";
 import {
+  cpuLines,
   machineFacts,
   type Row,
   textTable,
@@ -24,6 +25,7 @@ import {
   startCeiling,
   startFormwell,
 } from "./server.ts";
+import { CpuMeter } from "./threads.ts";
 import { combineRuns, ensureWrk, median, runWrk, type WrkRequest, type WrkResult } from "./wrk.ts";
 
 const quick = Deno.args.includes("--quick");
@@ -83,8 +85,17 @@ async function main(): Promise<void> {
       headers: { "Content-Type": "application/json" },
       body: jsonBody,
     };
-    const ceilingRun = (seconds: number, tag: string) =>
-      runWrk(ceilingServer.url, ceilingReq, { seconds, connections: CONNECTIONS, tag });
+    const ceilingCpu = new CpuMeter(ceilingServer.pid!);
+    const ceilingRun = async (seconds: number, tag: string, cpu?: CpuMeter) => {
+      cpu?.start();
+      const result = await runWrk(ceilingServer.url, ceilingReq, {
+        seconds,
+        connections: CONNECTIONS,
+        tag,
+      });
+      cpu?.stop();
+      return result;
+    };
     await ceilingRun(WARM_SECONDS, "cw");
     const ceilingRounds: WrkResult[] = [];
 
@@ -118,12 +129,15 @@ async function main(): Promise<void> {
       rss.reset();
       const runs: WrkResult[] = [];
       const rounds = o.rounds ?? 1;
+      const cpu = new CpuMeter(Deno.pid);
       for (let i = 0; i < rounds; i++) {
         // The ceiling runs in its own process: this one idles meanwhile, its peak unchanged.
         if (o.between) await o.between(i);
+        cpu.start();
         runs.push(
           await runWrk(fw.url, req, { seconds: o.seconds, connections, tag: `${o.tag}${i}` }),
         );
+        cpu.stop();
       }
       const result = combineRuns(runs);
       await settle(deps.writer.stats);
@@ -137,7 +151,14 @@ async function main(): Promise<void> {
       const ratio = o.between
         ? median(runs.map((r, i) => r.rps / ceilingRounds[i].rps))
         : result.rps / ceil!.rps;
-      const row: Row = { name, result, runs, peakRssMb: rss.peak / MB, ratio };
+      const row: Row = {
+        name,
+        result,
+        runs,
+        peakRssMb: rss.peak / MB,
+        ratio,
+        cpu: cpu.perRequest(result.requests),
+      };
       row.readsPerRequest = (commitCounter.reads - r0) / Math.max(1, result.requests);
       console.error(`  ${row.readsPerRequest.toFixed(1)} KV reads per request`);
       if (o.submits) {
@@ -164,12 +185,18 @@ async function main(): Promise<void> {
       tag: "j",
       submits: true,
       rounds: ROUNDS,
-      between: async (i) => ceilingRounds.push(await ceilingRun(ROUND_SECONDS, `c${i}`)),
+      between: async (i) =>
+        ceilingRounds.push(await ceilingRun(ROUND_SECONDS, `c${i}`, ceilingCpu)),
     });
     await ceilingServer.close();
     ceiling = null;
     ceil = combineRuns(ceilingRounds);
-    rows.push({ name: "ceiling (Deno.serve + 1 KV commit)", result: ceil, ratio: 1 }, json);
+    rows.push({
+      name: "ceiling (Deno.serve + 1 KV commit)",
+      result: ceil,
+      ratio: 1,
+      cpu: ceilingCpu.perRequest(ceil.requests),
+    }, json);
 
     const publicBody = JSON.stringify({
       data: { ...sixFieldData(), _gotcha: "" },
@@ -309,6 +336,8 @@ async function main(): Promise<void> {
   console.log(textTable(rows));
   console.log("");
   for (const line of verdictLines(verdicts)) console.log(line);
+  console.log("\nCPU per request, by thread:");
+  for (const line of cpuLines(rows)) console.log(`  ${line}`);
   const settings = [
     `- Server: FORMWELL_ENV=production, on-disk KV in a temp dir, queue listener on, ` +
     `RATE_LIMITS=${JSON.stringify(BENCH_RATE_LIMITS)} (every request spends from the limiter)`,

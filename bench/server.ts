@@ -23,6 +23,8 @@ export const BENCH_RATE_LIMITS = {
 /** A server the bench started; `close` stops it and closes its KV. */
 export interface BenchServer {
   url: string;
+  /** Its process id when it runs in a process of its own. */
+  pid?: number;
   close: () => Promise<void>;
 }
 
@@ -164,6 +166,7 @@ export async function startCeiling(kvPath: string): Promise<BenchServer> {
   }
   return {
     url,
+    pid: child.pid,
     close: async () => {
       child.kill("SIGTERM");
       await child.status;

@@ -1,0 +1,79 @@
+/**
+ * CPU time of a process by thread, from /proc (Linux): where a server's time goes. Under
+ * `deno run` (the bench and the ceiling; `deno test` runs tests on another thread) Deno
+ * runs all JavaScript and the HTTP server on the main thread, Deno KV's SQLite work on
+ * one worker thread (`sw-0`), and V8's garbage collection and compilation helpers on
+ * `V8 DefaultWorker` threads.
+ * @module
+ */
+
+/** CPU microseconds by thread group. */
+export interface ThreadCpu {
+  /** The main thread: JavaScript, the HTTP server, KV calls' conversions. */
+  main: number;
+  /** Deno KV's SQLite worker. */
+  kv: number;
+  /** V8's helper threads (concurrent GC, compilation). */
+  v8: number;
+  other: number;
+}
+
+/** /proc's utime and stime unit (USER_HZ, 100 on Linux). */
+const MICROS_PER_TICK = 10_000;
+
+/** A process's CPU time so far by thread group, or null where /proc is not available. */
+export function threadCpu(pid: number): ThreadCpu | null {
+  const cpu: ThreadCpu = { main: 0, kv: 0, v8: 0, other: 0 };
+  try {
+    for (const task of Deno.readDirSync(`/proc/${pid}/task`)) {
+      const dir = `/proc/${pid}/task/${task.name}`;
+      const comm = Deno.readTextFileSync(`${dir}/comm`).trim();
+      const stat = Deno.readTextFileSync(`${dir}/stat`);
+      // Fields after the parenthesised name start at field 3 (state); utime and stime are
+      // fields 14 and 15.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const micros = (Number(fields[11]) + Number(fields[12])) * MICROS_PER_TICK;
+      cpu[groupOf(Number(task.name) === pid, comm)] += micros;
+    }
+  } catch {
+    return null;
+  }
+  return cpu;
+}
+
+function groupOf(isMain: boolean, comm: string): keyof ThreadCpu {
+  if (isMain) return "main";
+  if (/^sw-\d+$/.test(comm)) return "kv";
+  if (comm.startsWith("V8 ")) return "v8";
+  return "other";
+}
+
+/** Adds up CPU time over several runs: `start` before each, `stop` after it. */
+export class CpuMeter {
+  #total: ThreadCpu = { main: 0, kv: 0, v8: 0, other: 0 };
+  #at: ThreadCpu | null = null;
+  #ok = true;
+
+  constructor(readonly pid: number) {}
+
+  start(): void {
+    this.#at = threadCpu(this.pid);
+  }
+
+  stop(): void {
+    const now = threadCpu(this.pid);
+    if (!now || !this.#at) {
+      this.#ok = false;
+      return;
+    }
+    for (const k of Object.keys(now) as (keyof ThreadCpu)[]) this.#total[k] += now[k] - this.#at[k];
+  }
+
+  /** The measured time per request, or undefined when it could not be read. */
+  perRequest(requests: number): ThreadCpu | undefined {
+    if (!this.#ok || requests <= 0) return undefined;
+    const t = this.#total;
+    const per = (n: number) => n / requests;
+    return { main: per(t.main), kv: per(t.kv), v8: per(t.v8), other: per(t.other) };
+  }
+}
