@@ -29,10 +29,13 @@ export async function failureCount(
   deps: Pick<Deps, "kv" | "now">,
   identity: string,
 ): Promise<number> {
-  const rec =
-    (await withKvRetry(() => deps.kv.get<FailureRecord>(keys.protectionFailures(identity))))
-      .value;
-  return recent(rec, deps.now()).length;
+  const entry = await withKvRetry(() => deps.kv.get(keys.protectionFailures(identity)));
+  return failuresIn(entry.value, deps.now());
+}
+
+/** The failures inside the window at `now` of a record read with other keys (or null). */
+export function failuresIn(stored: unknown, now: number): number {
+  return recent(stored as FailureRecord | null, now).length;
 }
 
 /** Records one failure; returns the count in the window including it. Never throws. */

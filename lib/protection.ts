@@ -29,15 +29,17 @@ export function checkOrigin(deps: Pick<Deps, "config">, form: Form, ctx: SubmitC
 
 /**
  * Blocks a repeat offender and a filled honeypot (403 spam, nothing stored; the honeypot
- * counts as a failure). Returns the identity's failures in the window, a scoring signal.
+ * counts as a failure). Returns the identity's failures in the window, a scoring signal:
+ * `known` when the caller read them with its other keys (submit does), else read here.
  */
 export async function screenSubmit(
   deps: Pick<Deps, "kv" | "now">,
   ctx: SubmitContext,
   form: Form,
   data: Record<string, unknown>,
+  known?: number,
 ): Promise<number> {
-  const failures = ctx.auth ? 0 : await failureCount(deps, ctx.identity);
+  const failures = ctx.auth ? 0 : known ?? await failureCount(deps, ctx.identity);
   if (failures >= FAILURE_BLOCK_AT) throw errors.spam();
   if (form.honeypot && filled(data[form.honeypot])) {
     if (!ctx.auth) await recordFailure(deps, ctx.identity);

@@ -45,6 +45,9 @@ export type { CreatedBody, Rider, SubmissionDraft, WriteOutcome } from "./submis
  */
 const QUOTA_CHECK_MARGIN = 1_000;
 
+/** Form queues kept at most, idle ones included (each holds up to CONTEXT_SIZE marks). */
+const MAX_QUEUES = 256;
+
 /** Rate-limit states remembered at most (one per active sender; forgotten all at once). */
 const MAX_REMEMBERED = 10_000;
 
@@ -69,10 +72,13 @@ export class SubmissionWriter {
   write(draft: SubmissionDraft): Promise<WriteOutcome> {
     const qid = `${draft.form.id}/${draft.mode}`;
     let q = this.#queues.get(qid);
-    if (!q) {
+    if (q) {
+      // Most recently used last, so the idle ones evicted first are the longest unused.
+      this.#queues.delete(qid);
+    } else {
       q = { pending: [], running: false, seq: null, chain: [], marks: null };
-      this.#queues.set(qid, q);
     }
+    this.#queues.set(qid, q);
     const promise = new Promise<WriteOutcome>((resolve, reject) => {
       const item: Item = {
         draft,
@@ -101,8 +107,21 @@ export class SubmissionWriter {
       }
     } finally {
       q.running = false;
-      if (q.pending.length === 0) this.#queues.delete(qid);
-      else this.#drain(qid, q);
+      if (q.pending.length) this.#drain(qid, q);
+      else this.#evictIdle();
+    }
+  }
+
+  /**
+   * Forgets the least recently used idle queues past MAX_QUEUES. An idle queue is kept so
+   * the form's next submission finds its sequence and scoring marks without reading them
+   * (a sequence moved meanwhile by another process fails the commit's check, which reads
+   * it again).
+   */
+  #evictIdle(): void {
+    for (const [qid, q] of this.#queues) {
+      if (this.#queues.size <= MAX_QUEUES) return;
+      if (!q.running && q.pending.length === 0) this.#queues.delete(qid);
     }
   }
 
@@ -221,7 +240,8 @@ export class SubmissionWriter {
         for (const item of live) {
           if (item.draft.idempotency) written.add(item.draft.idempotency.key);
         }
-        if (q.chain.length) q.chain.push({ vs: res.versionstamp, idem: written });
+        // Checked against the cached sequence (or its absence): no one wrote in between.
+        q.chain.push({ vs: res.versionstamp, idem: written });
         if (q.chain.length > MAX_CHAIN) q.chain.shift();
         this.stats.commits++;
         this.stats.submissions += live.length;

@@ -23,6 +23,7 @@ import type { WriteOutcome } from "./submission_writer.ts";
 import { validateData, type ValueSource } from "./validator.ts";
 import { prepareAttachments } from "./upload_files.ts";
 import { captchaGate, checkOrigin, screenSubmit } from "./protection.ts";
+import { failuresIn } from "./failures.ts";
 
 /** The body of a submit, whichever content type carried it. */
 export const submitBodySchema = z.object({
@@ -148,16 +149,19 @@ interface SubmitState {
   idempotency: IdempotencyRecord | null;
   /** The form's sequence versionstamp in the same snapshot (lets the writer skip a re-read). */
   seqSeen: string | null;
+  /** A browser sender's protection failures in the window (0 for key calls). */
+  failures: number;
 }
 
 /**
- * Reads the form, its workspace, the caller's rate-limit state and the idempotency record
- * in ONE KV operation (the workspace in a second one the first time a browser submits to
- * a form): KV operations are the cost to count on this path. A key's workspace is read
- * here, not when the key was authenticated, and checked as authenticateKey would.
+ * Reads the form, its workspace, the caller's rate-limit state, the idempotency record and
+ * a browser sender's protection failures in ONE KV operation (the workspace in a second
+ * one the first time a browser submits to a form): KV operations are the cost to count on
+ * this path. A key's workspace is read here, not when the key was authenticated, and
+ * checked as authenticateKey would.
  */
 async function readSubmitState(
-  deps: Pick<Deps, "reads" | "formWorkspaces">,
+  deps: Pick<Deps, "reads" | "formWorkspaces" | "now">,
   ctx: SubmitContext,
   spend: LimitSpend,
 ): Promise<SubmitState> {
@@ -166,11 +170,12 @@ async function readSubmitState(
   const mode = ctx.auth?.mode ?? "live";
   const wanted = stateKeys(ctx.formId, mode, spend, ctx.idempotencyKey);
   const wsId = ctx.auth?.workspace.id ?? deps.formWorkspaces.get(ctx.formId);
-  if (wsId) wanted.push(keys.workspace(wsId));
+  const failuresAt = ctx.auth ? -1 : wanted.push(keys.protectionFailures(ctx.identity)) - 1;
+  const wsAt = wsId ? wanted.push(keys.workspace(wsId)) - 1 : -1;
   const entries = await deps.reads.getMany(wanted);
   const [formEntry, limit] = entries;
   const [idem, seq] = ctx.idempotencyKey ? entries.slice(2, 4) : [];
-  const read = wsId ? entries.at(-1)!.value as Workspace | null : null;
+  const read = wsAt >= 0 ? entries[wsAt].value as Workspace | null : null;
   const form = formEntry.value as Form | null;
   let workspace: Workspace | null;
   if (ctx.auth) {
@@ -187,6 +192,7 @@ async function readSubmitState(
     limit,
     idempotency: (idem?.value ?? null) as IdempotencyRecord | null,
     seqSeen: seq?.versionstamp ?? null,
+    failures: failuresAt >= 0 ? failuresIn(entries[failuresAt].value, deps.now()) : 0,
   };
 }
 
@@ -233,7 +239,7 @@ async function admit(
   if (body.schema_version !== undefined && body.schema_version !== form.schema_version) {
     throw errors.schemaChanged(form.schema_version);
   }
-  const failures = await screenSubmit(deps, ctx, form, body.data);
+  const failures = await screenSubmit(deps, ctx, form, body.data, state.failures);
   const { errors: fieldErrors, values } = validateData(form, body.data, ctx.source);
   if (fieldErrors.length) throw errors.validation(fieldErrors);
   // Resolves file references to verified grants (stored refs replace the client's).

@@ -238,3 +238,41 @@ Deno.test("submit - the first 100 concurrent submits of a new form are numbered 
   assert.deepEqual(numbers.sort((a, b) => a - b), Array.from({ length: 100 }, (_, i) => i + 1));
   env.close();
 });
+
+Deno.test("submit - a submit makes one KV read, with a key or from a browser", async () => {
+  const env = await testEnv(RAISED);
+  const ws = await makeWorkspace(env.deps, "business");
+  const form = await makeForm(env.deps, ws);
+  const key = await makeKey(env.deps, ws);
+  const path = `/api/v1/submit/p/${form.id}`;
+  const calls: string[] = [];
+  const kv = env.deps.kv;
+  for (const name of ["get", "getMany", "list"] as const) {
+    const original = kv[name].bind(kv) as (...args: unknown[]) => unknown;
+    (kv as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+      calls.push(name);
+      return original(...args);
+    };
+  }
+  let sent = 0;
+  const send = async (headers: Record<string, string>) => {
+    const i = sent++;
+    const res = await postJson(env, path, contactData(i), {
+      "idempotency-key": `one-read-${i}`,
+      ...headers,
+    }, "203.0.113.9");
+    assert.equal(res.status, 201, await res.text());
+    assert.equal(res.headers.get("idempotent-replayed"), null);
+  };
+  // The first of each kind fills the caches (the key, the form's workspace, the writer's
+  // sequence, marks and limit states); every later one reads once.
+  for (const headers of [{ authorization: `Bearer ${key}` }, {}] as Record<string, string>[]) {
+    await send(headers);
+    for (let n = 0; n < 3; n++) {
+      calls.length = 0;
+      await send(headers);
+      assert.deepEqual(calls, ["getMany"], JSON.stringify(headers));
+    }
+  }
+  env.close();
+});
