@@ -21,11 +21,14 @@ export interface ThreadCpu {
 /** /proc's utime and stime unit (USER_HZ, 100 on Linux). */
 const MICROS_PER_TICK = 10_000;
 
-/** A process's CPU time so far by thread group, or null where /proc is not available. */
-export function threadCpu(pid: number): ThreadCpu | null {
-  const cpu: ThreadCpu = { main: 0, kv: 0, v8: 0, other: 0 };
+/** A process's CPU time so far per live thread (by thread id), or null without /proc. */
+export function threadCpu(
+  pid: number,
+): Map<number, { group: keyof ThreadCpu; micros: number }> | null {
+  const threads = new Map<number, { group: keyof ThreadCpu; micros: number }>();
   try {
     for (const task of Deno.readDirSync(`/proc/${pid}/task`)) {
+      const tid = Number(task.name);
       const dir = `/proc/${pid}/task/${task.name}`;
       const comm = Deno.readTextFileSync(`${dir}/comm`).trim();
       const stat = Deno.readTextFileSync(`${dir}/stat`);
@@ -33,12 +36,12 @@ export function threadCpu(pid: number): ThreadCpu | null {
       // fields 14 and 15.
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       const micros = (Number(fields[11]) + Number(fields[12])) * MICROS_PER_TICK;
-      cpu[groupOf(Number(task.name) === pid, comm)] += micros;
+      threads.set(tid, { group: groupOf(tid === pid, comm), micros });
     }
   } catch {
     return null;
   }
-  return cpu;
+  return threads;
 }
 
 function groupOf(isMain: boolean, comm: string): keyof ThreadCpu {
@@ -48,10 +51,14 @@ function groupOf(isMain: boolean, comm: string): keyof ThreadCpu {
   return "other";
 }
 
-/** Adds up CPU time over several runs: `start` before each, `stop` after it. */
+/**
+ * Adds up CPU time over several runs: `start` before each, `stop` after it. Counted per
+ * thread, so a thread that started meanwhile counts from zero; one that ended meanwhile
+ * (its time no longer readable) counts nothing.
+ */
 export class CpuMeter {
   #total: ThreadCpu = { main: 0, kv: 0, v8: 0, other: 0 };
-  #at: ThreadCpu | null = null;
+  #at: ReturnType<typeof threadCpu> = null;
   #ok = true;
 
   constructor(readonly pid: number) {}
@@ -66,7 +73,9 @@ export class CpuMeter {
       this.#ok = false;
       return;
     }
-    for (const k of Object.keys(now) as (keyof ThreadCpu)[]) this.#total[k] += now[k] - this.#at[k];
+    for (const [tid, { group, micros }] of now) {
+      this.#total[group] += micros - (this.#at.get(tid)?.micros ?? 0);
+    }
   }
 
   /** The measured time per request, or undefined when it could not be read. */
