@@ -58,7 +58,19 @@ export function publicCors(
     const id = publicIdOf(c.req.path);
     // An unknown form, or one of a suspended workspace, grants nothing and refuses nothing:
     // the route itself answers the same 404 for both.
-    const form = id ? await requireLiveForm(deps, id).then((t) => t.form, () => null) : null;
+    const liveForm = () =>
+      id ? requireLiveForm(deps, id).then((t) => t.form, () => null) : Promise.resolve(null);
+    const isSubmit = c.req.path.includes("/submit/p/");
+    if (isSubmit && !preflight) {
+      // Submit reads the form itself and refuses foreign origins (lib/protection.ts): the
+      // grant comes from that same read, or from one here when the request failed before it.
+      await next();
+      const form = c.get("submitForm") ?? await liveForm();
+      if (form && originAllowed(form, origin, deps.config.baseUrl)) grant(c.res.headers, origin);
+      withVary(c.res);
+      return;
+    }
+    const form = await liveForm();
     const allowed = form ? originAllowed(form, origin, deps.config.baseUrl) : false;
     if (preflight) {
       const res = c.body(null, 204);
@@ -73,10 +85,8 @@ export function publicCors(
       }
       return withVary(res);
     }
-    // Submit refuses foreign origins itself (lib/protection.ts), after key auth, so the
-    // no-JS path can answer in its own format; every other public write is refused here.
-    const isSubmit = c.req.path.includes("/submit/p/");
-    if (form && !allowed && !isSubmit && c.req.method !== "GET" && c.req.method !== "HEAD") {
+    // Every public write but submit (above) is refused here.
+    if (form && !allowed && c.req.method !== "GET" && c.req.method !== "HEAD") {
       return withVary(c.json(errors.originNotAllowed().toBody(), 403));
     }
     await next();

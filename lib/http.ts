@@ -7,12 +7,17 @@ import { HTTPException } from "hono/http-exception";
 import { AppError } from "./errors.ts";
 import type { RateLimitName } from "./config.ts";
 import type { Deps } from "./deps.ts";
+import type { Form } from "./schemas.ts";
 import { randomBase62 } from "./ids.ts";
 import { enforceLimit, ipIdentity } from "./rate_limit.ts";
 
 /** Hono variables set by the middleware below. */
 export type AppEnv = {
-  Variables: { requestId: string };
+  Variables: {
+    requestId: string;
+    /** A submit's form as the route read it (publicCors grants from it, see lib/cors.ts). */
+    submitForm?: Form;
+  };
   Bindings: { remoteAddr?: { hostname?: string } };
 };
 

@@ -81,6 +81,8 @@ export interface SubmitContext {
   /** What the key is compared on when not `data` (a multipart post: files by name and size). */
   payloadHash?: string;
   source: ValueSource;
+  /** Called with the form once submit has read it live (CORS grants from that read). */
+  onForm?: (form: Form) => void;
 }
 
 /** The form a submit targets; exported so other paths (no-JS errors) reuse the lookup. */
@@ -186,6 +188,7 @@ async function readSubmitState(
     workspace = form ? await workspaceOf(deps, form, wsId, read) : null;
   }
   if (!form || !workspace || workspace.suspended) throw errors.formNotFound();
+  ctx.onForm?.(form);
   return {
     form,
     workspace,

@@ -56,6 +56,7 @@ export function publicApi(deps: Deps): Hono<AppEnv> {
         userAgent: c.req.header("user-agent") ?? null,
         idempotencyKey: parseIdempotencyKey(c.req.header("idempotency-key")),
         source: "json",
+        onForm: (form) => c.set("submitForm", form),
       };
       const type = mediaType(c.req.header("content-type"));
       if (type === "application/x-www-form-urlencoded" || type === "multipart/form-data") {

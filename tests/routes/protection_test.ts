@@ -356,6 +356,29 @@ Deno.test("protection - CORS and the origin allowlist", async (t) => {
       await bad.body?.cancel();
     });
 
+    await t.step("a submit refused before its form is read still carries the grant", async () => {
+      for (
+        const [init, status] of [
+          [{ body: "{not json", headers: {} }, 400],
+          [{ body: JSON.stringify(contactData()), headers: { authorization: "Bearer nope" } }, 401],
+        ] as const
+      ) {
+        const res = await postJson(env, submitTo(listed.id), init.body, {
+          origin: "https://shop.example",
+          ...init.headers,
+        });
+        assert.equal(res.status, status);
+        assert.equal(res.headers.get("access-control-allow-origin"), "https://shop.example");
+        await res.body?.cancel();
+      }
+      const foreign = await postJson(env, submitTo(listed.id), "{not json", {
+        origin: "https://evil.example",
+      });
+      assert.equal(foreign.status, 400);
+      assert.equal(foreign.headers.get("access-control-allow-origin"), null);
+      await foreign.body?.cancel();
+    });
+
     await t.step("an empty list allows every origin but never null", async () => {
       const ok = await postJson(env, submitTo(open.id), contactData(), {
         origin: "https://anywhere.example",

@@ -239,7 +239,7 @@ Deno.test("submit - the first 100 concurrent submits of a new form are numbered 
   env.close();
 });
 
-Deno.test("submit - a submit makes one KV read, with a key or from a browser", async () => {
+Deno.test("submit - a submit makes one KV read, with a key or from a browser (CORS included)", async () => {
   const env = await testEnv(RAISED);
   const ws = await makeWorkspace(env.deps, "business");
   const form = await makeForm(env.deps, ws);
@@ -266,7 +266,10 @@ Deno.test("submit - a submit makes one KV read, with a key or from a browser", a
   };
   // The first of each kind fills the caches (the key, the form's workspace, the writer's
   // sequence, marks and limit states); every later one reads once.
-  for (const headers of [{ authorization: `Bearer ${key}` }, {}] as Record<string, string>[]) {
+  const browsers = [{}, { origin: "https://shop.example" }];
+  for (
+    const headers of [{ authorization: `Bearer ${key}` }, ...browsers] as Record<string, string>[]
+  ) {
     await send(headers);
     for (let n = 0; n < 3; n++) {
       calls.length = 0;
