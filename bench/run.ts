@@ -22,7 +22,7 @@ import {
   commitCounter,
   countCommits,
   RssSampler,
-  startCeiling,
+  startBare,
   startFormwell,
 } from "./server.ts";
 import { CpuMeter } from "./threads.ts";
@@ -53,6 +53,40 @@ async function settle(stats?: { submissions: number }): Promise<void> {
   }
 }
 
+/**
+ * Starts a bare reference server (kept in `started` for closing), warms it up, and returns
+ * its rounds: `run(i)` measures round i, adding its CPU to `cpu`.
+ */
+async function bareRounds(
+  script: "ceiling.ts" | "floor.ts",
+  kvPath: string,
+  req: WrkRequest,
+  started: BenchServer[],
+): Promise<{ runs: WrkResult[]; cpu: CpuMeter; run: (i: number) => Promise<void> }> {
+  const server = await startBare(script, kvPath);
+  started.push(server);
+  const tag = script[0];
+  await runWrk(server.url, req, {
+    seconds: WARM_SECONDS,
+    connections: CONNECTIONS,
+    tag: `${tag}w`,
+  });
+  const runs: WrkResult[] = [];
+  const cpu = new CpuMeter(server.pid!);
+  const run = async (i: number) => {
+    cpu.start();
+    runs.push(
+      await runWrk(server.url, req, {
+        seconds: ROUND_SECONDS,
+        connections: CONNECTIONS,
+        tag: `${tag}${i}`,
+      }),
+    );
+    cpu.stop();
+  };
+  return { runs, cpu, run };
+}
+
 /** Whether a path answers with something other than the router's own 404. */
 async function routeExists(url: string, init: RequestInit): Promise<{ ok: boolean; why: string }> {
   const res = await fetch(url, init);
@@ -73,31 +107,21 @@ async function main(): Promise<void> {
   const verdicts: Verdict[] = [];
   const started = Date.now();
   const jsonBody = JSON.stringify({ data: sixFieldData() });
-  let ceiling: BenchServer | null = null;
+  const bare: BenchServer[] = [];
   try {
-    // 1. The ceiling, on its own KV file on the same disk; measured in rounds between
-    // JSON submit's (step 2), so both see the same machine.
+    // 1. The ceiling and the floor, bare servers each on its own KV file on the same disk;
+    // measured in rounds between JSON submit's (step 2), so all see the same machine.
     console.error("ceiling: bare Deno.serve + one KV atomic commit per request");
-    const ceilingServer = ceiling = await startCeiling(`${dir}/ceiling.kv`);
-    const ceilingReq: WrkRequest = {
+    console.error("floor: bare Deno.serve + group commit of what a submission stores");
+    const bareReq: WrkRequest = {
       method: "POST",
       path: "/",
       headers: { "Content-Type": "application/json" },
       body: jsonBody,
+      idempotencyKey: true,
     };
-    const ceilingCpu = new CpuMeter(ceilingServer.pid!);
-    const ceilingRun = async (seconds: number, tag: string, cpu?: CpuMeter) => {
-      cpu?.start();
-      const result = await runWrk(ceilingServer.url, ceilingReq, {
-        seconds,
-        connections: CONNECTIONS,
-        tag,
-      });
-      cpu?.stop();
-      return result;
-    };
-    await ceilingRun(WARM_SECONDS, "cw");
-    const ceilingRounds: WrkResult[] = [];
+    const ceilingRounds = await bareRounds("ceiling.ts", `${dir}/ceiling.kv`, bareReq, bare);
+    const floorRounds = await bareRounds("floor.ts", `${dir}/floor.kv`, bareReq, bare);
 
     // 2. Formwell.
     const fw = await startFormwell(dir, `${dir}/formwell.kv`);
@@ -149,7 +173,7 @@ async function main(): Promise<void> {
       );
       // Rounds run against the ceiling's rounds are compared round by round.
       const ratio = o.between
-        ? median(runs.map((r, i) => r.rps / ceilingRounds[i].rps))
+        ? median(runs.map((r, i) => r.rps / ceilingRounds.runs[i].rps))
         : result.rps / ceil!.rps;
       const row: Row = {
         name,
@@ -185,18 +209,30 @@ async function main(): Promise<void> {
       tag: "j",
       submits: true,
       rounds: ROUNDS,
-      between: async (i) =>
-        ceilingRounds.push(await ceilingRun(ROUND_SECONDS, `c${i}`, ceilingCpu)),
+      between: async (i) => {
+        await ceilingRounds.run(i);
+        await floorRounds.run(i);
+      },
     });
-    await ceilingServer.close();
-    ceiling = null;
-    ceil = combineRuns(ceilingRounds);
-    rows.push({
-      name: "ceiling (Deno.serve + 1 KV commit)",
-      result: ceil,
-      ratio: 1,
-      cpu: ceilingCpu.perRequest(ceil.requests),
-    }, json);
+    for (const server of bare.splice(0)) await server.close();
+    ceil = combineRuns(ceilingRounds.runs);
+    const floor = combineRuns(floorRounds.runs);
+    rows.push(
+      {
+        name: "ceiling (Deno.serve + 1 KV commit)",
+        result: ceil,
+        ratio: 1,
+        cpu: ceilingRounds.cpu.perRequest(ceil.requests),
+      },
+      {
+        name: "floor (Deno.serve + group commit, no app)",
+        result: floor,
+        runs: floorRounds.runs,
+        ratio: median(floorRounds.runs.map((r, i) => r.rps / ceilingRounds.runs[i].rps)),
+        cpu: floorRounds.cpu.perRequest(floor.requests),
+      },
+      json,
+    );
 
     const publicBody = JSON.stringify({
       data: { ...sixFieldData(), _gotcha: "" },
@@ -288,7 +324,7 @@ async function main(): Promise<void> {
       {
         target: "JSON submit >= 0.6 of the ceiling",
         measured: `median of ${ROUNDS} rounds ` +
-          ceilingRounds.map((c, i) => `${json.runs![i].rps.toFixed(0)}/${c.rps.toFixed(0)}`)
+          ceilingRounds.runs.map((c, i) => `${json.runs![i].rps.toFixed(0)}/${c.rps.toFixed(0)}`)
             .join(", ") +
           ` req/s = ${json.ratio!.toFixed(2)}`,
         pass: json.ratio! >= 0.6 && Boolean(clean(json)),
@@ -328,7 +364,7 @@ async function main(): Promise<void> {
       },
     );
   } finally {
-    await ceiling?.close().catch(() => {});
+    for (const server of bare) await server.close().catch(() => {});
     rss.stop();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
@@ -344,7 +380,7 @@ async function main(): Promise<void> {
     `- V8 flags as \`deno task start\` runs the server: --max-semi-space-size=8 (caps the young ` +
     `generation, which V8 otherwise grows under this load; both tasks pass it).`,
     `- Load: wrk, 2 threads, ${CONNECTIONS} connections (list rows: 1), ` +
-    `ceiling and JSON submit alternating in ${ROUNDS} rounds of ${ROUND_SECONDS} s each ` +
+    `ceiling, floor and JSON submit alternating in ${ROUNDS} rounds of ${ROUND_SECONDS} s each ` +
     `(so load from elsewhere on the machine hits both; the ratio is the median of the ` +
     `rounds' ratios, p50 and p99 the median round's; every round is listed under Targets), ` +
     `${SECONDS} s other rows, ` +
@@ -359,6 +395,9 @@ async function main(): Promise<void> {
     `- Peak RSS: the server's process (the bench itself, wrk excluded) during the row: the ` +
     `kernel's high-water mark, reset before each row, and 50 ms samples.`,
     `- Ceiling: bench/ceiling.ts in its own process, a KV file in the same temp dir.`,
+    `- Floor (for reference, no target): bench/floor.ts in its own process, measured in the ` +
+    `same rounds: Deno.serve group-committing the rows a submission stores, with no ` +
+    `routing, auth, validation, protection, hashing or read: what this runtime and KV allow.`,
     `- Whole run: ${((Date.now() - started) / 1000).toFixed(0)} s${quick ? " (--quick)" : ""}.`,
   ];
   settings.push(

@@ -143,11 +143,17 @@ export async function startFormwell(
   };
 }
 
-/** Starts bench/ceiling.ts as its own process on a KV file beside Formwell's. */
-export async function startCeiling(kvPath: string): Promise<BenchServer> {
+/**
+ * Starts one of the bare reference servers (bench/ceiling.ts, bench/floor.ts) as its own
+ * process on a KV file beside Formwell's.
+ */
+export async function startBare(
+  script: "ceiling.ts" | "floor.ts",
+  kvPath: string,
+): Promise<BenchServer> {
   const port = freePort();
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL("./ceiling.ts", import.meta.url).pathname, kvPath, String(port)],
+    args: ["run", "-A", new URL(`./${script}`, import.meta.url).pathname, kvPath, String(port)],
     cwd: new URL("../", import.meta.url).pathname,
     env: { NO_COLOR: "1" },
     stdin: "null",
@@ -160,7 +166,7 @@ export async function startCeiling(kvPath: string): Promise<BenchServer> {
       await (await fetch(url, { method: "POST", body: "{}" })).body?.cancel();
       break;
     } catch {
-      if (i > 400) throw new Error("the ceiling server did not start");
+      if (i > 400) throw new Error(`${script} did not start`);
       await new Promise((r) => setTimeout(r, 25));
     }
   }
