@@ -54,6 +54,15 @@ async function settle(stats?: { submissions: number }): Promise<void> {
 }
 
 /**
+ * Writes the page cache's dirty pages out (`sync`) before a measured run, so the kernel
+ * does not flush one server's buffered writes (tens of MB a run, flushed up to 30 s later)
+ * while another is measured. Skipped where `sync` is missing.
+ */
+async function flushDisk(): Promise<void> {
+  await new Deno.Command("sync").output().catch(() => {});
+}
+
+/**
  * Starts a bare reference server (kept in `started` for closing), warms it up, and returns
  * its rounds: `run(i)` measures round i, adding its CPU to `cpu`.
  */
@@ -74,6 +83,7 @@ async function bareRounds(
   const runs: WrkResult[] = [];
   const cpu = new CpuMeter(server.pid!);
   const run = async (i: number) => {
+    await flushDisk();
     cpu.start();
     runs.push(
       await runWrk(server.url, req, {
@@ -157,6 +167,7 @@ async function main(): Promise<void> {
       for (let i = 0; i < rounds; i++) {
         // The ceiling runs in its own process: this one idles meanwhile, its peak unchanged.
         if (o.between) await o.between(i);
+        await flushDisk();
         cpu.start();
         runs.push(
           await runWrk(fw.url, req, { seconds: o.seconds, connections, tag: `${o.tag}${i}` }),
@@ -388,7 +399,8 @@ async function main(): Promise<void> {
     `a unique Idempotency-Key per submit`,
     `- Browser rows (public submit, upload-url, schema) come from 64 client addresses ` +
     `(X-Forwarded-For, TRUST_PROXY on), each spending from its own per-IP limit.`,
-    `- Server and load generator share the machine's cores.`,
+    `- Server and load generator share the machine's cores. \`sync\` runs before every ` +
+    `measured run, so one server's buffered writes are not flushed during another's.`,
     `- Memory allocator (server and ceiling): ${allocator()}.`,
     `- KV commits / accepted counts every atomic commit the server process made during the ` +
     `row (submit path, queue jobs, key last-used touches) over the submissions the writer stored.`,
