@@ -62,8 +62,9 @@ export function publicCors(
       id ? requireLiveForm(deps, id).then((t) => t.form, () => null) : Promise.resolve(null);
     const isSubmit = c.req.path.includes("/submit/p/");
     if (isSubmit && !preflight) {
-      // Submit reads the form itself and refuses foreign origins (lib/protection.ts): the
-      // grant comes from that same read, or from one here when the request failed before it.
+      // Submit reads the form itself and refuses foreign origins (lib/protection.ts, after
+      // key auth, so the no-JS path answers in its own format): the grant comes from that
+      // same read, or from one here when the request failed before it.
       await next();
       const form = c.get("submitForm") ?? await liveForm();
       if (form && originAllowed(form, origin, deps.config.baseUrl)) grant(c.res.headers, origin);
