@@ -62,6 +62,20 @@ async function flushDisk(): Promise<void> {
   await new Deno.Command("sync").output().catch(() => {});
 }
 
+/** One measured wrk run: the disk flushed first, the server's CPU counted on `cpu`. */
+async function measuredRun(
+  cpu: CpuMeter,
+  url: string,
+  req: WrkRequest,
+  opts: { seconds: number; connections: number; tag: string },
+): Promise<WrkResult> {
+  await flushDisk();
+  cpu.start();
+  const result = await runWrk(url, req, opts);
+  cpu.stop();
+  return result;
+}
+
 /**
  * Starts a bare reference server (kept in `started` for closing), warms it up, and returns
  * its rounds: `run(i)` measures round i, adding its CPU to `cpu`.
@@ -83,16 +97,13 @@ async function bareRounds(
   const runs: WrkResult[] = [];
   const cpu = new CpuMeter(server.pid!);
   const run = async (i: number) => {
-    await flushDisk();
-    cpu.start();
     runs.push(
-      await runWrk(server.url, req, {
+      await measuredRun(cpu, server.url, req, {
         seconds: ROUND_SECONDS,
         connections: CONNECTIONS,
         tag: `${tag}${i}`,
       }),
     );
-    cpu.stop();
   };
   return { runs, cpu, run };
 }
@@ -132,6 +143,9 @@ async function main(): Promise<void> {
     };
     const ceilingRounds = await bareRounds("ceiling.ts", `${dir}/ceiling.kv`, bareReq, bare);
     const floorRounds = await bareRounds("floor.ts", `${dir}/floor.kv`, bareReq, bare);
+    /** Runs made in rounds with the ceiling's, compared round by round: the median ratio. */
+    const ratioToCeiling = (runs: WrkResult[]) =>
+      median(runs.map((r, i) => r.rps / ceilingRounds.runs[i].rps));
 
     // 2. Formwell.
     const fw = await startFormwell(dir, `${dir}/formwell.kv`);
@@ -165,14 +179,16 @@ async function main(): Promise<void> {
       const rounds = o.rounds ?? 1;
       const cpu = new CpuMeter(Deno.pid);
       for (let i = 0; i < rounds; i++) {
-        // The ceiling runs in its own process: this one idles meanwhile, its peak unchanged.
+        // The bare servers run in their own processes: this one idles meanwhile, its peak
+        // unchanged.
         if (o.between) await o.between(i);
-        await flushDisk();
-        cpu.start();
         runs.push(
-          await runWrk(fw.url, req, { seconds: o.seconds, connections, tag: `${o.tag}${i}` }),
+          await measuredRun(cpu, fw.url, req, {
+            seconds: o.seconds,
+            connections,
+            tag: `${o.tag}${i}`,
+          }),
         );
-        cpu.stop();
       }
       const result = combineRuns(runs);
       await settle(deps.writer.stats);
@@ -182,10 +198,7 @@ async function main(): Promise<void> {
         `  memory after: rss ${(m.rss / MB).toFixed(0)} MB, heap ${(m.heapUsed / MB).toFixed(0)}/` +
           `${(m.heapTotal / MB).toFixed(0)} MB, external ${(m.external / MB).toFixed(0)} MB`,
       );
-      // Rounds run against the ceiling's rounds are compared round by round.
-      const ratio = o.between
-        ? median(runs.map((r, i) => r.rps / ceilingRounds.runs[i].rps))
-        : result.rps / ceil!.rps;
+      const ratio = o.between ? ratioToCeiling(runs) : result.rps / ceil!.rps;
       const row: Row = {
         name,
         result,
@@ -239,7 +252,7 @@ async function main(): Promise<void> {
         name: "floor (Deno.serve + group commit, no app)",
         result: floor,
         runs: floorRounds.runs,
-        ratio: median(floorRounds.runs.map((r, i) => r.rps / ceilingRounds.runs[i].rps)),
+        ratio: ratioToCeiling(floorRounds.runs),
         cpu: floorRounds.cpu.perRequest(floor.requests),
       },
       json,
