@@ -25,6 +25,7 @@ import {
   startBare,
   startFormwell,
 } from "./server.ts";
+import { flushLatency } from "./disk.ts";
 import { CpuMeter } from "./threads.ts";
 import { combineRuns, ensureWrk, median, runWrk, type WrkRequest, type WrkResult } from "./wrk.ts";
 
@@ -129,6 +130,8 @@ async function main(): Promise<void> {
   const started = Date.now();
   const jsonBody = JSON.stringify({ data: sixFieldData() });
   const bare: BenchServer[] = [];
+  // Before any server runs, so the probe measures the disk, not the load.
+  const flush = await flushLatency(dir);
   try {
     // 1. The ceiling and the floor, bare servers each on its own KV file on the same disk;
     // measured in rounds between JSON submit's (step 2), so all see the same machine.
@@ -415,6 +418,11 @@ async function main(): Promise<void> {
     `- Server and load generator share the machine's cores. \`sync\` runs before every ` +
     `measured run, so one server's buffered writes are not flushed during another's.`,
     `- Memory allocator (server and ceiling): ${allocator()}.`,
+    `- Disk flush (100-byte append + fsync in the KV files' directory, before the load): ` +
+    `p50 ${flush.p50.toFixed(0)} µs, p90 ${flush.p90.toFixed(0)} µs: one at a time, ` +
+    `${(1e6 / flush.p50).toFixed(0)} per second. KV fsyncs once per commit, so this bounds ` +
+    `the ceiling (one commit per request), while a group commit pays it once for many ` +
+    `submissions: the slower the flush, the higher the ratio.`,
     `- KV commits / accepted counts every atomic commit the server process made during the ` +
     `row (submit path, queue jobs, key last-used touches) over the submissions the writer stored.`,
     `- Peak RSS: the server's process (the bench itself, wrk excluded) during the row: the ` +
@@ -436,7 +444,7 @@ async function main(): Promise<void> {
 }
 
 /**
- * The allocator the processes run on: glibc's malloc unless the bench was started with
+ * The allocator the processes run on: glibc's malloc unless the bench was started
  * with an LD_PRELOAD (the ceiling and wrk inherit it), which would change what is measured.
  */
 function allocator(): string {
