@@ -88,6 +88,21 @@ export function verdictLines(verdicts: Verdict[]): string[] {
   );
 }
 
+/**
+ * Rounds of one bare server differing by more than this factor mean the machine was busy
+ * (its disk, for the ceiling: see bench/disk.ts) in some of them.
+ */
+const NOISY_SPREAD = 1.3;
+
+/** A warning for the ratio's verdict when the ceiling's rounds (req/s) spread too widely. */
+export function noiseWarning(rates: number[]): string {
+  const spread = Math.max(...rates) / Math.min(...rates);
+  return spread > NOISY_SPREAD
+    ? ` (the ceiling's rounds differ ${spread.toFixed(1)}x: the machine was busy, so this ` +
+      `ratio is not a stable figure; run again when it is quiet)`
+    : "";
+}
+
 /** Facts about the machine and software, for the results file. */
 export async function machineFacts(wrkVersion: string): Promise<string[]> {
   const cpuinfo = await Deno.readTextFile("/proc/cpuinfo").catch(() => "");

@@ -10,6 +10,7 @@ import { BENCH_ORIGIN, createFixtures, sixFieldData } from "./fixtures.ts";
 import {
   cpuLines,
   machineFacts,
+  noiseWarning,
   type Row,
   textTable,
   type Verdict,
@@ -353,7 +354,7 @@ async function main(): Promise<void> {
         measured: `median of ${ROUNDS} rounds ` +
           ceilingRounds.runs.map((c, i) => `${json.runs![i].rps.toFixed(0)}/${c.rps.toFixed(0)}`)
             .join(", ") +
-          ` req/s = ${json.ratio!.toFixed(2)}`,
+          ` req/s = ${json.ratio!.toFixed(2)}` + noiseWarning(ceilingRounds.runs.map((r) => r.rps)),
         pass: json.ratio! >= 0.6 && Boolean(clean(json)),
       },
       {
