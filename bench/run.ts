@@ -131,9 +131,10 @@ async function main(): Promise<void> {
   const started = Date.now();
   const jsonBody = JSON.stringify({ data: sixFieldData() });
   const bare: BenchServer[] = [];
-  // Before any server runs, so the probe measures the disk, not the load.
-  const flush = await flushLatency(dir);
+  let flush = { p50: NaN, p90: NaN };
   try {
+    // Before any server runs, so the probe measures the disk, not the load.
+    flush = await flushLatency(dir);
     // 1. The ceiling and the floor, bare servers each on its own KV file on the same disk;
     // measured in rounds between JSON submit's (step 2), so all see the same machine.
     console.error("ceiling: bare Deno.serve + one KV atomic commit per request");
