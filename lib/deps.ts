@@ -8,6 +8,7 @@ import type { Storage } from "./storage/storage.ts";
 import type { CachedKey } from "./api_keys.ts";
 import type { SubmissionWriter } from "./submission_writer.ts";
 import type { KvReads } from "./kv_reads.ts";
+import type { LimitSpends } from "./limit_spends.ts";
 import type { TtlCache } from "./ttl_cache.ts";
 
 /** Everything a request, a job or a CLI command needs. */
@@ -20,6 +21,8 @@ export interface Deps {
   secret: Uint8Array;
   /** Serialises and groups submission commits per form (see submission_writer.ts). */
   writer: SubmissionWriter;
+  /** Groups the rate-limit spends of other requests into few commits (see limit_spends.ts). */
+  limits: LimitSpends;
   /** Object storage for uploaded files (local disk or S3). */
   storage: Storage;
   /** Outgoing HTTP (CAPTCHA siteverify); replaceable in tests. */

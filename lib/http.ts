@@ -72,7 +72,7 @@ export function clientIp(c: Context<AppEnv>, trustProxy: boolean): string {
 
 /** Spends one unit of a public route's per-IP limit (IPv6 by /64); 429 when refused. */
 export async function limitByClientIp(
-  deps: Pick<Deps, "kv" | "now" | "config">,
+  deps: Pick<Deps, "limits" | "config">,
   c: Context<AppEnv>,
   route: RateLimitName,
 ): Promise<void> {

@@ -124,33 +124,19 @@ export function wouldAllow(
 }
 
 /**
- * Spends one unit in its own commit (endpoints other than an accepted submit), retrying
- * conflicts with a bound. Throws 429 `rate_limited` when refused.
+ * Spends one unit (endpoints other than an accepted submit), in a group commit with the
+ * spends arriving meanwhile (see limit_spends.ts). Throws 429 `rate_limited` when refused.
  */
-export async function enforceLimit(
-  deps: Pick<Deps, "kv" | "now">,
-  spend: LimitSpend,
-): Promise<void> {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const op = deps.kv.atomic();
-    const { allowed: [allowed] } = await planSpends(deps, [spend], op);
-    if (!allowed) throw errors.rateLimited();
-    const res = await withKvRetry(() => op.commit());
-    if (res.ok) return;
-    await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** attempt, 50)));
-  }
-  throw errors.unavailable();
+export async function enforceLimit(deps: Pick<Deps, "limits">, spend: LimitSpend): Promise<void> {
+  if (!(await deps.limits.spend(spend))) throw errors.rateLimited();
 }
 
 /** Spends one unit if the budget allows, never throwing (counts a rejected attempt). */
-export async function spendQuietly(
-  deps: Pick<Deps, "kv" | "now">,
-  spend: LimitSpend,
-): Promise<void> {
+export async function spendQuietly(deps: Pick<Deps, "limits">, spend: LimitSpend): Promise<void> {
   try {
-    await enforceLimit(deps, spend);
+    await deps.limits.spend(spend);
   } catch {
-    // Already over the limit or contended: nothing more to count.
+    // Contended past the bound or KV failing: the attempt goes uncounted, nothing more.
   }
 }
 

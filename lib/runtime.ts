@@ -9,6 +9,7 @@ import { createStorage } from "./storage/mod.ts";
 import { SubmissionWriter } from "./submission_writer.ts";
 import { TtlCache } from "./ttl_cache.ts";
 import { KvReads } from "./kv_reads.ts";
+import { LimitSpends } from "./limit_spends.ts";
 
 /** How long an authenticated key is trusted without a read (bounded by SPEC's ~30 s). */
 const KEY_CACHE_TTL_MS = 5_000;
@@ -42,6 +43,7 @@ export async function buildDeps(
     keyCache: new TtlCache(KEY_CACHE_TTL_MS, 10_000, base.now),
     formWorkspaces: new Map(),
     reads: new KvReads(kv),
+    limits: new LimitSpends(base),
   } as Deps;
   deps.writer = new SubmissionWriter(deps);
   return deps;

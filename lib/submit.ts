@@ -207,7 +207,7 @@ const COUNTED = Symbol("counted");
  * however many layers wrap it, so refused attempts cannot probe for free.
  */
 export async function countingRefusals<T>(
-  deps: Pick<Deps, "kv" | "now">,
+  deps: Pick<Deps, "limits">,
   spend: LimitSpend,
   fn: () => Promise<T>,
 ): Promise<T> {
