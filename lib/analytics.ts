@@ -10,7 +10,7 @@ import { errors } from "./errors.ts";
 import { keys, type Mode } from "./kv_keys.ts";
 import { delay, u64Delta, u64Value, utcDay, withKvRetry } from "./kv.ts";
 import { planOf } from "./plans.ts";
-import { type LimitSpend, planSpends } from "./rate_limit.ts";
+import { limitKey, type LimitSpend, planSpends } from "./rate_limit.ts";
 import type { Form, Workspace } from "./schemas.ts";
 
 /** The counter kind of each event type (and of submissions, written by submit). */
@@ -33,7 +33,7 @@ export type EventBody = z.infer<typeof eventBodySchema>;
  * paid for but not counted. Returns whether it counted; throws 429 when refused.
  */
 export async function recordEvent(
-  deps: Pick<Deps, "kv" | "now">,
+  deps: Pick<Deps, "kv" | "now" | "budgets">,
   input: {
     form: Form;
     mode: Mode;
@@ -43,25 +43,42 @@ export async function recordEvent(
   },
 ): Promise<boolean> {
   const kind = EVENT_KINDS[input.type];
+  const budget = JSON.stringify(limitKey(input.spend));
   for (let attempt = 0; attempt < 20; attempt++) {
-    const day = utcDay(deps.now());
-    const marker = input.sessionId
-      ? await withKvRetry(() =>
-        deps.kv.get(keys.analyticsSession(input.form.id, day, kind, input.sessionId!))
-      )
-      : null;
-    const op = deps.kv.atomic();
-    const { allowed: [allowed] } = await planSpends(deps, [input.spend], op);
-    if (!allowed) throw errors.rateLimited();
-    const counts = !marker?.value;
-    if (marker) {
-      // The marker's key holds the day, so its (lazy) expiry is only housekeeping.
-      op.check(marker);
-      if (counts) op.set(marker.key, true, { expireIn: 2 * DAY_MS });
+    const release = await deps.budgets.acquire([budget]);
+    try {
+      const day = utcDay(deps.now());
+      const marker = input.sessionId
+        ? await withKvRetry(() =>
+          deps.kv.get(keys.analyticsSession(input.form.id, day, kind, input.sessionId!))
+        )
+        : null;
+      const op = deps.kv.atomic();
+      const known = deps.budgets.known(budget);
+      const plan = await planSpends(
+        deps,
+        [input.spend],
+        op,
+        new Map(known ? [[budget, known]] : []),
+      );
+      if (!plan.allowed[0]) throw errors.rateLimited();
+      const counts = !marker?.value;
+      if (marker) {
+        // The marker's key holds the day, so its (lazy) expiry is only housekeeping.
+        op.check(marker);
+        if (counts) op.set(marker.key, true, { expireIn: 2 * DAY_MS });
+      }
+      if (counts) op.sum(keys.analytics(input.form.id, input.mode, day, kind), u64Delta(1).value);
+      const res = await withKvRetry(() => op.commit());
+      if (res.ok) {
+        deps.budgets.remember(plan, res.versionstamp);
+        return counts;
+      }
+      // Another process wrote the budget or the marker: read both again.
+      deps.budgets.forget([budget]);
+    } finally {
+      release();
     }
-    if (counts) op.sum(keys.analytics(input.form.id, input.mode, day, kind), u64Delta(1).value);
-    const res = await withKvRetry(() => op.commit());
-    if (res.ok) return counts;
     await delay(Math.random() * Math.min(2 ** attempt, 50));
   }
   throw errors.unavailable();

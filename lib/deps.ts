@@ -9,6 +9,7 @@ import type { CachedKey } from "./api_keys.ts";
 import type { SubmissionWriter } from "./submission_writer.ts";
 import type { KvReads } from "./kv_reads.ts";
 import type { LimitSpends } from "./limit_spends.ts";
+import type { LimitBudgets } from "./limit_budgets.ts";
 import type { TtlCache } from "./ttl_cache.ts";
 
 /** Everything a request, a job or a CLI command needs. */
@@ -23,6 +24,12 @@ export interface Deps {
   writer: SubmissionWriter;
   /** Groups the rate-limit spends of other requests into few commits (see limit_spends.ts). */
   limits: LimitSpends;
+  /**
+   * Rate-limit budgets' locks and last-known entries: every commit spending a budget holds
+   * its lock from read to commit, so this process's commits never race each other
+   * (see limit_budgets.ts).
+   */
+  budgets: LimitBudgets;
   /** Object storage for uploaded files (local disk or S3). */
   storage: Storage;
   /** Outgoing HTTP (CAPTCHA siteverify); replaceable in tests. */

@@ -1,10 +1,11 @@
 /**
- * Group commit of rate-limit spends made outside a submission (schema, validate, events,
- * upload URLs, the Server Data API, refused attempts). Concurrent spends go out together in
+ * Group commit of rate-limit spends made outside a submission (schema, validate, upload
+ * URLs, the Server Data API, sign-in, refused attempts). Concurrent spends go out together in
  * ONE atomic operation per at most ten budgets (KV's checks per operation), so requests
  * sharing a budget, like a backend's one API key, neither pay a commit each nor conflict
- * with each other; a conflict with another process is retried with a bound. An accepted
- * submit spends inside its own group commit instead (submission_writer.ts).
+ * with each other (nor with the other commits spending a budget: see limit_budgets.ts); a
+ * conflict with another process is retried with a bound. An accepted submit spends inside
+ * its own group commit instead (submission_writer.ts).
  * @module
  */
 import type { Deps } from "./deps.ts";
@@ -29,11 +30,11 @@ interface Pending {
 export class LimitSpends {
   #pending: Pending[] = [];
   #running = false;
-  #deps: Pick<Deps, "kv" | "now">;
+  #deps: Pick<Deps, "kv" | "now" | "budgets">;
   /** Commits made and spends settled, for tests and benchmarks. */
   readonly stats = { commits: 0, spends: 0 };
 
-  constructor(deps: Pick<Deps, "kv" | "now">) {
+  constructor(deps: Pick<Deps, "kv" | "now" | "budgets">) {
     this.#deps = deps;
   }
 
@@ -86,20 +87,42 @@ export class LimitSpends {
     }
   }
 
-  /** Reads the batch's budgets in one operation, then commits checked against that read. */
+  /**
+   * Commits a batch's spends against the budgets' last-known entries (those this process
+   * does not know are read in one operation), holding their locks from read to commit.
+   */
   async #commit(spends: LimitSpend[]): Promise<boolean[]> {
-    const { kv } = this.#deps;
+    const { kv, budgets } = this.#deps;
     const keys = new Map(spends.map((s) => [JSON.stringify(limitKey(s)), limitKey(s)]));
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const entries = await withKvRetry(() => kv.getMany([...keys.values()]));
-      const known = new Map([...keys.keys()].map((id, i) => [id, entries[i]]));
-      const op = kv.atomic();
-      const plan = await planSpends(this.#deps, spends, op, known);
-      if (!plan.allowed.some(Boolean)) return plan.allowed;
-      const res = await withKvRetry(() => op.commit());
-      if (res.ok) {
-        this.stats.commits++;
-        return plan.allowed;
+      const release = await budgets.acquire(keys.keys());
+      try {
+        const known = new Map<string, Deno.KvEntryMaybe<unknown>>();
+        const unread: [string, Deno.KvKey][] = [];
+        for (const [id, key] of keys) {
+          const entry = budgets.known(id);
+          if (entry) known.set(id, entry);
+          else unread.push([id, key]);
+        }
+        if (unread.length) {
+          const entries = await withKvRetry(() => kv.getMany(unread.map(([, key]) => key)));
+          unread.forEach(([id], i) => known.set(id, entries[i]));
+          budgets.learn(unread.map(([id], i) => [id, entries[i]]));
+        }
+        const op = kv.atomic();
+        const plan = await planSpends(this.#deps, spends, op, known);
+        // A refusal writes nothing: another process can only have spent more meanwhile.
+        if (!plan.allowed.some(Boolean)) return plan.allowed;
+        const res = await withKvRetry(() => op.commit());
+        if (res.ok) {
+          budgets.remember(plan, res.versionstamp);
+          this.stats.commits++;
+          return plan.allowed;
+        }
+        // Another process spent meanwhile: read again.
+        budgets.forget(keys.keys());
+      } finally {
+        release();
       }
       await delay(Math.random() * Math.min(2 ** attempt, 50));
     }

@@ -10,6 +10,7 @@ import { SubmissionWriter } from "./submission_writer.ts";
 import { TtlCache } from "./ttl_cache.ts";
 import { KvReads } from "./kv_reads.ts";
 import { LimitSpends } from "./limit_spends.ts";
+import { LimitBudgets } from "./limit_budgets.ts";
 
 /** How long an authenticated key is trusted without a read (bounded by SPEC's ~30 s). */
 const KEY_CACHE_TTL_MS = 5_000;
@@ -33,6 +34,7 @@ export async function buildDeps(
   const base = {
     kv,
     config,
+    budgets: new LimitBudgets(),
     secret: await loadSecret(kv, config.secret),
     fetch: overrides.fetch ?? globalThis.fetch.bind(globalThis),
     now: overrides.now ?? Date.now,

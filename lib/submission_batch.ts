@@ -164,6 +164,11 @@ export async function applyRiders(op: Deno.AtomicOperation, items: Item[]): Prom
   return refused;
 }
 
+/** The rate-limit budgets (JSON-encoded keys) the items spend from. */
+export function budgetIds(items: Item[]): string[] {
+  return items.flatMap((i) => i.draft.limits.map((s) => JSON.stringify(limitKey(s))));
+}
+
 /** Rejects (429) the items whose rate-limit spends were refused; returns the rest. */
 export function settleRefused(items: Item[], allowed: boolean[]): Item[] {
   let cursor = 0;

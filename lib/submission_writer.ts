@@ -4,8 +4,9 @@
  * `kv.atomic()` holding, per submission, the record, its indexes, its number from the
  * form's sequence, its spam score and status (see spam_context.ts), the counters, the
  * idempotency record, the rate-limit spend and any attachment writes. Clients never retry
- * against each other: a form's commits are serialised in the process, and conflicts with
- * other processes are retried here, with a bound.
+ * against each other: a form's commits are serialised in the process, so are commits
+ * spending one rate-limit budget (a key's workspace across its forms, see limit_budgets.ts),
+ * and conflicts with other processes are retried here, with a bound.
  * @module
  */
 import type { Deps } from "./deps.ts";
@@ -21,6 +22,7 @@ import { IDEMPOTENCY_TTL_MS, type IdempotencyRecord, replayOrConflict } from "./
 import {
   applyRiders,
   asClientError,
+  budgetIds,
   type CreatedBody,
   forget,
   type FormQueue,
@@ -48,18 +50,15 @@ const QUOTA_CHECK_MARGIN = 1_000;
 /** Form queues kept at most, idle ones included (each holds up to CONTEXT_SIZE marks). */
 const MAX_QUEUES = 256;
 
-/** Rate-limit states remembered at most (one per active sender; forgotten all at once). */
-const MAX_REMEMBERED = 10_000;
+/** How one commit attempt ended, with the items still open. */
+interface Attempt {
+  outcome: "settled" | "conflict" | "rebuild";
+  live: Item[];
+}
 
 /** Per-process group committer; one per composition root. */
 export class SubmissionWriter {
   #queues = new Map<string, FormQueue>();
-  /**
-   * Rate-limit states as this writer's last commits left them, so the next commit need not
-   * read them again: every commit checks them, so a state changed elsewhere fails the
-   * commit, which forgets it and reads it afresh.
-   */
-  #limits = new Map<string, Deno.KvEntryMaybe<unknown>>();
   #deps: Omit<Deps, "writer">;
   /** Commits made and submissions stored, for benchmarks. */
   readonly stats = { commits: 0, submissions: 0, conflicts: 0 };
@@ -144,115 +143,137 @@ export class SubmissionWriter {
   }
 
   async #commitBatch(q: FormQueue, batch: Item[]): Promise<void> {
-    const { kv } = this.#deps;
     let live = batch;
     for (let attempt = 0; attempt < MAX_ATTEMPTS && live.length; attempt++) {
-      const first = live[0].draft;
-      // Everything the batch depends on, in one read (KV operations are the cost to count).
-      const read = await this.#readState(q, live);
-      if (!q.seq) {
-        const seqId = JSON.stringify(keys.submissionSeq(first.form.id, first.mode));
-        await this.#adopt(q, read.get(seqId) as Deno.KvEntryMaybe<number>, first);
+      // The batch's budgets are this process's to spend until the attempt is over.
+      const release = await this.#deps.budgets.acquire(budgetIds(live));
+      let step: Attempt;
+      try {
+        step = await this.#attempt(q, live);
+      } finally {
+        release();
       }
-      const seq = q.seq!;
-      const quota = this.#settleQuota(this.#settleIdempotent(live, read), read);
-      live = quota.items;
-      if (!live.length) return;
-
-      const op = kv.atomic();
-      if (quota.check) op.check(quota.check);
-      const spends = live.flatMap((i) => i.draft.limits);
-      const plan = await planSpends(this.#deps, spends, op, read);
-      live = settleRefused(live, plan.allowed);
-      const refused = await applyRiders(op, live);
-      if (refused.size) {
-        // The operation holds the refused items' rider writes: rebuild it without them.
-        live = live.filter((i) => !refused.has(i));
+      live = step.live;
+      if (step.outcome === "settled") return;
+      if (step.outcome === "rebuild") {
         attempt--;
         continue;
       }
-
-      op.check(seq);
-      const now = this.#deps.now();
-      const created = new Date(now).toISOString();
-      const month = created.slice(0, 7);
-      const counters = new CounterDeltas();
-      let number = seq.value ?? 0;
-      const results: CreatedBody[] = [];
-      const marks = [...q.marks ?? []];
-      for (const item of live) {
-        const d = item.draft;
-        const sub: Submission = {
-          id: item.id,
-          form_id: d.form.id,
-          workspace_id: d.workspace.id,
-          mode: d.mode,
-          number: ++number,
-          fields: d.fields,
-          metadata: d.metadata,
-          status: "completed",
-          created_at: created,
-          files: d.files,
-          signals: d.signals,
-        };
-        const mark = markOf(sub);
-        const verdict = scoreInContext(sub, mark, marks, d.form);
-        // A clean submission keeps no verdict: there is nothing to show or to explain.
-        if (verdict.score > 0) {
-          sub.status = verdict.status;
-          sub.spam = { score: verdict.score, reasons: verdict.reasons, scored_at: created };
-        }
-        marks.push(numbered(mark, sub.number));
-        op.set(keys.submission(sub.form_id, sub.id), sub);
-        indexCreated(op, counters, sub, mark);
-        if (d.mode === "live") {
-          counters.add(keys.monthlySubmissions(d.workspace.id, month), 1);
-        }
-        const body: CreatedBody = {
-          success: true,
-          submission_id: sub.id,
-          submission_number: sub.number,
-        };
-        results.push(body);
-        if (d.idempotency) {
-          const rec: IdempotencyRecord = {
-            hash: d.idempotency.hash,
-            body,
-            expires_at: now + IDEMPOTENCY_TTL_MS,
-          };
-          // No check of its own: idempotency records of a form and mode are written only by
-          // these commits, which all check the form's sequence, so a record written since our
-          // read makes this commit fail and the retry replays it.
-          op.set(keys.idempotency(sub.form_id, d.mode, d.idempotency.key), rec, {
-            expireIn: IDEMPOTENCY_TTL_MS,
-          });
-        }
-      }
-      counters.applyTo(op);
-      op.set(keys.submissionSeq(first.form.id, first.mode), number);
-
-      const res = await withKvRetry(() => op.commit());
-      if (res.ok) {
-        q.seq = { key: seq.key, value: number, versionstamp: res.versionstamp };
-        q.marks = marks.slice(-CONTEXT_SIZE);
-        this.#remember(plan, res.versionstamp);
-        const written = new Set<string>();
-        for (const item of live) {
-          if (item.draft.idempotency) written.add(item.draft.idempotency.key);
-        }
-        // Checked against the cached sequence (or its absence): no one wrote in between.
-        q.chain.push({ vs: res.versionstamp, idem: written });
-        if (q.chain.length > MAX_CHAIN) q.chain.shift();
-        this.stats.commits++;
-        this.stats.submissions += live.length;
-        live.forEach((item, i) => item.resolve({ replayed: false, body: results[i] }));
-        return;
-      }
-      this.stats.conflicts++;
-      await this.#afterConflict(q, plan, first);
       await delay(Math.random() * Math.min(2 ** attempt, 100));
     }
     for (const item of live) item.reject(errors.unavailable());
+  }
+
+  /**
+   * One attempt at committing the batch's open items: settles them (stored, replayed or
+   * refused), or reports a conflict (read again, then retry) or items a rider refused
+   * (rebuild the operation without them).
+   */
+  async #attempt(q: FormQueue, items: Item[]): Promise<Attempt> {
+    const { kv } = this.#deps;
+    let live = items;
+    const first = live[0].draft;
+    // Everything the batch depends on, in one read (KV operations are the cost to count).
+    const read = await this.#readState(q, live);
+    if (!q.seq) {
+      const seqId = JSON.stringify(keys.submissionSeq(first.form.id, first.mode));
+      await this.#adopt(q, read.get(seqId) as Deno.KvEntryMaybe<number>, first);
+    }
+    const seq = q.seq!;
+    const quota = this.#settleQuota(this.#settleIdempotent(live, read), read);
+    live = quota.items;
+    if (!live.length) return { outcome: "settled", live };
+
+    const op = kv.atomic();
+    if (quota.check) op.check(quota.check);
+    const spends = live.flatMap((i) => i.draft.limits);
+    const plan = await planSpends(this.#deps, spends, op, read);
+    live = settleRefused(live, plan.allowed);
+    const refused = await applyRiders(op, live);
+    if (refused.size) {
+      // The operation holds the refused items' rider writes: rebuild it without them.
+      return { outcome: "rebuild", live: live.filter((i) => !refused.has(i)) };
+    }
+
+    op.check(seq);
+    const now = this.#deps.now();
+    const created = new Date(now).toISOString();
+    const month = created.slice(0, 7);
+    const counters = new CounterDeltas();
+    let number = seq.value ?? 0;
+    const results: CreatedBody[] = [];
+    const marks = [...q.marks ?? []];
+    for (const item of live) {
+      const d = item.draft;
+      const sub: Submission = {
+        id: item.id,
+        form_id: d.form.id,
+        workspace_id: d.workspace.id,
+        mode: d.mode,
+        number: ++number,
+        fields: d.fields,
+        metadata: d.metadata,
+        status: "completed",
+        created_at: created,
+        files: d.files,
+        signals: d.signals,
+      };
+      const mark = markOf(sub);
+      const verdict = scoreInContext(sub, mark, marks, d.form);
+      // A clean submission keeps no verdict: there is nothing to show or to explain.
+      if (verdict.score > 0) {
+        sub.status = verdict.status;
+        sub.spam = { score: verdict.score, reasons: verdict.reasons, scored_at: created };
+      }
+      marks.push(numbered(mark, sub.number));
+      op.set(keys.submission(sub.form_id, sub.id), sub);
+      indexCreated(op, counters, sub, mark);
+      if (d.mode === "live") {
+        counters.add(keys.monthlySubmissions(d.workspace.id, month), 1);
+      }
+      const body: CreatedBody = {
+        success: true,
+        submission_id: sub.id,
+        submission_number: sub.number,
+      };
+      results.push(body);
+      if (d.idempotency) {
+        const rec: IdempotencyRecord = {
+          hash: d.idempotency.hash,
+          body,
+          expires_at: now + IDEMPOTENCY_TTL_MS,
+        };
+        // No check of its own: idempotency records of a form and mode are written only by
+        // these commits, which all check the form's sequence, so a record written since our
+        // read makes this commit fail and the retry replays it.
+        op.set(keys.idempotency(sub.form_id, d.mode, d.idempotency.key), rec, {
+          expireIn: IDEMPOTENCY_TTL_MS,
+        });
+      }
+    }
+    counters.applyTo(op);
+    op.set(keys.submissionSeq(first.form.id, first.mode), number);
+
+    const res = await withKvRetry(() => op.commit());
+    if (res.ok) {
+      q.seq = { key: seq.key, value: number, versionstamp: res.versionstamp };
+      q.marks = marks.slice(-CONTEXT_SIZE);
+      this.#deps.budgets.remember(plan, res.versionstamp);
+      const written = new Set<string>();
+      for (const item of live) {
+        if (item.draft.idempotency) written.add(item.draft.idempotency.key);
+      }
+      // Checked against the cached sequence (or its absence): no one wrote in between.
+      q.chain.push({ vs: res.versionstamp, idem: written });
+      if (q.chain.length > MAX_CHAIN) q.chain.shift();
+      this.stats.commits++;
+      this.stats.submissions += live.length;
+      live.forEach((item, i) => item.resolve({ replayed: false, body: results[i] }));
+      return { outcome: "settled", live };
+    }
+    this.stats.conflicts++;
+    await this.#afterConflict(q, plan, first);
+    return { outcome: "conflict", live };
   }
 
   /**
@@ -271,7 +292,7 @@ export class SubmissionWriter {
       if (draft.idempotency && !(q.seq && seenUnchanged(q, draft))) want(idempotencyKey(draft));
       for (const spend of draft.limits) {
         const key = limitKey(spend);
-        const remembered = this.#limits.get(JSON.stringify(key));
+        const remembered = this.#deps.budgets.known(JSON.stringify(key));
         if (remembered) read.set(JSON.stringify(key), remembered);
         else want(key);
       }
@@ -283,10 +304,11 @@ export class SubmissionWriter {
   }
 
   /**
-   * After a commit failed its checks: reads again, in one operation, the sequence and the
-   * rate-limit states it checked, and keeps them for the next attempt. Another instance
-   * spending from a shared limit (a workspace's key used on two forms) then leaves the
-   * form's cached sequence, and what it proves about idempotency records, in place.
+   * After a commit failed its checks (another instance wrote meanwhile): reads again, in
+   * one operation, the sequence and the rate-limit states it checked, and keeps them for
+   * the next attempt (the states for every spender here, see limit_budgets.ts). Another
+   * instance spending from a shared limit (a workspace's key used there too) then leaves
+   * the form's cached sequence, and what it proves about idempotency records, in place.
    */
   async #afterConflict(q: FormQueue, plan: SpendPlan, d: SubmissionDraft): Promise<void> {
     const ids = [...plan.states.keys()];
@@ -294,7 +316,7 @@ export class SubmissionWriter {
       keys.submissionSeq(d.form.id, d.mode),
       ...ids.map((id) => plan.states.get(id)!.entry.key),
     ]);
-    ids.forEach((id, i) => this.#limits.set(id, limits[i]));
+    this.#deps.budgets.learn(ids.map((id, i) => [id, limits[i]]));
     if (seq.versionstamp !== q.seq?.versionstamp) {
       await this.#adopt(q, seq as Deno.KvEntryMaybe<number>, d);
     }
@@ -308,14 +330,6 @@ export class SubmissionWriter {
     q.seq = seq;
     q.chain = seq.versionstamp ? [{ vs: seq.versionstamp, idem: new Set() }] : [];
     q.marks = await catchUpMarks(this.#deps.kv, d.form.id, d.mode, q.marks, seq.value ?? 0);
-  }
-
-  /** Keeps the rate-limit states a successful commit left, to skip reading them next time. */
-  #remember(plan: SpendPlan, versionstamp: string): void {
-    if (this.#limits.size > MAX_REMEMBERED) this.#limits.clear();
-    for (const [id, { entry, next }] of plan.states) {
-      this.#limits.set(id, next ? { key: entry.key, value: next, versionstamp } : entry);
-    }
   }
 
   /**

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { LimitBudgets } from "../../lib/limit_budgets.ts";
 import { LimitSpends } from "../../lib/limit_spends.ts";
 import { AppError } from "../../lib/errors.ts";
 import { limitKey, type LimitSpend } from "../../lib/rate_limit.ts";
@@ -35,7 +36,7 @@ const spendOf = (identity: string, perMinute: number): LimitSpend => ({
 
 Deno.test("limit spends - concurrent spends of one budget: exactly the limit passes, in two commits", async () => {
   const { kv, commits } = await recordingKv();
-  const limits = new LimitSpends({ kv, now: Date.now });
+  const limits = new LimitSpends({ kv, now: Date.now, budgets: new LimitBudgets() });
   const results = await Promise.all(
     Array.from({ length: 100 }, () => limits.spend(spendOf("ip:192.0.2.1", 30))),
   );
@@ -51,7 +52,7 @@ Deno.test("limit spends - concurrent spends of one budget: exactly the limit pas
 
 Deno.test("limit spends - at most ten budgets per commit; every spend is settled", async () => {
   const { kv, commits } = await recordingKv();
-  const limits = new LimitSpends({ kv, now: Date.now });
+  const limits = new LimitSpends({ kv, now: Date.now, budgets: new LimitBudgets() });
   const results = await Promise.all(
     Array.from({ length: 25 }, (_, i) => limits.spend(spendOf(`ip:192.0.2.${i}`, 5))),
   );
@@ -76,7 +77,7 @@ Deno.test("limit spends - a budget spent elsewhere between read and commit is re
     if (reads++ === 0) await kv.set(limitKey(spend), { tat: now + 60_000 });
     return entries;
   }) as Deno.Kv["getMany"];
-  const limits = new LimitSpends({ kv, now: () => now });
+  const limits = new LimitSpends({ kv, now: () => now, budgets: new LimitBudgets() });
   assert.equal(await limits.spend(spend), false);
   assert.equal(reads, 2);
   assert.equal(limits.stats.commits, 0);
@@ -90,7 +91,7 @@ Deno.test("limit spends - a failing KV rejects the batch it carried, and later s
   kv.getMany =
     ((keys: Deno.KvKey[]) =>
       failing ? Promise.reject(new Error("disk on fire")) : getMany(keys)) as Deno.Kv["getMany"];
-  const limits = new LimitSpends({ kv, now: Date.now });
+  const limits = new LimitSpends({ kv, now: Date.now, budgets: new LimitBudgets() });
   await assert.rejects(limits.spend(spendOf("ip:192.0.2.9", 5)), /disk on fire/);
   failing = false;
   assert.equal(await limits.spend(spendOf("ip:192.0.2.9", 5)), true);
@@ -108,7 +109,7 @@ Deno.test("limit spends - a budget that keeps conflicting ends in 503 unavailabl
     await kv.set(limitKey(spend), { tat: 0 }); // moves the versionstamp every time
     return entries;
   }) as Deno.Kv["getMany"];
-  const limits = new LimitSpends({ kv, now: Date.now });
+  const limits = new LimitSpends({ kv, now: Date.now, budgets: new LimitBudgets() });
   await assert.rejects(
     limits.spend(spend),
     (err) => err instanceof AppError && err.status === 503,

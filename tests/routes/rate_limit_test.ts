@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import type { Form } from "../../lib/schemas.ts";
 import { loadConfig } from "../../lib/config.ts";
 import { buildDeps } from "../../lib/runtime.ts";
 import {
@@ -8,6 +9,8 @@ import {
   makeKey,
   makeWorkspace,
   postJson,
+  recount,
+  type TestEnv,
   testEnv,
 } from "../helpers.ts";
 import { type ServerProcess, startServer } from "../processes.ts";
@@ -120,17 +123,36 @@ Deno.test("rate limits - key-authenticated submits are limited per workspace", a
   }
 });
 
-Deno.test("rate limits - one key's concurrent Server Data API calls: exactly the limit passes, none fails", async () => {
-  // On disk, where a commit takes long enough for concurrent ones to race (each spend
-  // committing alone and retrying its conflicts made most of these 503); the clock stands
-  // still so no unit refills during the burst.
+/**
+ * Runs `fn` against an on-disk KV, where a commit takes long enough for concurrent ones to
+ * race, with the clock standing still so no unit refills during a burst.
+ */
+async function withBurstEnv(
+  rateLimits: string,
+  fn: (env: TestEnv) => Promise<void>,
+): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "formwell-rl-burst-" });
   const now = Date.now();
   const env = await testEnv(
-    { RATE_LIMITS: '{"workspace":200}', KV_PATH: `${dir}/formwell.kv` },
+    { RATE_LIMITS: rateLimits, KV_PATH: `${dir}/formwell.kv` },
     { now: () => now },
   );
   try {
+    await fn(env);
+  } finally {
+    env.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** Counts of each status in `statuses`, for the ones listed. */
+function tally(statuses: number[], ...wanted: number[]): number[] {
+  return wanted.map((w) => statuses.filter((s) => s === w).length);
+}
+
+Deno.test("rate limits - one key's concurrent Server Data API calls: exactly the limit passes, none fails", async () => {
+  // Each spend committing alone and retrying its conflicts made most of these 503.
+  await withBurstEnv('{"workspace":200}', async (env) => {
     const ws = await makeWorkspace(env.deps);
     const key = await makeKey(env.deps, ws, { scopes: ["read"] });
     await makeForm(env.deps, ws);
@@ -143,15 +165,37 @@ Deno.test("rate limits - one key's concurrent Server Data API calls: exactly the
       await res.body?.cancel();
       return res.status;
     }));
-    const count = (status: number) => results.filter((s) => s === status).length;
-    assert.deepEqual([count(200), count(429)], [200, 100], String(results));
+    assert.deepEqual(tally(results, 200, 429), [200, 100], String(results));
     // Spends that arrive together share commits instead of paying (and racing for) one each.
     const commits = env.deps.limits.stats.commits - commitsBefore;
     assert.ok(commits < 30, `${commits} commits for 300 spends`);
-  } finally {
-    env.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
+});
+
+Deno.test("rate limits - one key submitting to many forms at once: exactly the limit stored, no conflicts", async () => {
+  // Each form has its own group commit, and all of them spend the workspace's one budget:
+  // they take turns on it instead of failing each other's checks (which ended in 503s).
+  await withBurstEnv('{"workspace":100}', async (env) => {
+    const ws = await makeWorkspace(env.deps);
+    const key = await makeKey(env.deps, ws);
+    const forms: Form[] = [];
+    for (let i = 0; i < 8; i++) forms.push(await makeForm(env.deps, ws));
+    const results = await Promise.all(Array.from({ length: 160 }, async (_, i) => {
+      const res = await postJson(
+        env,
+        `/api/v1/submit/p/${forms[i % forms.length].id}`,
+        contactData(i),
+        { authorization: `Bearer ${key}` },
+      );
+      await res.body?.cancel();
+      return res.status;
+    }));
+    assert.deepEqual(tally(results, 201, 429), [100, 60], String(results));
+    assert.equal(env.deps.writer.stats.conflicts, 0);
+    let stored = 0;
+    for (const form of forms) stored += await recount(env.deps, form.id);
+    assert.equal(stored, 100);
+  });
 });
 
 Deno.test("rate limits - refused submits count, whatever refused them", async () => {
