@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   );
   await run(
     "concurrency",
-    () => concurrencySoak({ sameKey: 200, distinct: 100 }),
+    () => concurrencySoak({ sameKey: 200, distinct: 100, spread: { requests: 400, forms: 8 } }),
     ["numbers_unique", "numbers_contiguous", "counter_equals_recount"],
     [],
   );

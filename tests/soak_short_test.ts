@@ -28,20 +28,28 @@ Deno.test("soak - short reliability suite", async (t) => {
     assert.equal(f.undelivered_jobs, 0);
   });
 
-  await t.step("concurrency: 200 same-key and 100 distinct across two processes", async () => {
-    const f = await concurrencySoak({ sameKey: 200, distinct: 100 });
-    printFigures("concurrency", f);
-    assert.equal(f["5xx"], 0);
-    assert.equal(f.acknowledged, 300, "every request got its 201");
-    assert.equal(f.same_key_distinct_ids, 1, "one key, one submission id");
-    assert.equal(f.distinct_ids, 100);
-    assert.equal(f.stored, 101);
-    assert.equal(f.lost, 0);
-    assert.equal(f.duplicated, 0);
-    assert.equal(f.numbers_unique, true);
-    assert.equal(f.numbers_contiguous, true);
-    assert.equal(f.counter_equals_recount, true);
-  });
+  await t.step(
+    "concurrency: 200 same-key, 100 distinct, 200 over 4 forms, two processes",
+    async () => {
+      const f = await concurrencySoak({
+        sameKey: 200,
+        distinct: 100,
+        spread: { requests: 200, forms: 4 },
+      });
+      printFigures("concurrency", f);
+      assert.equal(f["5xx"], 0);
+      assert.equal(f.acknowledged, 500, "every request got its 201");
+      assert.equal(f.same_key_distinct_ids, 1, "one key, one submission id");
+      assert.equal(f.distinct_ids, 100);
+      assert.equal(f.spread_ids, 200);
+      assert.equal(f.stored, 301);
+      assert.equal(f.lost, 0);
+      assert.equal(f.duplicated, 0);
+      assert.equal(f.numbers_unique, true);
+      assert.equal(f.numbers_contiguous, true);
+      assert.equal(f.counter_equals_recount, true);
+    },
+  );
 
   await t.step("bad input: generated malformed requests never 5xx, never store", async () => {
     const f = await badInputSoak({ inProcess: 3_000, realProcess: 300, seed: 8 });

@@ -1,28 +1,32 @@
 /**
  * Concurrency across processes: two real servers on one KV file take, at once, many
  * requests carrying the same Idempotency-Key (exactly one submission, every answer the
- * same) and many distinct ones (each stored once, numbers unique and without gaps).
+ * same), many distinct ones (each stored once, numbers unique and without gaps), and then
+ * one key's distinct submissions spread over several forms (every form's group commit
+ * spends the workspace's one rate-limit budget, in both processes).
  * @module
  */
-import { type Figures, prepareStore, readStored } from "./store.ts";
+import { type Figures, prepareStore, readStored, type StoredView } from "./store.ts";
 import { type ServerProcess, startServer } from "./process.ts";
 
 /** Sizes of a concurrency run. */
 export interface ConcurrencyOptions {
   sameKey: number;
   distinct: number;
+  /** Distinct submissions spread over `forms` forms of the key's workspace. */
+  spread: { requests: number; forms: number };
 }
 
 /** Runs the scenario; returns its figures. */
 export async function concurrencySoak(opts: ConcurrencyOptions): Promise<Figures> {
   const dir = await Deno.makeTempDir({ prefix: "formwell-conc-" });
   const kvPath = `${dir}/soak.kv`;
-  const store = await prepareStore(kvPath, dir);
+  const store = await prepareStore(kvPath, dir, opts.spread.forms);
   const servers: ServerProcess[] = [];
   const statuses = new Map<number, number>();
   let fiveXx = 0;
-  const post = async (server: ServerProcess, key: string, ref: string) => {
-    const res = await fetch(`${server.url}/api/v1/submit/p/${store.formId}`, {
+  const post = async (server: ServerProcess, formId: string, key: string, ref: string) => {
+    const res = await fetch(`${server.url}/api/v1/submit/p/${formId}`, {
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -36,46 +40,68 @@ export async function concurrencySoak(opts: ConcurrencyOptions): Promise<Figures
     if (res.status >= 500) fiveXx++;
     return res.status === 201 ? json.submission_id as string : null;
   };
+  const spreadForm = (i: number) => store.moreFormIds[i % store.moreFormIds.length];
   let same: (string | null)[] = [];
   let distinct: (string | null)[] = [];
+  let spread: (string | null)[] = [];
   try {
     servers.push(...await Promise.all([startServer(kvPath, dir), startServer(kvPath, dir)]));
+    const { formId } = store;
     same = await Promise.all(
-      Array.from({ length: opts.sameKey }, (_, i) => post(servers[i % 2], "same-key", "same")),
+      Array.from(
+        { length: opts.sameKey },
+        (_, i) => post(servers[i % 2], formId, "same-key", "same"),
+      ),
     );
     distinct = await Promise.all(
-      Array.from({ length: opts.distinct }, (_, i) => post(servers[i % 2], `key-${i}`, `d${i}`)),
+      Array.from(
+        { length: opts.distinct },
+        (_, i) => post(servers[i % 2], formId, `key-${i}`, `d${i}`),
+      ),
+    );
+    spread = await Promise.all(
+      Array.from(
+        { length: opts.spread.requests },
+        (_, i) => post(servers[i % 2], spreadForm(i), `spread-${i}`, `s${i}`),
+      ),
     );
   } finally {
     await Promise.all(servers.map((s) => s.kill9()));
   }
 
-  const view = await readStored(kvPath, store.formId);
+  const main = await readStored(kvPath, store.formId);
+  const views: StoredView[] = [main];
+  for (const id of store.moreFormIds) views.push(await readStored(kvPath, id));
+  const records = views.flatMap((v) => v.records);
+  const storedIds = new Set(records.map((r) => r.id));
   const sameIds = new Set(same.filter(Boolean));
-  const distinctIds = new Set(distinct.filter(Boolean));
-  const acknowledged = same.filter(Boolean).length + distinct.filter(Boolean).length;
-  let lost = 0;
-  for (const id of [...sameIds, ...distinctIds]) {
-    if (!view.records.some((r) => r.id === id)) lost++;
+  const acked = [...same, ...distinct, ...spread].filter((id): id is string => id !== null);
+  const refs = new Map<string, number>();
+  for (const r of records) {
+    refs.set(String(r.fields.ref), (refs.get(String(r.fields.ref)) ?? 0) + 1);
   }
-  const duplicated = [...view.byRef.values()].filter((list) => list.length > 1).length;
-  const numbers = view.records.map((r) => r.number).sort((a, b) => a - b);
+  const contiguous = (v: StoredView) =>
+    v.records.map((r) => r.number).sort((a, b) => a - b).every((n, i) => n === i + 1);
   await Deno.remove(dir, { recursive: true }).catch(() => {});
   return {
-    requests: opts.sameKey + opts.distinct,
-    acknowledged,
-    stored: view.records.length,
-    lost,
-    duplicated,
+    requests: opts.sameKey + opts.distinct + opts.spread.requests,
+    acknowledged: acked.length,
+    stored: records.length,
+    lost: [...new Set(acked)].filter((id) => !storedIds.has(id)).length,
+    duplicated: [...refs.values()].filter((n) => n > 1).length,
     "5xx": fiveXx,
     same_key_requests: opts.sameKey,
     same_key_distinct_ids: sameIds.size,
     distinct_requests: opts.distinct,
-    distinct_ids: distinctIds.size,
-    numbers_unique: view.numbersUnique,
-    numbers_contiguous: numbers.every((n, i) => n === i + 1),
-    counter_equals_recount: view.counter === view.records.length &&
-      view.seq === view.records.length,
+    distinct_ids: new Set(distinct.filter(Boolean)).size,
+    spread_requests: opts.spread.requests,
+    spread_forms: opts.spread.forms,
+    spread_ids: new Set(spread.filter(Boolean)).size,
+    numbers_unique: views.every((v) => v.numbersUnique),
+    numbers_contiguous: views.every(contiguous),
+    counter_equals_recount: views.every((v) =>
+      v.counter === v.records.length && v.seq === v.records.length
+    ),
     statuses: [...statuses].map(([s, n]) => `${s}x${n}`).join(","),
   };
 }

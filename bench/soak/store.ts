@@ -14,9 +14,11 @@ import type { Submission } from "../../lib/schemas.ts";
 import { createWorkspace } from "../../lib/workspaces.ts";
 import { SOAK_SECRET, soakEnv } from "./process.ts";
 
-/** The workspace, form and key a soak drives. */
+/** The workspace, forms and key a soak drives. */
 export interface SoakStore {
   formId: string;
+  /** More forms of the same workspace (see prepareStore's `moreForms`). */
+  moreFormIds: string[];
   key: string;
 }
 
@@ -35,24 +37,35 @@ export async function withDeps<T>(
   }
 }
 
-/** A Business workspace (no monthly quota), a two-field form and a submit key. */
-export async function prepareStore(kvPath: string, dir: string): Promise<SoakStore> {
+/**
+ * A Business workspace (no monthly quota), a three-field form (and `moreForms` like it)
+ * and a submit key.
+ */
+export async function prepareStore(
+  kvPath: string,
+  dir: string,
+  moreForms = 0,
+): Promise<SoakStore> {
   return await withDeps(kvPath, dir, async (deps) => {
     const ws = await createWorkspace(deps, { name: "soak", plan: "business" });
-    const form = await createForm(deps, ws.id, {
-      name: "Soak",
-      fields: [
-        { name: "ref", type: "text", required: true, maxLength: 100 },
-        { name: "email", type: "email", required: true },
-        { name: "note", type: "textarea" },
-      ],
-    });
+    const form = (name: string) =>
+      createForm(deps, ws.id, {
+        name,
+        fields: [
+          { name: "ref", type: "text", required: true, maxLength: 100 },
+          { name: "email", type: "email", required: true },
+          { name: "note", type: "textarea" },
+        ],
+      });
+    const formId = (await form("Soak")).id;
+    const moreFormIds: string[] = [];
+    for (let i = 0; i < moreForms; i++) moreFormIds.push((await form(`Soak ${i + 2}`)).id);
     const { key } = await createApiKey(deps, {
       workspaceId: ws.id,
       name: "soak",
       scopes: ["submit", "read"],
     });
-    return { formId: form.id, key };
+    return { formId, moreFormIds, key };
   });
 }
 
