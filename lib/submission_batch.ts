@@ -4,13 +4,20 @@
  * batch settles items that cannot go in it. Used by submission_writer.ts.
  * @module
  */
-import { errors } from "./errors.ts";
+import { AppError, errors } from "./errors.ts";
+import { type IdempotencyRecord, replayOrConflict } from "./idempotency.ts";
 import { keys, type Mode } from "./kv_keys.ts";
-import { utcMonth } from "./kv.ts";
+import { u64Value, utcMonth } from "./kv.ts";
 import { planOf } from "./plans.ts";
 import { limitKey, type LimitSpend } from "./rate_limit.ts";
 import type { Form, SubmissionSignals, Workspace } from "./schemas.ts";
 import type { NumberedMark } from "./spam_context.ts";
+
+/**
+ * Within this many submissions of the monthly cap, commits check the quota counter (see
+ * settleQuota): more than any burst of concurrent batches could spend at once.
+ */
+const QUOTA_CHECK_MARGIN = 1_000;
 
 /** KV allows 10 checks per atomic operation (remote KV enforces it). */
 const MAX_CHECKS = 10;
@@ -221,4 +228,65 @@ export function takeBatch(q: FormQueue): Item[] {
   }
   q.pending = rest;
   return batch;
+}
+
+/**
+ * Resolves items whose Idempotency-Key already has a live stored result (an expired one
+ * still lingering, KV expiry being lazy, counts as none); returns the rest.
+ */
+export function settleIdempotent(
+  items: Item[],
+  read: ReadonlyMap<string, Deno.KvEntryMaybe<unknown>>,
+  now: number,
+): Item[] {
+  const settled = new Set<Item>();
+  for (const item of items) {
+    if (!item.draft.idempotency) continue;
+    const entry = read.get(JSON.stringify(idempotencyKey(item.draft))) as
+      | Deno.KvEntryMaybe<IdempotencyRecord>
+      | undefined;
+    const rec = entry?.value;
+    if (!rec || rec.expires_at <= now) continue;
+    settled.add(item);
+    try {
+      item.resolve({ replayed: true, body: replayOrConflict(rec, item.draft.idempotency!.hash) });
+    } catch (err) {
+      item.reject(err);
+    }
+  }
+  return items.filter((i) => !settled.has(i));
+}
+
+/**
+ * Refuses live submissions past the plan's monthly quota. Within QUOTA_CHECK_MARGIN of
+ * the cap it also returns the counter's entry for the commit to check, so concurrent
+ * commits (another form of the workspace, another instance) cannot both spend the last
+ * units; further from the cap no check is needed, and none serialises the workspace.
+ */
+export function settleQuota(
+  items: Item[],
+  read: ReadonlyMap<string, Deno.KvEntryMaybe<unknown>>,
+  now: number,
+): { items: Item[]; check: Deno.KvEntryMaybe<unknown> | null } {
+  const first = items[0]?.draft;
+  const cap = first ? quotaCap(first) : null;
+  if (!first || cap === null) return { items, check: null };
+  const entry = read.get(JSON.stringify(quotaKey(first, now)))!;
+  let used = u64Value(entry.value);
+  const check = cap - used <= QUOTA_CHECK_MARGIN ? entry : null;
+  const kept = items.filter((item) => {
+    if (used < cap) {
+      used++;
+      return true;
+    }
+    item.reject(
+      new AppError(
+        429,
+        "quota_exceeded",
+        `This form's workspace reached its ${cap} submissions this month.`,
+      ),
+    );
+    return false;
+  });
+  return { items: kept, check };
 }

@@ -10,15 +10,15 @@
  * @module
  */
 import type { Deps } from "./deps.ts";
-import { AppError, errors } from "./errors.ts";
+import { errors } from "./errors.ts";
 import { newId } from "./ids.ts";
 import { keys } from "./kv_keys.ts";
-import { delay, getManyChunked, u64Value, withKvRetry } from "./kv.ts";
+import { delay, getManyChunked, withKvRetry } from "./kv.ts";
 import { limitKey, planSpends, type SpendPlan } from "./rate_limit.ts";
 import type { Submission } from "./schemas.ts";
 import { CounterDeltas, indexCreated } from "./submission_index.ts";
 import { catchUpMarks, CONTEXT_SIZE, markOf, numbered, scoreInContext } from "./spam_context.ts";
-import { IDEMPOTENCY_TTL_MS, type IdempotencyRecord, replayOrConflict } from "./idempotency.ts";
+import { IDEMPOTENCY_TTL_MS, type IdempotencyRecord } from "./idempotency.ts";
 import {
   applyRiders,
   asClientError,
@@ -33,6 +33,8 @@ import {
   quotaCap,
   quotaKey,
   seenUnchanged,
+  settleIdempotent,
+  settleQuota,
   settleRefused,
   type SubmissionDraft,
   takeBatch,
@@ -40,12 +42,6 @@ import {
 } from "./submission_batch.ts";
 
 export type { CreatedBody, Rider, SubmissionDraft, WriteOutcome } from "./submission_batch.ts";
-
-/**
- * Within this many submissions of the monthly cap, commits check the quota counter (see
- * #settleQuota): more than any burst of concurrent batches could spend at once.
- */
-const QUOTA_CHECK_MARGIN = 1_000;
 
 /** Form queues kept at most, idle ones included (each holds up to CONTEXT_SIZE marks). */
 const MAX_QUEUES = 256;
@@ -180,7 +176,8 @@ export class SubmissionWriter {
       await this.#adopt(q, read.get(seqId) as Deno.KvEntryMaybe<number>, first);
     }
     const seq = q.seq!;
-    const quota = this.#settleQuota(this.#settleIdempotent(live, read), read);
+    const at = this.#deps.now();
+    const quota = settleQuota(settleIdempotent(live, read, at), read, at);
     live = quota.items;
     if (!live.length) return { outcome: "settled", live };
 
@@ -330,61 +327,5 @@ export class SubmissionWriter {
     q.seq = seq;
     q.chain = seq.versionstamp ? [{ vs: seq.versionstamp, idem: new Set() }] : [];
     q.marks = await catchUpMarks(this.#deps.kv, d.form.id, d.mode, q.marks, seq.value ?? 0);
-  }
-
-  /**
-   * Resolves items whose Idempotency-Key already has a live stored result (an expired one
-   * still lingering, KV expiry being lazy, counts as none); returns the rest.
-   */
-  #settleIdempotent(items: Item[], read: ReadonlyMap<string, Deno.KvEntryMaybe<unknown>>): Item[] {
-    const settled = new Set<Item>();
-    for (const item of items) {
-      if (!item.draft.idempotency) continue;
-      const entry = read.get(JSON.stringify(idempotencyKey(item.draft))) as
-        | Deno.KvEntryMaybe<IdempotencyRecord>
-        | undefined;
-      const rec = entry?.value;
-      if (!rec || rec.expires_at <= this.#deps.now()) continue;
-      settled.add(item);
-      try {
-        item.resolve({ replayed: true, body: replayOrConflict(rec, item.draft.idempotency!.hash) });
-      } catch (err) {
-        item.reject(err);
-      }
-    }
-    return items.filter((i) => !settled.has(i));
-  }
-
-  /**
-   * Refuses live submissions past the plan's monthly quota. Within QUOTA_CHECK_MARGIN of
-   * the cap it also returns the counter's entry for the commit to check, so concurrent
-   * commits (another form of the workspace, another instance) cannot both spend the last
-   * units; further from the cap no check is needed, and none serialises the workspace.
-   */
-  #settleQuota(
-    items: Item[],
-    read: ReadonlyMap<string, Deno.KvEntryMaybe<unknown>>,
-  ): { items: Item[]; check: Deno.KvEntryMaybe<unknown> | null } {
-    const first = items[0]?.draft;
-    const cap = first ? quotaCap(first) : null;
-    if (!first || cap === null) return { items, check: null };
-    const entry = read.get(JSON.stringify(quotaKey(first, this.#deps.now())))!;
-    let used = u64Value(entry.value);
-    const check = cap - used <= QUOTA_CHECK_MARGIN ? entry : null;
-    const kept = items.filter((item) => {
-      if (used < cap) {
-        used++;
-        return true;
-      }
-      item.reject(
-        new AppError(
-          429,
-          "quota_exceeded",
-          `This form's workspace reached its ${cap} submissions this month.`,
-        ),
-      );
-      return false;
-    });
-    return { items: kept, check };
   }
 }
