@@ -43,7 +43,13 @@ async function main(): Promise<void> {
   );
   await run(
     "concurrency",
-    () => concurrencySoak({ sameKey: 200, distinct: 100, spread: { requests: 400, forms: 8 } }),
+    () =>
+      concurrencySoak({
+        sameKey: 200,
+        distinct: 100,
+        spread: { requests: 400, forms: 8 },
+        sustained: { clients: 32, ms: 10_000 },
+      }),
     ["numbers_unique", "numbers_contiguous", "counter_equals_recount"],
     [],
   );

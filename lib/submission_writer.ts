@@ -14,7 +14,7 @@ import { errors } from "./errors.ts";
 import { newId } from "./ids.ts";
 import { keys } from "./kv_keys.ts";
 import { delay, getManyChunked, withKvRetry } from "./kv.ts";
-import { limitKey, planSpends, type SpendPlan } from "./rate_limit.ts";
+import { limitKey, planSpends } from "./rate_limit.ts";
 import type { Submission } from "./schemas.ts";
 import { CounterDeltas, indexCreated } from "./submission_index.ts";
 import { catchUpMarks, CONTEXT_SIZE, markOf, numbered, scoreInContext } from "./spam_context.ts";
@@ -28,10 +28,11 @@ import {
   type FormQueue,
   idempotencyKey,
   type Item,
-  MAX_ATTEMPTS,
+  MAX_BACKOFF_MS,
   MAX_CHAIN,
   quotaCap,
   quotaKey,
+  RETRY_WINDOW_MS,
   seenUnchanged,
   settleIdempotent,
   settleQuota,
@@ -140,7 +141,8 @@ export class SubmissionWriter {
 
   async #commitBatch(q: FormQueue, batch: Item[]): Promise<void> {
     let live = batch;
-    for (let attempt = 0; attempt < MAX_ATTEMPTS && live.length; attempt++) {
+    const giveUpAt = performance.now() + RETRY_WINDOW_MS;
+    for (let attempt = 0; live.length && (!attempt || performance.now() < giveUpAt); attempt++) {
       // The batch's budgets are this process's to spend until the attempt is over.
       const release = await this.#deps.budgets.acquire(budgetIds(live));
       let step: Attempt;
@@ -155,7 +157,7 @@ export class SubmissionWriter {
         attempt--;
         continue;
       }
-      await delay(Math.random() * Math.min(2 ** attempt, 100));
+      await delay(Math.random() * Math.min(2 ** attempt, MAX_BACKOFF_MS));
     }
     for (const item of live) item.reject(errors.unavailable());
   }
@@ -268,8 +270,12 @@ export class SubmissionWriter {
       live.forEach((item, i) => item.resolve({ replayed: false, body: results[i] }));
       return { outcome: "settled", live };
     }
+    // Another instance wrote meanwhile. What the commit checked is read again by the retry's
+    // one read, after the backoff: another instance keeps committing, and a read taken before
+    // the wait would likely fail the check again.
     this.stats.conflicts++;
-    await this.#afterConflict(q, plan, first);
+    forget(q);
+    this.#deps.budgets.forget(plan.states.keys());
     return { outcome: "conflict", live };
   }
 
@@ -298,25 +304,6 @@ export class SubmissionWriter {
     const entries = wanted.size ? await getManyChunked(this.#deps.kv, [...wanted.values()]) : [];
     [...wanted.keys()].forEach((id, i) => read.set(id, entries[i]));
     return read;
-  }
-
-  /**
-   * After a commit failed its checks (another instance wrote meanwhile): reads again, in
-   * one operation, the sequence and the rate-limit states it checked, and keeps them for
-   * the next attempt (the states for every spender here, see limit_budgets.ts). Another
-   * instance spending from a shared limit (a workspace's key used there too) then leaves
-   * the form's cached sequence, and what it proves about idempotency records, in place.
-   */
-  async #afterConflict(q: FormQueue, plan: SpendPlan, d: SubmissionDraft): Promise<void> {
-    const ids = [...plan.states.keys()];
-    const [seq, ...limits] = await getManyChunked(this.#deps.kv, [
-      keys.submissionSeq(d.form.id, d.mode),
-      ...ids.map((id) => plan.states.get(id)!.entry.key),
-    ]);
-    this.#deps.budgets.learn(ids.map((id, i) => [id, limits[i]]));
-    if (seq.versionstamp !== q.seq?.versionstamp) {
-      await this.#adopt(q, seq as Deno.KvEntryMaybe<number>, d);
-    }
   }
 
   /**

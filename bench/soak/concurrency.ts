@@ -1,9 +1,11 @@
 /**
  * Concurrency across processes: two real servers on one KV file take, at once, many
  * requests carrying the same Idempotency-Key (exactly one submission, every answer the
- * same), many distinct ones (each stored once, numbers unique and without gaps), and then
- * one key's distinct submissions spread over several forms (every form's group commit
- * spends the workspace's one rate-limit budget, in both processes).
+ * same), many distinct ones (each stored once, numbers unique and without gaps), one key's
+ * distinct submissions spread over several forms (every form's group commit spends the
+ * workspace's one rate-limit budget, in both processes), and then sustained load: clients
+ * of both servers submitting to one form back to back for a while, where one instance's
+ * commits keep beating the other's and a retry bound must not turn that into 503s.
  * @module
  */
 import { type Figures, prepareStore, readStored, type StoredView } from "./store.ts";
@@ -15,6 +17,8 @@ export interface ConcurrencyOptions {
   distinct: number;
   /** Distinct submissions spread over `forms` forms of the key's workspace. */
   spread: { requests: number; forms: number };
+  /** Clients per server, each submitting back to back for `ms` milliseconds. */
+  sustained: { clients: number; ms: number };
 }
 
 /** Runs the scenario; returns its figures. */
@@ -44,6 +48,7 @@ export async function concurrencySoak(opts: ConcurrencyOptions): Promise<Figures
   let same: (string | null)[] = [];
   let distinct: (string | null)[] = [];
   let spread: (string | null)[] = [];
+  let sustained: (string | null)[] = [];
   try {
     servers.push(...await Promise.all([startServer(kvPath, dir), startServer(kvPath, dir)]));
     const { formId } = store;
@@ -65,6 +70,18 @@ export async function concurrencySoak(opts: ConcurrencyOptions): Promise<Figures
         (_, i) => post(servers[i % 2], spreadForm(i), `spread-${i}`, `s${i}`),
       ),
     );
+    const until = performance.now() + opts.sustained.ms;
+    const client = async (c: number) => {
+      const ids: (string | null)[] = [];
+      while (performance.now() < until) {
+        const i = ids.length;
+        ids.push(await post(servers[c % 2], formId, `sustained-${c}-${i}`, `u${c}-${i}`));
+      }
+      return ids;
+    };
+    sustained = (await Promise.all(
+      Array.from({ length: opts.sustained.clients * 2 }, (_, c) => client(c)),
+    )).flat();
   } finally {
     await Promise.all(servers.map((s) => s.kill9()));
   }
@@ -75,7 +92,9 @@ export async function concurrencySoak(opts: ConcurrencyOptions): Promise<Figures
   const records = views.flatMap((v) => v.records);
   const storedIds = new Set(records.map((r) => r.id));
   const sameIds = new Set(same.filter(Boolean));
-  const acked = [...same, ...distinct, ...spread].filter((id): id is string => id !== null);
+  const acked = [...same, ...distinct, ...spread, ...sustained].filter((id): id is string =>
+    id !== null
+  );
   const refs = new Map<string, number>();
   for (const r of records) {
     refs.set(String(r.fields.ref), (refs.get(String(r.fields.ref)) ?? 0) + 1);
@@ -84,7 +103,7 @@ export async function concurrencySoak(opts: ConcurrencyOptions): Promise<Figures
     v.records.map((r) => r.number).sort((a, b) => a - b).every((n, i) => n === i + 1);
   await Deno.remove(dir, { recursive: true }).catch(() => {});
   return {
-    requests: opts.sameKey + opts.distinct + opts.spread.requests,
+    requests: opts.sameKey + opts.distinct + opts.spread.requests + sustained.length,
     acknowledged: acked.length,
     stored: records.length,
     lost: [...new Set(acked)].filter((id) => !storedIds.has(id)).length,
@@ -97,6 +116,8 @@ export async function concurrencySoak(opts: ConcurrencyOptions): Promise<Figures
     spread_requests: opts.spread.requests,
     spread_forms: opts.spread.forms,
     spread_ids: new Set(spread.filter(Boolean)).size,
+    sustained_requests: sustained.length,
+    sustained_acknowledged: sustained.filter(Boolean).length,
     numbers_unique: views.every((v) => v.numbersUnique),
     numbers_contiguous: views.every(contiguous),
     counter_equals_recount: views.every((v) =>

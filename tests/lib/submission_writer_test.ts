@@ -4,6 +4,7 @@ import { keys } from "../../lib/kv_keys.ts";
 import type { Form, Workspace } from "../../lib/schemas.ts";
 import { utcMonth } from "../../lib/kv.ts";
 import type { SubmissionDraft } from "../../lib/submission_writer.ts";
+import { RETRY_WINDOW_MS } from "../../lib/submission_batch.ts";
 import { buildDeps } from "../../lib/runtime.ts";
 import { createApp } from "../../routes/mod.ts";
 import { contactData, makeForm, makeKey, makeWorkspace, recount, testEnv } from "../helpers.ts";
@@ -163,5 +164,34 @@ Deno.test("submission writer - two writers spending a workspace's last quota uni
     5,
   );
   other.storage.close?.();
+  env.close();
+});
+
+Deno.test("submission writer - a batch another instance keeps beating retries for the window, then 503", async () => {
+  const env = await testEnv();
+  const ws = await makeWorkspace(env.deps);
+  const form = await makeForm(env.deps, ws);
+  // Another instance moves the form's sequence just before each of our commits, forever.
+  const { kv } = env.deps;
+  const atomic = kv.atomic.bind(kv);
+  kv.atomic = () => {
+    const op = atomic();
+    const commit = op.commit.bind(op);
+    op.commit = async () => {
+      await kv.set(keys.submissionSeq(form.id, "live"), Math.floor(Math.random() * 1e9));
+      return await commit();
+    };
+    return op;
+  };
+  const started = performance.now();
+  await assert.rejects(
+    env.deps.writer.write(liveDraft(form, ws, 0)),
+    (err) => err instanceof AppError && err.status === 503,
+  );
+  const elapsed = performance.now() - started;
+  // Bounded by time, not by a count a fast rival exhausts in well under a second.
+  assert.ok(elapsed >= RETRY_WINDOW_MS && elapsed < RETRY_WINDOW_MS + 2_000, `${elapsed} ms`);
+  assert.ok(env.deps.writer.stats.conflicts > 100, JSON.stringify(env.deps.writer.stats));
+  assert.equal(await recount(env.deps, form.id), 0);
   env.close();
 });
