@@ -8,7 +8,8 @@ import { z } from "zod";
 import type { Deps } from "./deps.ts";
 import { errors } from "./errors.ts";
 import { keys, type Mode } from "./kv_keys.ts";
-import { delay, u64Delta, u64Value, utcDay, withKvRetry } from "./kv.ts";
+import { u64Delta, u64Value, utcDay, withKvRetry } from "./kv.ts";
+import { commitSpending } from "./limit_budgets.ts";
 import { planOf } from "./plans.ts";
 import { limitKey, type LimitSpend, planSpends } from "./rate_limit.ts";
 import type { Form, Workspace } from "./schemas.ts";
@@ -44,44 +45,24 @@ export async function recordEvent(
 ): Promise<boolean> {
   const kind = EVENT_KINDS[input.type];
   const budget = JSON.stringify(limitKey(input.spend));
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const release = await deps.budgets.acquire([budget]);
-    try {
-      const day = utcDay(deps.now());
-      const marker = input.sessionId
-        ? await withKvRetry(() =>
-          deps.kv.get(keys.analyticsSession(input.form.id, day, kind, input.sessionId!))
-        )
-        : null;
-      const op = deps.kv.atomic();
-      const known = deps.budgets.known(budget);
-      const plan = await planSpends(
-        deps,
-        [input.spend],
-        op,
-        new Map(known ? [[budget, known]] : []),
-      );
-      if (!plan.allowed[0]) throw errors.rateLimited();
-      const counts = !marker?.value;
-      if (marker) {
-        // The marker's key holds the day, so its (lazy) expiry is only housekeeping.
-        op.check(marker);
-        if (counts) op.set(marker.key, true, { expireIn: 2 * DAY_MS });
-      }
-      if (counts) op.sum(keys.analytics(input.form.id, input.mode, day, kind), u64Delta(1).value);
-      const res = await withKvRetry(() => op.commit());
-      if (res.ok) {
-        deps.budgets.remember(plan, res.versionstamp);
-        return counts;
-      }
-      // Another process wrote the budget or the marker: read both again.
-      deps.budgets.forget([budget]);
-    } finally {
-      release();
+  return await commitSpending(deps, [budget], async (op, known) => {
+    const day = utcDay(deps.now());
+    const marker = input.sessionId
+      ? await withKvRetry(() =>
+        deps.kv.get(keys.analyticsSession(input.form.id, day, kind, input.sessionId!))
+      )
+      : null;
+    const plan = await planSpends(deps, [input.spend], op, known);
+    if (!plan.allowed[0]) throw errors.rateLimited();
+    const counts = !marker?.value;
+    if (marker) {
+      // The marker's key holds the day, so its (lazy) expiry is only housekeeping.
+      op.check(marker);
+      if (counts) op.set(marker.key, true, { expireIn: 2 * DAY_MS });
     }
-    await delay(Math.random() * Math.min(2 ** attempt, 50));
-  }
-  throw errors.unavailable();
+    if (counts) op.sum(keys.analytics(input.form.id, input.mode, day, kind), u64Delta(1).value);
+    return { plan, result: counts };
+  });
 }
 
 /** One day of the `daily` series. */

@@ -9,10 +9,15 @@
  * fails, and the spender forgets the entry and reads it afresh (retries are bounded).
  * @module
  */
+import type { Deps } from "./deps.ts";
+import { errors } from "./errors.ts";
+import { delay, withKvRetry } from "./kv.ts";
 import type { SpendPlan } from "./rate_limit.ts";
 
 /** Budgets remembered at most (one per active sender; forgotten all at once). */
 const MAX_REMEMBERED = 10_000;
+/** Attempts of a spending commit before it fails with 503 (see commitSpending). */
+const MAX_ATTEMPTS = 20;
 
 /** Locks and last-known entries of rate-limit budgets, by JSON-encoded KV key. */
 export class LimitBudgets {
@@ -69,4 +74,50 @@ export class LimitBudgets {
   get locked(): number {
     return this.#tails.size;
   }
+}
+
+/** What one attempt built: spends to commit, with the result, or a result needing no commit. */
+export type Spending<T> = { plan: SpendPlan; result: T } | { unwritten: T };
+
+/**
+ * Commits what `build` adds to an operation: spends of the budgets named, planned against
+ * the entries this process knows of them (`known`; `build` reads the others), and anything
+ * riding with them. Holds the budgets' locks from read to commit, remembers what a commit
+ * left, and forgets what another process moved before retrying (at most 20 attempts, then
+ * 503). The submission writer has its own loop: its commits also carry a form's sequence.
+ */
+export async function commitSpending<T>(
+  deps: Pick<Deps, "kv" | "budgets">,
+  ids: Iterable<string>,
+  build: (
+    op: Deno.AtomicOperation,
+    known: Map<string, Deno.KvEntryMaybe<unknown>>,
+  ) => Promise<Spending<T>>,
+): Promise<T> {
+  const { kv, budgets } = deps;
+  const names = [...new Set(ids)];
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const release = await budgets.acquire(names);
+    try {
+      const known = new Map<string, Deno.KvEntryMaybe<unknown>>();
+      for (const id of names) {
+        const entry = budgets.known(id);
+        if (entry) known.set(id, entry);
+      }
+      const op = kv.atomic();
+      const built = await build(op, known);
+      if ("unwritten" in built) return built.unwritten;
+      const res = await withKvRetry(() => op.commit());
+      if (res.ok) {
+        budgets.remember(built.plan, res.versionstamp);
+        return built.result;
+      }
+      // Another process wrote meanwhile: the next attempt reads again, after the backoff.
+      budgets.forget(names);
+    } finally {
+      release();
+    }
+    await delay(Math.random() * Math.min(2 ** attempt, 50));
+  }
+  throw errors.unavailable();
 }

@@ -9,14 +9,18 @@
  * @module
  */
 import type { Deps } from "./deps.ts";
-import { errors } from "./errors.ts";
-import { delay, withKvRetry } from "./kv.ts";
+import { withKvRetry } from "./kv.ts";
+import { commitSpending } from "./limit_budgets.ts";
 import { limitKey, type LimitSpend, planSpends } from "./rate_limit.ts";
 
 /** KV allows 10 checks per atomic operation: one per distinct budget. */
 const MAX_BUDGETS = 10;
-/** Commit attempts of one batch before its spends fail with 503. */
-const MAX_ATTEMPTS = 20;
+
+/** How a batch's spends ended: allowed per spend, and whether a commit carried them. */
+interface Settled {
+  allowed: boolean[];
+  committed: boolean;
+}
 
 interface Pending {
   spend: LimitSpend;
@@ -88,44 +92,29 @@ export class LimitSpends {
   }
 
   /**
-   * Commits a batch's spends against the budgets' last-known entries (those this process
-   * does not know are read in one operation), holding their locks from read to commit.
+   * Commits a batch's spends (see commitSpending); the budgets this process does not know
+   * are read in one operation.
    */
   async #commit(spends: LimitSpend[]): Promise<boolean[]> {
     const { kv, budgets } = this.#deps;
     const keys = new Map(spends.map((s) => [JSON.stringify(limitKey(s)), limitKey(s)]));
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const release = await budgets.acquire(keys.keys());
-      try {
-        const known = new Map<string, Deno.KvEntryMaybe<unknown>>();
-        const unread: [string, Deno.KvKey][] = [];
-        for (const [id, key] of keys) {
-          const entry = budgets.known(id);
-          if (entry) known.set(id, entry);
-          else unread.push([id, key]);
-        }
+    const { allowed, committed } = await commitSpending<Settled>(
+      this.#deps,
+      keys.keys(),
+      async (op, known) => {
+        const unread = [...keys].filter(([id]) => !known.has(id));
         if (unread.length) {
           const entries = await withKvRetry(() => kv.getMany(unread.map(([, key]) => key)));
           unread.forEach(([id], i) => known.set(id, entries[i]));
           budgets.learn(unread.map(([id], i) => [id, entries[i]]));
         }
-        const op = kv.atomic();
         const plan = await planSpends(this.#deps, spends, op, known);
+        const result = { allowed: plan.allowed, committed: plan.allowed.some(Boolean) };
         // A refusal writes nothing: another process can only have spent more meanwhile.
-        if (!plan.allowed.some(Boolean)) return plan.allowed;
-        const res = await withKvRetry(() => op.commit());
-        if (res.ok) {
-          budgets.remember(plan, res.versionstamp);
-          this.stats.commits++;
-          return plan.allowed;
-        }
-        // Another process spent meanwhile: read again.
-        budgets.forget(keys.keys());
-      } finally {
-        release();
-      }
-      await delay(Math.random() * Math.min(2 ** attempt, 50));
-    }
-    throw errors.unavailable();
+        return result.committed ? { plan, result } : { unwritten: result };
+      },
+    );
+    if (committed) this.stats.commits++;
+    return allowed;
   }
 }
