@@ -83,7 +83,7 @@ export class LimitSpends {
   /** Commits a batch's spends (refusals write nothing) and settles every one of them. */
   async #settle(batch: Pending[]): Promise<void> {
     try {
-      const allowed = await this.#commit(batch.map((p) => p.spend));
+      const allowed = await this.#commit(batch);
       batch.forEach((p, i) => p.resolve(allowed[i]));
       this.stats.spends += batch.length;
     } catch (err) {
@@ -95,9 +95,10 @@ export class LimitSpends {
    * Commits a batch's spends (see commitSpending); the budgets this process does not know
    * are read in one operation.
    */
-  async #commit(spends: LimitSpend[]): Promise<boolean[]> {
+  async #commit(batch: Pending[]): Promise<boolean[]> {
     const { kv, budgets } = this.#deps;
-    const keys = new Map(spends.map((s) => [JSON.stringify(limitKey(s)), limitKey(s)]));
+    const spends = batch.map((p) => p.spend);
+    const keys = new Map(batch.map((p) => [p.id, limitKey(p.spend)]));
     const { allowed, committed } = await commitSpending<Settled>(
       this.#deps,
       keys.keys(),
