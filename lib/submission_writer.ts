@@ -270,9 +270,9 @@ export class SubmissionWriter {
       live.forEach((item, i) => item.resolve({ replayed: false, body: results[i] }));
       return { outcome: "settled", live };
     }
-    // Another instance wrote meanwhile. What the commit checked is read again by the retry's
-    // one read, after the backoff: another instance keeps committing, and a read taken before
-    // the wait would likely fail the check again.
+    // Another instance wrote meanwhile (or, near the monthly cap, a commit of another form).
+    // What the commit checked is read again by the retry's one read, after the backoff: the
+    // other side keeps committing, and a read taken before the wait would likely fail again.
     this.stats.conflicts++;
     forget(q);
     this.#deps.budgets.forget(plan.states.keys());
