@@ -23,6 +23,8 @@ export interface Row {
   peakRssMb?: number;
   /** The server's CPU microseconds per request by thread, over the measured runs. */
   cpu?: ThreadCpu;
+  /** The share of the machine's CPU time the host stole over the measured runs. */
+  steal?: number;
 }
 
 /** One target and whether the run met it. */
@@ -134,10 +136,13 @@ export function cpuLines(rows: Row[]): string[] {
   return rows.filter((r) => r.cpu).map((r) => {
     const c = r.cpu!;
     const total = c.main + c.kv + c.v8 + c.other;
+    const stolen = r.steal === undefined
+      ? ""
+      : `; the host stole ${(r.steal * 100).toFixed(1)}% of the machine's CPU time meanwhile`;
     return `${r.name}: ${total.toFixed(0)} µs CPU per request: main thread ` +
       `${c.main.toFixed(0)} (caps it at ${(1e6 / c.main).toFixed(0)} req/s), KV's SQLite ` +
       `thread ${c.kv.toFixed(0)}, V8 helper threads ${c.v8.toFixed(0)}, other ` +
-      `${c.other.toFixed(0)}`;
+      `${c.other.toFixed(0)}${stolen}`;
   });
 }
 
@@ -174,7 +179,9 @@ export async function writeResults(
     "",
     "The server's CPU time over the measured runs (warm-ups excluded) divided by the " +
     "requests wrk counted; a thread at 100% of a core caps the rate at 1,000,000 µs divided " +
-    "by its figure.",
+    "by its figure. Steal (from /proc/stat) is time this virtual machine was ready to run " +
+    "while the host ran other guests: where it is high, every figure of that row is slower " +
+    "than the code.",
     "",
     ...cpuLines(rows).map((l) => `- ${l}`),
     "",

@@ -211,6 +211,7 @@ async function main(): Promise<void> {
         peakRssMb: rss.peak / MB,
         ratio,
         cpu: cpu.perRequest(result.requests),
+        steal: cpu.stealShare(),
       };
       row.readsPerRequest = (commitCounter.reads - r0) / Math.max(1, result.requests);
       console.error(`  ${row.readsPerRequest.toFixed(1)} KV reads per request`);
@@ -252,6 +253,7 @@ async function main(): Promise<void> {
         result: ceil,
         ratio: 1,
         cpu: ceilingRounds.cpu.perRequest(ceil.requests),
+        steal: ceilingRounds.cpu.stealShare(),
       },
       {
         name: "floor (Deno.serve + group commit, no app)",
@@ -259,6 +261,7 @@ async function main(): Promise<void> {
         runs: floorRounds.runs,
         ratio: ratioToCeiling(floorRounds.runs),
         cpu: floorRounds.cpu.perRequest(floor.requests),
+        steal: floorRounds.cpu.stealShare(),
       },
       json,
     );

@@ -51,23 +51,59 @@ function groupOf(isMain: boolean, comm: string): keyof ThreadCpu {
   return "other";
 }
 
+/** The machine's CPU time in ticks, all cores: the total and what the hypervisor stole. */
+export interface HostTicks {
+  total: number;
+  steal: number;
+}
+
+/**
+ * Parses /proc/stat's first line (`cpu user nice system idle iowait irq softirq steal ...`):
+ * steal is time this virtual machine was ready to run but the host ran someone else.
+ */
+export function parseCpuLine(line: string): HostTicks | null {
+  const m = /^cpu\s+(.*)$/m.exec(line);
+  if (!m) return null;
+  const f = m[1].trim().split(/\s+/).map(Number);
+  if (f.length < 8 || f.some((n) => !Number.isFinite(n))) return null;
+  // guest time is already counted in user time, so only the first eight fields add up.
+  return { total: f.slice(0, 8).reduce((a, b) => a + b, 0), steal: f[7] };
+}
+
+function hostTicks(): HostTicks | null {
+  try {
+    return parseCpuLine(Deno.readTextFileSync("/proc/stat"));
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Adds up CPU time over several runs: `start` before each, `stop` after it. Counted per
  * thread, so a thread that started meanwhile counts from zero; one that ended meanwhile
- * (its time no longer readable) counts nothing.
+ * (its time no longer readable) counts nothing. The host's stolen time over the same runs
+ * is kept too: a busy host shows there rather than as a slower server.
  */
 export class CpuMeter {
   #total: ThreadCpu = { main: 0, kv: 0, v8: 0, other: 0 };
   #at: ReturnType<typeof threadCpu> = null;
   #ok = true;
+  #host = { total: 0, steal: 0 };
+  #hostAt: HostTicks | null = null;
 
   constructor(readonly pid: number) {}
 
   start(): void {
     this.#at = threadCpu(this.pid);
+    this.#hostAt = hostTicks();
   }
 
   stop(): void {
+    const host = hostTicks();
+    if (host && this.#hostAt) {
+      this.#host.total += host.total - this.#hostAt.total;
+      this.#host.steal += host.steal - this.#hostAt.steal;
+    }
     const now = threadCpu(this.pid);
     if (!now || !this.#at) {
       this.#ok = false;
@@ -76,6 +112,11 @@ export class CpuMeter {
     for (const [tid, { group, micros }] of now) {
       this.#total[group] += micros - (this.#at.get(tid)?.micros ?? 0);
     }
+  }
+
+  /** The share of the machine's CPU time the host stole during the runs, if readable. */
+  stealShare(): number | undefined {
+    return this.#host.total > 0 ? this.#host.steal / this.#host.total : undefined;
   }
 
   /** The measured time per request, or undefined when it could not be read. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { noiseWarning } from "../../bench/report.ts";
+import { cpuLines, noiseWarning } from "../../bench/report.ts";
 
 Deno.test("bench report - the ratio's verdict warns when the ceiling's rounds spread widely", () => {
   assert.equal(noiseWarning([6000, 6400, 5800]), "");
@@ -8,4 +8,18 @@ Deno.test("bench report - the ratio's verdict warns when the ceiling's rounds sp
   assert.match(warning, /not a stable figure/);
   // At the threshold itself (1.3x) the rounds still count as steady.
   assert.equal(noiseWarning([1000, 1300]), "");
+});
+
+Deno.test("bench report - a row's CPU line states the host's steal when it was measured", () => {
+  const cpu = { main: 250, kv: 100, v8: 40, other: 0 };
+  const [withSteal, without] = cpuLines([
+    { name: "JSON submit", cpu, steal: 0.123 },
+    { name: "schema fetch", cpu },
+  ]);
+  assert.match(
+    withSteal,
+    /^JSON submit: 390 µs CPU per request: main thread 250 \(caps it at 4000/,
+  );
+  assert.match(withSteal, /the host stole 12\.3% of the machine's CPU time meanwhile$/);
+  assert.doesNotMatch(without, /stole/);
 });
