@@ -95,13 +95,26 @@ export function verdictLines(verdicts: Verdict[]): string[] {
  * (its disk, for the ceiling: see bench/disk.ts) in some of them.
  */
 const NOISY_SPREAD = 1.3;
+/**
+ * A host stealing more than this share of the machine's CPU time during the rounds ran
+ * other guests through them: the figures are the host's as much as the code's.
+ */
+const NOISY_STEAL = 0.1;
 
-/** A warning for the ratio's verdict when the ceiling's rounds (req/s) spread too widely. */
-export function noiseWarning(rates: number[]): string {
+/**
+ * A warning for the ratio's verdict when the ceiling's rounds (req/s) spread too widely or
+ * the host stole much of the CPU during the rounds (`steal`, a share).
+ */
+export function noiseWarning(rates: number[], steal?: number): string {
   const spread = Math.max(...rates) / Math.min(...rates);
-  return spread > NOISY_SPREAD
-    ? ` (the ceiling's rounds differ ${spread.toFixed(1)}x: the machine was busy, so this ` +
-      `ratio is not a stable figure; run again when it is quiet)`
+  const why: string[] = [];
+  if (spread > NOISY_SPREAD) why.push(`the ceiling's rounds differ ${spread.toFixed(1)}x`);
+  if (steal !== undefined && steal > NOISY_STEAL) {
+    why.push(`the host stole ${(steal * 100).toFixed(0)}% of the machine's CPU time in them`);
+  }
+  return why.length
+    ? ` (${why.join("; ")}: the machine was busy, so this ratio is not a stable figure; ` +
+      `run again when it is quiet)`
     : "";
 }
 

@@ -10,6 +10,15 @@ Deno.test("bench report - the ratio's verdict warns when the ceiling's rounds sp
   assert.equal(noiseWarning([1000, 1300]), "");
 });
 
+Deno.test("bench report - the ratio's verdict warns when the host stole much of the CPU", () => {
+  assert.equal(noiseWarning([6000, 6400, 5800], 0.04), "");
+  const stolen = noiseWarning([6000, 6400, 5800], 0.257);
+  assert.match(stolen, /the host stole 26% of the machine's CPU time in them/);
+  assert.match(stolen, /not a stable figure/);
+  // Both reasons, when both hold.
+  assert.match(noiseWarning([2611, 1926, 4697], 0.3), /differ 2\.4x; the host stole 30%/);
+});
+
 Deno.test("bench report - a row's CPU line states the host's steal when it was measured", () => {
   const cpu = { main: 250, kv: 100, v8: 40, other: 0 };
   const [withSteal, without] = cpuLines([
