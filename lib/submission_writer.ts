@@ -295,8 +295,9 @@ export class SubmissionWriter {
       if (draft.idempotency && !(q.seq && seenUnchanged(q, draft))) want(idempotencyKey(draft));
       for (const spend of draft.limits) {
         const key = limitKey(spend);
-        const remembered = this.#deps.budgets.known(JSON.stringify(key));
-        if (remembered) read.set(JSON.stringify(key), remembered);
+        const id = JSON.stringify(key);
+        const remembered = this.#deps.budgets.known(id);
+        if (remembered) read.set(id, remembered);
         else want(key);
       }
     }

@@ -52,24 +52,12 @@ export async function concurrencySoak(opts: ConcurrencyOptions): Promise<Figures
   try {
     servers.push(...await Promise.all([startServer(kvPath, dir), startServer(kvPath, dir)]));
     const { formId } = store;
-    same = await Promise.all(
-      Array.from(
-        { length: opts.sameKey },
-        (_, i) => post(servers[i % 2], formId, "same-key", "same"),
-      ),
-    );
-    distinct = await Promise.all(
-      Array.from(
-        { length: opts.distinct },
-        (_, i) => post(servers[i % 2], formId, `key-${i}`, `d${i}`),
-      ),
-    );
-    spread = await Promise.all(
-      Array.from(
-        { length: opts.spread.requests },
-        (_, i) => post(servers[i % 2], spreadForm(i), `spread-${i}`, `s${i}`),
-      ),
-    );
+    /** Sends `n` posts at once, alternating servers; `to(i)` names form, key and ref. */
+    const burst = (n: number, to: (i: number) => [string, string, string]) =>
+      Promise.all(Array.from({ length: n }, (_, i) => post(servers[i % 2], ...to(i))));
+    same = await burst(opts.sameKey, () => [formId, "same-key", "same"]);
+    distinct = await burst(opts.distinct, (i) => [formId, `key-${i}`, `d${i}`]);
+    spread = await burst(opts.spread.requests, (i) => [spreadForm(i), `spread-${i}`, `s${i}`]);
     const until = performance.now() + opts.sustained.ms;
     const client = async (c: number) => {
       const ids: (string | null)[] = [];
@@ -86,9 +74,8 @@ export async function concurrencySoak(opts: ConcurrencyOptions): Promise<Figures
     await Promise.all(servers.map((s) => s.kill9()));
   }
 
-  const main = await readStored(kvPath, store.formId);
-  const views: StoredView[] = [main];
-  for (const id of store.moreFormIds) views.push(await readStored(kvPath, id));
+  const views: StoredView[] = [];
+  for (const id of [store.formId, ...store.moreFormIds]) views.push(await readStored(kvPath, id));
   const records = views.flatMap((v) => v.records);
   const storedIds = new Set(records.map((r) => r.id));
   const sameIds = new Set(same.filter(Boolean));
