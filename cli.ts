@@ -4,16 +4,16 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { createApiKey, listApiKeys, revokeApiKey } from "./lib/api_keys.ts";
-import { ConfigError, loadConfig } from "./lib/config.ts";
-import type { Deps } from "./lib/deps.ts";
-import { AppError } from "./lib/errors.ts";
-import { createForm, formView, setAccepting, updateForm } from "./lib/forms.ts";
-import { PLAN_NAMES, type PlanName } from "./lib/plans.ts";
-import { buildDeps, openKv } from "./lib/runtime.ts";
-import { type Scope, SCOPES } from "./lib/schemas.ts";
-import { createUser, userView } from "./lib/users.ts";
-import { createWorkspace, updateWorkspace } from "./lib/workspaces.ts";
+import { createApiKey, listApiKeys, revokeApiKey } from "@/lib/keys/api_keys.ts";
+import { ConfigError, loadConfig } from "@/lib/config.ts";
+import type { Deps } from "@/lib/deps.ts";
+import { AppError } from "@/lib/errors.ts";
+import { createForm, formView, setAccepting, updateForm } from "@/lib/forms/forms.ts";
+import { PLAN_NAMES, type PlanName } from "@/lib/workspaces/plans.ts";
+import { buildDeps, openKv } from "@/lib/runtime.ts";
+import { type Scope, SCOPES } from "@/lib/schemas.ts";
+import { createUser, userView } from "@/lib/admin/users.ts";
+import { createWorkspace, updateWorkspace } from "@/lib/workspaces/workspaces.ts";
 
 /** A usage error: printed as `{"error"}` with exit code 2. */
 class UsageError extends Error {}

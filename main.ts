@@ -3,12 +3,12 @@
  * periodic sweeps and the server. Runs unchanged on Deno Deploy.
  * @module
  */
-import { ConfigError, loadConfig } from "./lib/config.ts";
-import { sweepUploads } from "./lib/jobs/cleanup_upload.ts";
-import { dispatch } from "./lib/jobs/mod.ts";
-import { buildDeps, openKv } from "./lib/runtime.ts";
-import { seedBanner, seedIfEmpty } from "./lib/seed.ts";
-import { createApp } from "./routes/mod.ts";
+import { ConfigError, loadConfig } from "@/lib/config.ts";
+import { sweepUploads } from "@/lib/jobs/cleanup_upload.ts";
+import { dispatch } from "@/lib/jobs/mod.ts";
+import { buildDeps, openKv } from "@/lib/runtime.ts";
+import { seedBanner, seedIfEmpty } from "@/lib/admin/seed.ts";
+import { createApp } from "@/routes/mod.ts";
 
 if (import.meta.main) {
   let config;

@@ -3,11 +3,11 @@
  * the `submit` and `read` scopes, and the forms each row targets.
  * @module
  */
-import { createApiKey } from "../lib/api_keys.ts";
-import type { Deps } from "../lib/deps.ts";
-import { createForm } from "../lib/forms.ts";
-import type { Form, FormDefinition, Workspace } from "../lib/schemas.ts";
-import { createWorkspace } from "../lib/workspaces.ts";
+import { createApiKey } from "@/lib/keys/api_keys.ts";
+import type { Deps } from "@/lib/deps.ts";
+import { createForm } from "@/lib/forms/forms.ts";
+import type { Form, FormDefinition, Workspace } from "@/lib/schemas.ts";
+import { createWorkspace } from "@/lib/workspaces/workspaces.ts";
 
 /** The origin the public-submit row sends and the public form allows. */
 export const BENCH_ORIGIN = "https://bench.formwell.test";

@@ -4,11 +4,11 @@
  * commit and watch its own RSS; and the ceiling (bench/ceiling.ts, its own process).
  * @module
  */
-import { loadConfig } from "../lib/config.ts";
-import type { Deps } from "../lib/deps.ts";
-import { dispatch } from "../lib/jobs/mod.ts";
-import { buildDeps, openKv } from "../lib/runtime.ts";
-import { createApp } from "../routes/mod.ts";
+import { loadConfig } from "@/lib/config.ts";
+import type { Deps } from "@/lib/deps.ts";
+import { dispatch } from "@/lib/jobs/mod.ts";
+import { buildDeps, openKv } from "@/lib/runtime.ts";
+import { createApp } from "@/routes/mod.ts";
 
 /** Rate limits raised so the limiter runs on every request without being the bottleneck. */
 export const BENCH_RATE_LIMITS = {

@@ -4,11 +4,11 @@
  * non-zero when any of them shows a lost, duplicated or 5xx answer.
  * @module
  */
-import { badInputSoak } from "./soak/bad_input.ts";
-import { concurrencySoak } from "./soak/concurrency.ts";
-import { crashSoak } from "./soak/crash.ts";
-import { queueFaultSoak } from "./soak/queue_faults.ts";
-import { type Figures, printFigures } from "./soak/store.ts";
+import { badInputSoak } from "@/bench/soak/bad_input.ts";
+import { concurrencySoak } from "@/bench/soak/concurrency.ts";
+import { crashSoak } from "@/bench/soak/crash.ts";
+import { queueFaultSoak } from "@/bench/soak/queue_faults.ts";
+import { type Figures, printFigures } from "@/bench/soak/store.ts";
 
 /** The problems a scenario's figures show (empty when it passed). */
 export function problems(f: Figures, expectTrue: string[], expectZero: string[] = []): string[] {

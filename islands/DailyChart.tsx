@@ -5,7 +5,7 @@
  * @module
  */
 import { useState } from "preact/hooks";
-import type { DailyAnalytics } from "../lib/analytics.ts";
+import type { DailyAnalytics } from "@/lib/forms/analytics.ts";
 
 /** Props: the zero-filled series, oldest day first. */
 export interface DailyChartProps {

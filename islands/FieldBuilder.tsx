@@ -5,7 +5,7 @@
  * @module
  */
 import { useState } from "preact/hooks";
-import type { FieldInput } from "../lib/schemas.ts";
+import type { FieldInput } from "@/lib/schemas.ts";
 import {
   CHOICE,
   type Row,

@@ -7,7 +7,7 @@
  * @module
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { Field } from "../lib/schemas.ts";
+import type { Field } from "@/lib/schemas.ts";
 import {
   type FileRef,
   postJson,
@@ -18,7 +18,7 @@ import {
   uploadFile,
 } from "./hosted/client.ts";
 import { FieldRow, type FileState } from "./hosted/fields.tsx";
-import { collectData, ids, isFileField, typeMatches } from "./hosted/shared.ts";
+import { collectData, ids, isFileField, typeMatches } from "@/components/fields.ts";
 import type { HostedFormProps, HostedNotice } from "./hosted/types.ts";
 
 const TOKEN_FIELDS: Record<string, string> = {

@@ -4,30 +4,30 @@
  * @module
  */
 import type { Config } from "./config.ts";
-import type { Storage } from "./storage/storage.ts";
-import type { CachedKey } from "./api_keys.ts";
-import type { SubmissionWriter } from "./submission_writer.ts";
-import type { KvReads } from "./kv_reads.ts";
-import type { LimitSpends } from "./limit_spends.ts";
-import type { LimitBudgets } from "./limit_budgets.ts";
+import type { Storage } from "@/lib/uploads/storage/storage.ts";
+import type { CachedKey } from "@/lib/keys/api_keys.ts";
+import type { SubmissionWriter } from "@/lib/submissions/writer.ts";
+import type { KvReads } from "@/lib/kv/reads.ts";
+import type { LimitSpends } from "@/lib/ratelimit/spends.ts";
+import type { LimitBudgets } from "@/lib/ratelimit/budgets.ts";
 import type { TtlCache } from "./ttl_cache.ts";
 
 /** Everything a request, a job or a CLI command needs. */
 export interface Deps {
   kv: Deno.Kv;
-  /** Coalesced reads of `kv` for hot paths (see kv_reads.ts). */
+  /** Coalesced reads of `kv` for hot paths (see kv/reads.ts). */
   reads: KvReads;
   config: Config;
   /** HMAC/JWT signing key material, from `SECRET` or generated once and kept in KV. */
   secret: Uint8Array;
-  /** Serialises and groups submission commits per form (see submission_writer.ts). */
+  /** Serialises and groups submission commits per form (see submissions/writer.ts). */
   writer: SubmissionWriter;
-  /** Groups the rate-limit spends of other requests into few commits (see limit_spends.ts). */
+  /** Groups the rate-limit spends of other requests into few commits (see ratelimit/spends.ts). */
   limits: LimitSpends;
   /**
    * Rate-limit budgets' locks and last-known entries: every commit spending a budget holds
    * its lock from read to commit, so this process's commits never race each other
-   * (see limit_budgets.ts).
+   * (see ratelimit/budgets.ts).
    */
   budgets: LimitBudgets;
   /** Object storage for uploaded files (local disk or S3). */
@@ -42,7 +42,7 @@ export interface Deps {
   keyCache: TtlCache<CachedKey>;
   /**
    * The workspace id of each form seen lately (a form never changes workspace), so a form
-   * and its workspace can be read in one operation (see forms.ts).
+   * and its workspace can be read in one operation (see forms/forms.ts).
    */
   formWorkspaces: Map<string, string>;
   /** Current time in ms; replaceable in tests. */

@@ -5,12 +5,12 @@
 import type { Config } from "./config.ts";
 import type { Deps } from "./deps.ts";
 import { loadSecret } from "./secret.ts";
-import { createStorage } from "./storage/mod.ts";
-import { SubmissionWriter } from "./submission_writer.ts";
+import { createStorage } from "@/lib/uploads/storage/mod.ts";
+import { SubmissionWriter } from "@/lib/submissions/writer.ts";
 import { TtlCache } from "./ttl_cache.ts";
-import { KvReads } from "./kv_reads.ts";
-import { LimitSpends } from "./limit_spends.ts";
-import { LimitBudgets } from "./limit_budgets.ts";
+import { KvReads } from "@/lib/kv/reads.ts";
+import { LimitSpends } from "@/lib/ratelimit/spends.ts";
+import { LimitBudgets } from "@/lib/ratelimit/budgets.ts";
 
 /** How long an authenticated key is trusted without a read (bounded by SPEC's ~30 s). */
 const KEY_CACHE_TTL_MS = 5_000;

@@ -3,8 +3,8 @@
  * @module
  */
 import { z } from "zod";
-import { patternProblem } from "./patterns.ts";
-import { PLAN_NAMES } from "./plans.ts";
+import { patternProblem } from "@/lib/forms/patterns.ts";
+import { PLAN_NAMES } from "@/lib/workspaces/plans.ts";
 
 /** Field types (CONTRACT "Form definition"). */
 export const FIELD_TYPES = [

@@ -3,8 +3,8 @@
  * instance on the same KV agrees.
  * @module
  */
-import { keys } from "./kv_keys.ts";
-import { withKvRetry } from "./kv.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import { withKvRetry } from "@/lib/kv/kv.ts";
 import { randomBase62 } from "./ids.ts";
 
 /** Returns the secret bytes, creating and storing one on first use. */

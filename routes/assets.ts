@@ -3,9 +3,9 @@
  * @module
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../lib/http.ts";
-import { errors } from "../lib/errors.ts";
-import { islandFiles } from "../lib/ui/islands.ts";
+import type { AppEnv } from "@/lib/http/http.ts";
+import { errors } from "@/lib/errors.ts";
+import { islandFiles } from "@/lib/ui/islands.ts";
 
 const STATIC_DIR = new URL("../static/", import.meta.url);
 const TYPES: Record<string, string> = {

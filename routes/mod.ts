@@ -3,17 +3,17 @@
  * @module
  */
 import { Hono } from "hono";
-import type { Deps } from "../lib/deps.ts";
-import { type AppEnv, notFound, onError, requestId } from "../lib/http.ts";
-import { publicCors } from "../lib/cors.ts";
-import { captchaApi } from "./api/captcha.ts";
-import { eventsApi } from "./api/events.ts";
-import { publicApi } from "./api/public.ts";
-import { serverApi } from "./api/server.ts";
-import { uploadsApi } from "./api/uploads.ts";
+import type { Deps } from "@/lib/deps.ts";
+import { type AppEnv, notFound, onError, requestId } from "@/lib/http/http.ts";
+import { publicCors } from "@/lib/http/cors.ts";
+import { captchaApi } from "@/routes/api/captcha.ts";
+import { eventsApi } from "@/routes/api/events.ts";
+import { publicApi } from "@/routes/api/public.ts";
+import { serverApi } from "@/routes/api/server.ts";
+import { uploadsApi } from "@/routes/api/uploads.ts";
 import { assetRoutes } from "./assets.ts";
-import { adminRoutes } from "./admin/mod.ts";
-import { hostedRoutes } from "./f/mod.ts";
+import { adminRoutes } from "@/routes/admin/mod.ts";
+import { hostedRoutes } from "@/routes/f/mod.ts";
 
 /** Builds the app over its dependencies (tests call this with an in-memory KV). */
 export function createApp(deps: Deps): Hono<AppEnv> {

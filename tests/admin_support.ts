@@ -4,7 +4,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { createUser } from "../lib/users.ts";
+import { createUser } from "@/lib/admin/users.ts";
 import { makeForm, makeWorkspace, type TestEnv } from "./helpers.ts";
 
 /** The password of every test user. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { runCli } from "../cli.ts";
-import { keys } from "../lib/kv_keys.ts";
+import { runCli } from "@/cli.ts";
+import { keys } from "@/lib/kv/keys.ts";
 import { testEnv } from "./helpers.ts";
 import { runCliProcess } from "./processes.ts";
 

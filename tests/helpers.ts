@@ -2,15 +2,15 @@
  * Test fixtures: a fresh in-memory KV per test, the real app over it, and small builders.
  * @module
  */
-import { loadConfig } from "../lib/config.ts";
-import type { Deps } from "../lib/deps.ts";
-import { createForm } from "../lib/forms.ts";
-import { createApiKey } from "../lib/api_keys.ts";
-import type { PlanName } from "../lib/plans.ts";
-import { buildDeps } from "../lib/runtime.ts";
-import type { Form, FormDefinition, Scope, Workspace } from "../lib/schemas.ts";
-import { createWorkspace } from "../lib/workspaces.ts";
-import { createApp } from "../routes/mod.ts";
+import { loadConfig } from "@/lib/config.ts";
+import type { Deps } from "@/lib/deps.ts";
+import { createForm } from "@/lib/forms/forms.ts";
+import { createApiKey } from "@/lib/keys/api_keys.ts";
+import type { PlanName } from "@/lib/workspaces/plans.ts";
+import { buildDeps } from "@/lib/runtime.ts";
+import type { Form, FormDefinition, Scope, Workspace } from "@/lib/schemas.ts";
+import { createWorkspace } from "@/lib/workspaces/workspaces.ts";
+import { createApp } from "@/routes/mod.ts";
 
 /** A test environment: deps over `:memory:` KV and the app built on them. */
 export interface TestEnv {

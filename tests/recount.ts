@@ -5,10 +5,10 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { keys, type Mode } from "../lib/kv_keys.ts";
-import { u64Value, utcDay } from "../lib/kv.ts";
-import type { Submission } from "../lib/schemas.ts";
-import { BLOCK_SIZE } from "../lib/submission_index.ts";
+import { keys, type Mode } from "@/lib/kv/keys.ts";
+import { u64Value, utcDay } from "@/lib/kv/kv.ts";
+import type { Submission } from "@/lib/schemas.ts";
+import { BLOCK_SIZE } from "@/lib/submissions/indexes.ts";
 
 /** Every record of a form in one mode, newest (highest number) first. */
 export async function recordsOf(kv: Deno.Kv, formId: string, mode: Mode): Promise<Submission[]> {

@@ -4,11 +4,11 @@
  * prints its figures; every figure that shows a loss, a duplicate or a 5xx fails it.
  */
 import assert from "node:assert/strict";
-import { badInputSoak } from "../bench/soak/bad_input.ts";
-import { concurrencySoak } from "../bench/soak/concurrency.ts";
-import { crashSoak } from "../bench/soak/crash.ts";
-import { queueFaultSoak } from "../bench/soak/queue_faults.ts";
-import { printFigures } from "../bench/soak/store.ts";
+import { badInputSoak } from "@/bench/soak/bad_input.ts";
+import { concurrencySoak } from "@/bench/soak/concurrency.ts";
+import { crashSoak } from "@/bench/soak/crash.ts";
+import { queueFaultSoak } from "@/bench/soak/queue_faults.ts";
+import { printFigures } from "@/bench/soak/store.ts";
 
 Deno.test("soak - short reliability suite", async (t) => {
   await t.step("crash safety: kill -9 during a retried submission load", async () => {

@@ -5,11 +5,11 @@
  */
 import assert from "node:assert/strict";
 import S3rver from "@20minutes/s3rver";
-import type { Deps } from "../lib/deps.ts";
-import { keys } from "../lib/kv_keys.ts";
-import { u64Value } from "../lib/kv.ts";
-import type { UploadGrant } from "../lib/uploads.ts";
-import type { FormDefinition, Submission } from "../lib/schemas.ts";
+import type { Deps } from "@/lib/deps.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import { u64Value } from "@/lib/kv/kv.ts";
+import type { UploadGrant } from "@/lib/uploads/grants.ts";
+import type { FormDefinition, Submission } from "@/lib/schemas.ts";
 import { postJson, type TestEnv, testEnv } from "./helpers.ts";
 
 /** The drivers every upload suite runs against. */

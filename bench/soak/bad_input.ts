@@ -5,19 +5,19 @@
  * only rate-limit and repeated-failure counters, and API keys' last-used time, may move).
  * @module
  */
-import { createApiKey, revokeApiKey } from "../../lib/api_keys.ts";
-import { loadConfig } from "../../lib/config.ts";
-import type { Deps } from "../../lib/deps.ts";
-import { createForm, setAccepting } from "../../lib/forms.ts";
-import { buildDeps } from "../../lib/runtime.ts";
-import { seedSubmissions } from "../../lib/submission_seed.ts";
-import { createWorkspace } from "../../lib/workspaces.ts";
-import { createApp } from "../../routes/mod.ts";
+import { createApiKey, revokeApiKey } from "@/lib/keys/api_keys.ts";
+import { loadConfig } from "@/lib/config.ts";
+import type { Deps } from "@/lib/deps.ts";
+import { createForm, setAccepting } from "@/lib/forms/forms.ts";
+import { buildDeps } from "@/lib/runtime.ts";
+import { seedSubmissions } from "@/lib/submissions/seed.ts";
+import { createWorkspace } from "@/lib/workspaces/workspaces.ts";
+import { createApp } from "@/routes/mod.ts";
 import { badCase } from "./bad_cases.ts";
 import { type BadCase, type BadTargets, rng, validData } from "./bad_util.ts";
 import { startServer } from "./process.ts";
 import { rawHttpCases, sendRaw } from "./raw_http.ts";
-import { BENCH_RATE_LIMITS } from "../server.ts";
+import { BENCH_RATE_LIMITS } from "@/bench/server.ts";
 import { type Figures, withDeps } from "./store.ts";
 
 /** Sizes of a bad-input run. */

@@ -3,7 +3,7 @@
  * on a KV file, a free port each start, killed with SIGKILL like a crashed machine.
  * @module
  */
-import { BENCH_RATE_LIMITS, freePort } from "../server.ts";
+import { BENCH_RATE_LIMITS, freePort } from "@/bench/server.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 /** The repo's Deno binary (the only way the project runs Deno). */

@@ -5,10 +5,10 @@
  * Usage: deno run -A bench/soak/queue_child.ts <kv-path> hang|work
  * @module
  */
-import { loadConfig } from "../../lib/config.ts";
-import { dispatch } from "../../lib/jobs/mod.ts";
-import { keys } from "../../lib/kv_keys.ts";
-import { buildDeps } from "../../lib/runtime.ts";
+import { loadConfig } from "@/lib/config.ts";
+import { dispatch } from "@/lib/jobs/mod.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import { buildDeps } from "@/lib/runtime.ts";
 import { SOAK_SECRET, soakEnv } from "./process.ts";
 
 if (import.meta.main) {

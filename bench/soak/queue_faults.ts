@@ -5,13 +5,13 @@
  * @module
  */
 import { isDeepStrictEqual } from "node:util";
-import { loadConfig } from "../../lib/config.ts";
-import type { Deps } from "../../lib/deps.ts";
-import { dispatch } from "../../lib/jobs/mod.ts";
-import { keys } from "../../lib/kv_keys.ts";
-import { u64Value } from "../../lib/kv.ts";
-import { enqueueJob, type Job } from "../../lib/queue.ts";
-import { buildDeps } from "../../lib/runtime.ts";
+import { loadConfig } from "@/lib/config.ts";
+import type { Deps } from "@/lib/deps.ts";
+import { dispatch } from "@/lib/jobs/mod.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import { u64Value } from "@/lib/kv/kv.ts";
+import { enqueueJob, type Job } from "@/lib/jobs/queue.ts";
+import { buildDeps } from "@/lib/runtime.ts";
 import { DENO, soakEnv } from "./process.ts";
 import { probeCount, waitDeadlinesPassed, waitQueueDrained } from "./queue_tables.ts";
 import type { Figures } from "./store.ts";

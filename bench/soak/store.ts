@@ -3,15 +3,15 @@
  * reading it directly once they have stopped, to judge what was really stored.
  * @module
  */
-import { createApiKey } from "../../lib/api_keys.ts";
-import { loadConfig } from "../../lib/config.ts";
-import type { Deps } from "../../lib/deps.ts";
-import { createForm } from "../../lib/forms.ts";
-import { keys } from "../../lib/kv_keys.ts";
-import { u64Value } from "../../lib/kv.ts";
-import { buildDeps, openKv } from "../../lib/runtime.ts";
-import type { Submission } from "../../lib/schemas.ts";
-import { createWorkspace } from "../../lib/workspaces.ts";
+import { createApiKey } from "@/lib/keys/api_keys.ts";
+import { loadConfig } from "@/lib/config.ts";
+import type { Deps } from "@/lib/deps.ts";
+import { createForm } from "@/lib/forms/forms.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import { u64Value } from "@/lib/kv/kv.ts";
+import { buildDeps, openKv } from "@/lib/runtime.ts";
+import type { Submission } from "@/lib/schemas.ts";
+import { createWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { SOAK_SECRET, soakEnv } from "./process.ts";
 
 /** The workspace, forms and key a soak drives. */

@@ -3,7 +3,7 @@
  * and the conversions to and from the form definition's field JSON.
  * @module
  */
-import type { FieldInput } from "../../lib/schemas.ts";
+import type { FieldInput } from "@/lib/schemas.ts";
 
 /** A rule of a field (CONTRACT Rules). */
 export type Rule =
@@ -33,7 +33,7 @@ export interface Row {
 export const CHOICE = ["select", "multiselect", "radio"];
 const DATES = ["date", "datetime"];
 
-/** Which rules a type takes (mirrors lib/validator.ts). */
+/** Which rules a type takes (mirrors lib/forms/validator.ts). */
 export function rulesOf(type: string, fileTypes: string[]): Rule[] {
   if (fileTypes.includes(type)) return ["allowedTypes", "maxSizeMB"];
   if (type === "number" || type === "integer") return ["min", "max"];

@@ -3,7 +3,7 @@
  * upload (XMLHttpRequest, for upload progress) and the JSON submit.
  * @module
  */
-import type { Field } from "../../lib/schemas.ts";
+import type { Field } from "@/lib/schemas.ts";
 
 /** A 4xx/5xx answer of the API, or a network failure (`status` 0). */
 export interface ApiAnswer {

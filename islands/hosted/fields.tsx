@@ -5,8 +5,8 @@
  * person typed; events are handled by the form (delegation).
  * @module
  */
-import type { Field } from "../../lib/schemas.ts";
-import { acceptFor, fileHint, ids, inputTypeOf, isFileField, SSR } from "./shared.ts";
+import type { Field } from "@/lib/schemas.ts";
+import { acceptFor, fileHint, ids, inputTypeOf, isFileField, SSR } from "@/components/fields.ts";
 import type { PostedValue } from "./types.ts";
 
 /** Upload progress of a file field (JS only). */

@@ -3,7 +3,7 @@
  * Only types come from lib/: this folder ships to the browser.
  * @module
  */
-import type { Field } from "../../lib/schemas.ts";
+import type { Field } from "@/lib/schemas.ts";
 
 /** A posted value as the form re-renders it. */
 export type PostedValue = string | string[];

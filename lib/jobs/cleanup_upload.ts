@@ -11,18 +11,18 @@
  * delete writes an index entry for it), in case `delete_files` never ran.
  * @module
  */
-import type { Deps } from "../deps.ts";
-import { keys } from "../kv_keys.ts";
-import { commitWithRetry, u64Value, withKvRetry } from "../kv.ts";
-import { enqueueJob, type Job } from "../queue.ts";
-import { verifyUpload } from "../upload_files.ts";
+import type { Deps } from "@/lib/deps.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import { commitWithRetry, u64Value, withKvRetry } from "@/lib/kv/kv.ts";
+import { enqueueJob, type Job } from "./queue.ts";
+import { verifyUpload } from "@/lib/uploads/files.ts";
 import {
   fileKey,
   incomingKey,
   isUploadPath,
   UPLOAD_GRACE_MS,
   type UploadGrant,
-} from "../uploads.ts";
+} from "@/lib/uploads/grants.ts";
 
 /** Grants looked at concurrently by a sweep. */
 const SWEEP_CONCURRENCY = 8;

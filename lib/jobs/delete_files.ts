@@ -5,11 +5,11 @@
  * entries that delete wrote (cleanup_upload.ts).
  * @module
  */
-import type { Deps } from "../deps.ts";
-import { keys } from "../kv_keys.ts";
-import { withKvRetry } from "../kv.ts";
-import type { Job } from "../queue.ts";
-import { isUploadPath, type UploadGrant } from "../uploads.ts";
+import type { Deps } from "@/lib/deps.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import { withKvRetry } from "@/lib/kv/kv.ts";
+import type { Job } from "./queue.ts";
+import { isUploadPath, type UploadGrant } from "@/lib/uploads/grants.ts";
 import { deleteObjects, dropGrant, submissionExists } from "./cleanup_upload.ts";
 
 /** Handler of `delete_files`. */

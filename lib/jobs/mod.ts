@@ -2,8 +2,8 @@
  * The job handlers and `dispatch`, the one queue listener's router.
  * @module
  */
-import type { Deps } from "../deps.ts";
-import { type Job, type JobHandler, jobSchema } from "../queue.ts";
+import type { Deps } from "@/lib/deps.ts";
+import { type Job, type JobHandler, jobSchema } from "./queue.ts";
 import { cleanupUpload } from "./cleanup_upload.ts";
 import { deleteFiles } from "./delete_files.ts";
 

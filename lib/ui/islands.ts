@@ -65,6 +65,8 @@ export async function bundleIslands(): Promise<Map<string, BuiltFile>> {
       plugins: [{
         name: "island-entries",
         setup(build) {
+          // deno.json's "@/" alias, for islands that import across folders.
+          build.onResolve({ filter: /^@\// }, (a) => ({ path: root + a.path.slice(2) }));
           build.onResolve(
             { filter: /^island-entry:/ },
             (a) => ({ path: a.path.slice(13), namespace: "island" }),

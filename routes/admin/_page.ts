@@ -6,12 +6,12 @@
  */
 import type { ComponentType } from "preact";
 import type { Context } from "hono";
-import type { Deps } from "../../lib/deps.ts";
-import { errors } from "../../lib/errors.ts";
-import { getForm } from "../../lib/forms.ts";
-import type { AppEnv } from "../../lib/http.ts";
-import type { Form, User, Workspace } from "../../lib/schemas.ts";
-import type { Session } from "../../lib/sessions.ts";
+import type { Deps } from "@/lib/deps.ts";
+import { errors } from "@/lib/errors.ts";
+import { getForm } from "@/lib/forms/forms.ts";
+import type { AppEnv } from "@/lib/http/http.ts";
+import type { Form, User, Workspace } from "@/lib/schemas.ts";
+import type { Session } from "@/lib/admin/sessions.ts";
 
 /** Who is signed in and which workspace they look at. */
 export interface AdminState {

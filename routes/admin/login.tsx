@@ -3,11 +3,11 @@
  * is checked, so guessing is slow whatever the outcome.
  * @module
  */
-import { AppError } from "../../lib/errors.ts";
-import { clientIp } from "../../lib/http.ts";
-import { enforceLimit, ipIdentity } from "../../lib/rate_limit.ts";
-import { createSession, sessionCookie } from "../../lib/sessions.ts";
-import { verifyLogin } from "../../lib/users.ts";
+import { AppError } from "@/lib/errors.ts";
+import { clientIp } from "@/lib/http/http.ts";
+import { enforceLimit, ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
+import { createSession, sessionCookie } from "@/lib/admin/sessions.ts";
+import { verifyLogin } from "@/lib/admin/users.ts";
 import { field, type PageContext, type PageProps } from "./_page.ts";
 
 /** Reachable without a session. */

@@ -2,7 +2,7 @@
  * Sign-out: deletes the session server-side and clears the cookie.
  * @module
  */
-import { deleteSession, sessionCookie } from "../../lib/sessions.ts";
+import { deleteSession, sessionCookie } from "@/lib/admin/sessions.ts";
 import type { PageContext } from "./_page.ts";
 
 /** POST only (a link could be triggered by another site). */

@@ -3,8 +3,8 @@
  * may see, then returns to where they were.
  * @module
  */
-import { errors } from "../../lib/errors.ts";
-import { setSessionWorkspace } from "../../lib/sessions.ts";
+import { errors } from "@/lib/errors.ts";
+import { setSessionWorkspace } from "@/lib/admin/sessions.ts";
 import { canAccess, field, type PageContext } from "./_page.ts";
 
 /** POST `workspace_id` (and `next`). */

@@ -2,10 +2,10 @@
  * Instance owners only: every workspace, with create, plan change and suspension.
  * @module
  */
-import { AppError, errors } from "../../lib/errors.ts";
-import { PLAN_NAMES, type PlanName, planOf } from "../../lib/plans.ts";
-import type { Workspace } from "../../lib/schemas.ts";
-import { createWorkspace, listWorkspaces, updateWorkspace } from "../../lib/workspaces.ts";
+import { AppError, errors } from "@/lib/errors.ts";
+import { PLAN_NAMES, type PlanName, planOf } from "@/lib/workspaces/plans.ts";
+import type { Workspace } from "@/lib/schemas.ts";
+import { createWorkspace, listWorkspaces, updateWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { Csrf, PageHead, Time } from "./_layout.tsx";
 import { field, type PageContext, type PageProps } from "./_page.ts";
 

@@ -4,11 +4,11 @@
  * @module
  */
 import { Hono } from "hono";
-import { createAltchaChallenge } from "../../lib/altcha.ts";
-import type { Deps } from "../../lib/deps.ts";
-import { errors } from "../../lib/errors.ts";
-import { requireLiveForm } from "../../lib/forms.ts";
-import { type AppEnv, limitByClientIp } from "../../lib/http.ts";
+import { createAltchaChallenge } from "@/lib/protection/altcha.ts";
+import type { Deps } from "@/lib/deps.ts";
+import { errors } from "@/lib/errors.ts";
+import { requireLiveForm } from "@/lib/forms/forms.ts";
+import { type AppEnv, limitByClientIp } from "@/lib/http/http.ts";
 
 /** The CAPTCHA sub-app, mounted at `/api/v1`. */
 export function captchaApi(deps: Deps): Hono<AppEnv> {

@@ -4,13 +4,18 @@
  * @module
  */
 import { Hono } from "hono";
-import { eventBodySchema, recordEvent } from "../../lib/analytics.ts";
-import { mediaType, parseJsonObject, readBody } from "../../lib/body.ts";
-import type { Deps } from "../../lib/deps.ts";
-import { AppError, errors } from "../../lib/errors.ts";
-import { requireLiveForm } from "../../lib/forms.ts";
-import { type AppEnv, clientIp } from "../../lib/http.ts";
-import { ipIdentity, type LimitSpend, peekLimit, spendQuietly } from "../../lib/rate_limit.ts";
+import { eventBodySchema, recordEvent } from "@/lib/forms/analytics.ts";
+import { mediaType, parseJsonObject, readBody } from "@/lib/http/body.ts";
+import type { Deps } from "@/lib/deps.ts";
+import { AppError, errors } from "@/lib/errors.ts";
+import { requireLiveForm } from "@/lib/forms/forms.ts";
+import { type AppEnv, clientIp } from "@/lib/http/http.ts";
+import {
+  ipIdentity,
+  type LimitSpend,
+  peekLimit,
+  spendQuietly,
+} from "@/lib/ratelimit/rate_limit.ts";
 
 /** The events sub-app, mounted at `/api/v1`. */
 export function eventsApi(deps: Deps): Hono<AppEnv> {

@@ -6,22 +6,32 @@
  * @module
  */
 import type { Context } from "hono";
-import type { Deps } from "../../lib/deps.ts";
-import { AppError, errors, type FieldError } from "../../lib/errors.ts";
-import { captchaRequired } from "../../lib/captcha.ts";
-import { type FormPost, oversizeErrors, postedPayload, readFormPost } from "../../lib/form_post.ts";
-import type { AppEnv } from "../../lib/http.ts";
-import { findReplay, payloadHash } from "../../lib/idempotency.ts";
-import { checkOrigin, screenSubmit } from "../../lib/protection.ts";
-import { type LimitSpend, peekLimit, spendQuietly } from "../../lib/rate_limit.ts";
-import { errorLocation, successLocation } from "../../lib/redirects.ts";
-import type { Form, Workspace } from "../../lib/schemas.ts";
-import { loadSubmitTarget, submit, type SubmitContext, submitSpend } from "../../lib/submit.ts";
-import { acceptDirectUpload } from "../../lib/uploads.ts";
-import { validateData } from "../../lib/validator.ts";
-import type { HostedNotice } from "../../islands/hosted/types.ts";
-import { newPageKey, renderFormPage } from "../f/[id].tsx";
-import { errorPage, notFoundPage } from "../f/_message.tsx";
+import type { Deps } from "@/lib/deps.ts";
+import { AppError, errors, type FieldError } from "@/lib/errors.ts";
+import { captchaRequired } from "@/lib/protection/captcha.ts";
+import {
+  type FormPost,
+  oversizeErrors,
+  postedPayload,
+  readFormPost,
+} from "@/lib/submissions/form_post.ts";
+import type { AppEnv } from "@/lib/http/http.ts";
+import { findReplay, payloadHash } from "@/lib/submissions/idempotency.ts";
+import { checkOrigin, screenSubmit } from "@/lib/protection/gates.ts";
+import { type LimitSpend, peekLimit, spendQuietly } from "@/lib/ratelimit/rate_limit.ts";
+import { errorLocation, successLocation } from "@/lib/submissions/redirects.ts";
+import type { Form, Workspace } from "@/lib/schemas.ts";
+import {
+  loadSubmitTarget,
+  submit,
+  type SubmitContext,
+  submitSpend,
+} from "@/lib/submissions/submit.ts";
+import { acceptDirectUpload } from "@/lib/uploads/grants.ts";
+import { validateData } from "@/lib/forms/validator.ts";
+import type { HostedNotice } from "@/islands/hosted/types.ts";
+import { newPageKey, renderFormPage } from "@/routes/f/_form_page.tsx";
+import { errorPage, notFoundPage } from "@/routes/f/_message.tsx";
 
 /** Form-post media types. */
 export type FormMediaType = "application/x-www-form-urlencoded" | "multipart/form-data";

@@ -3,14 +3,14 @@
  * @module
  */
 import { Hono } from "hono";
-import { authenticateKey } from "../../lib/api_keys.ts";
-import { mediaType, parseJsonObject, readBody } from "../../lib/body.ts";
-import type { Deps } from "../../lib/deps.ts";
-import { errors } from "../../lib/errors.ts";
-import { publicSchema, requireLiveForm } from "../../lib/forms.ts";
-import { type AppEnv, clientIp, limitByClientIp } from "../../lib/http.ts";
-import { parseIdempotencyKey } from "../../lib/idempotency.ts";
-import { ipIdentity } from "../../lib/rate_limit.ts";
+import { authenticateKey } from "@/lib/keys/api_keys.ts";
+import { mediaType, parseJsonObject, readBody } from "@/lib/http/body.ts";
+import type { Deps } from "@/lib/deps.ts";
+import { errors } from "@/lib/errors.ts";
+import { publicSchema, requireLiveForm } from "@/lib/forms/forms.ts";
+import { type AppEnv, clientIp, limitByClientIp } from "@/lib/http/http.ts";
+import { parseIdempotencyKey } from "@/lib/submissions/idempotency.ts";
+import { ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
 import {
   checkStoredSize,
   countingRefusals,
@@ -18,8 +18,8 @@ import {
   submit,
   type SubmitContext,
   submitSpend,
-} from "../../lib/submit.ts";
-import { validateData } from "../../lib/validator.ts";
+} from "@/lib/submissions/submit.ts";
+import { validateData } from "@/lib/forms/validator.ts";
 import { handleFormPost } from "./form_post.ts";
 
 /** The public API sub-app, mounted at `/api/v1`. */

@@ -5,25 +5,25 @@
  * @module
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
-import { formAnalytics } from "../../lib/analytics.ts";
-import { authenticateKey, type KeyAuth, requireScope } from "../../lib/api_keys.ts";
-import { mediaType, parseJsonObject, readBody } from "../../lib/body.ts";
-import type { Deps } from "../../lib/deps.ts";
-import { errors } from "../../lib/errors.ts";
-import { formListQuerySchema, listForms, requireOwnForm } from "../../lib/form_query.ts";
-import { formView } from "../../lib/forms.ts";
-import type { AppEnv } from "../../lib/http.ts";
-import { parseQuery } from "../../lib/pagination.ts";
-import { enforceLimit } from "../../lib/rate_limit.ts";
-import type { Scope } from "../../lib/schemas.ts";
-import { deleteSubmissions, parseDeleteBody } from "../../lib/submission_delete.ts";
+import { formAnalytics } from "@/lib/forms/analytics.ts";
+import { authenticateKey, type KeyAuth, requireScope } from "@/lib/keys/api_keys.ts";
+import { mediaType, parseJsonObject, readBody } from "@/lib/http/body.ts";
+import type { Deps } from "@/lib/deps.ts";
+import { errors } from "@/lib/errors.ts";
+import { formListQuerySchema, listForms, requireOwnForm } from "@/lib/forms/query.ts";
+import { formView } from "@/lib/forms/forms.ts";
+import type { AppEnv } from "@/lib/http/http.ts";
+import { parseQuery } from "@/lib/http/pagination.ts";
+import { enforceLimit } from "@/lib/ratelimit/rate_limit.ts";
+import type { Scope } from "@/lib/schemas.ts";
+import { deleteSubmissions, parseDeleteBody } from "@/lib/submissions/delete.ts";
 import {
   listSubmissions,
   requireSubmission,
   submissionListQuerySchema,
   submissionView,
-} from "../../lib/submission_query.ts";
-import { signFileDownload } from "../../lib/upload_files.ts";
+} from "@/lib/submissions/query.ts";
+import { signFileDownload } from "@/lib/uploads/files.ts";
 
 /** Hono env of key-authenticated routes: `c.get("auth")` is the caller. */
 export type ServerEnv = {

@@ -1,17 +1,17 @@
 /**
  * Upload routes: the upload-URL endpoint (SPEC part 4) and, for the local driver, the
- * PUT target and the signed download. Logic lives in lib/uploads.ts and friends.
+ * PUT target and the signed download. Logic lives in lib/uploads/grants.ts and friends.
  * @module
  */
 import { Hono } from "hono";
-import { mediaType, parseJsonObject, readBody } from "../../lib/body.ts";
-import type { Deps } from "../../lib/deps.ts";
-import { originAllowed } from "../../lib/cors.ts";
-import { errors } from "../../lib/errors.ts";
-import { getForm } from "../../lib/forms.ts";
-import { type AppEnv, clientIp } from "../../lib/http.ts";
-import { receiveLocalUpload, serveLocalDownload } from "../../lib/upload_local.ts";
-import { createUploadGrant } from "../../lib/uploads.ts";
+import { mediaType, parseJsonObject, readBody } from "@/lib/http/body.ts";
+import type { Deps } from "@/lib/deps.ts";
+import { originAllowed } from "@/lib/http/cors.ts";
+import { errors } from "@/lib/errors.ts";
+import { getForm } from "@/lib/forms/forms.ts";
+import { type AppEnv, clientIp } from "@/lib/http/http.ts";
+import { receiveLocalUpload, serveLocalDownload } from "@/lib/uploads/local_routes.ts";
+import { createUploadGrant } from "@/lib/uploads/grants.ts";
 
 /** The upload sub-app, mounted at `/api/v1`. */
 export function uploadsApi(deps: Deps): Hono<AppEnv> {

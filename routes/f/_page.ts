@@ -6,9 +6,9 @@
  */
 import type { Context } from "hono";
 import type { VNode } from "preact";
-import type { Deps } from "../../lib/deps.ts";
-import type { AppEnv } from "../../lib/http.ts";
-import { renderDocument } from "../../lib/ui/document.tsx";
+import type { Deps } from "@/lib/deps.ts";
+import type { AppEnv } from "@/lib/http/http.ts";
+import { renderDocument } from "@/lib/ui/document.tsx";
 
 /** What a hosted page handler works with. */
 export interface HostedContext {

@@ -4,12 +4,12 @@
  * @module
  */
 import { Hono } from "hono";
-import type { Deps } from "../../lib/deps.ts";
-import { errors } from "../../lib/errors.ts";
-import type { AppEnv } from "../../lib/http.ts";
+import type { Deps } from "@/lib/deps.ts";
+import { errors } from "@/lib/errors.ts";
+import type { AppEnv } from "@/lib/http/http.ts";
 import type { HostedPageModule } from "./_page.ts";
 import * as formPage from "./[id].tsx";
-import * as thanksPage from "./[id]/thanks.tsx";
+import * as thanksPage from "@/routes/f/[id]/thanks.tsx";
 
 /** Path to page module; Hono's `:param` syntax. */
 const PAGES: [string, HostedPageModule][] = [

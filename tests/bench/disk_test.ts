@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { flushLatency } from "../../bench/disk.ts";
+import { flushLatency } from "@/bench/disk.ts";
 
 Deno.test("bench disk - flush latency is measured in the given directory and leaves nothing", async () => {
   const dir = await Deno.makeTempDir();

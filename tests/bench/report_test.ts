@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { cpuLines, noiseWarning } from "../../bench/report.ts";
+import { cpuLines, noiseWarning } from "@/bench/report.ts";
 
 Deno.test("bench report - the ratio's verdict warns when the ceiling's rounds spread widely", () => {
   assert.equal(noiseWarning([6000, 6400, 5800]), "");

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseCpuLine } from "../../bench/threads.ts";
+import { parseCpuLine } from "@/bench/threads.ts";
 
 /**
  * Run as `deno run` (as the bench and the ceiling are: `deno test` runs tests off the main

@@ -3,12 +3,12 @@
  * the real app on a free port. Screenshots of each main page go to test-artifacts/admin/.
  */
 import assert from "node:assert/strict";
-import { keys } from "../../lib/kv_keys.ts";
-import type { Submission } from "../../lib/schemas.ts";
-import { createUser } from "../../lib/users.ts";
-import { makeWorkspace, testEnv } from "../helpers.ts";
-import { freePort } from "../processes.ts";
-import { assertCountersExact } from "../recount.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import type { Submission } from "@/lib/schemas.ts";
+import { createUser } from "@/lib/admin/users.ts";
+import { makeWorkspace, testEnv } from "@/tests/helpers.ts";
+import { freePort } from "@/tests/processes.ts";
+import { assertCountersExact } from "@/tests/recount.ts";
 import { chromiumPresent, launchChromium } from "./chromium.ts";
 
 const ARTIFACTS = new URL("../../test-artifacts/admin/", import.meta.url).pathname;

@@ -5,12 +5,12 @@
  */
 import assert from "node:assert/strict";
 import type { BrowserContext, Page } from "playwright-core";
-import { formAnalytics } from "../../lib/analytics.ts";
-import { keys } from "../../lib/kv_keys.ts";
-import type { Form, FormDefinition, Submission, Workspace } from "../../lib/schemas.ts";
-import { makeForm, makeWorkspace, recount, type TestEnv, testEnv } from "../helpers.ts";
-import { freePort } from "../processes.ts";
-import { SAMPLES } from "../upload_fixtures.ts";
+import { formAnalytics } from "@/lib/forms/analytics.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import type { Form, FormDefinition, Submission, Workspace } from "@/lib/schemas.ts";
+import { makeForm, makeWorkspace, recount, type TestEnv, testEnv } from "@/tests/helpers.ts";
+import { freePort } from "@/tests/processes.ts";
+import { SAMPLES } from "@/tests/upload_fixtures.ts";
 import { chromiumPresent, launchChromium } from "./chromium.ts";
 
 const ARTIFACTS = new URL("../../test-artifacts/hosted/", import.meta.url).pathname;

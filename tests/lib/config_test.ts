@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ConfigError, DEFAULT_RATE_LIMITS, loadConfig } from "../../lib/config.ts";
+import { ConfigError, DEFAULT_RATE_LIMITS, loadConfig } from "@/lib/config.ts";
 
 Deno.test("config - defaults, overrides and fail-fast errors", async (t) => {
   await t.step("embedded defaults", () => {

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { authenticateKey, createApiKey } from "../../lib/api_keys.ts";
-import { getForm, listFormIds } from "../../lib/forms.ts";
-import { keys } from "../../lib/kv_keys.ts";
-import type { Submission } from "../../lib/schemas.ts";
-import { page, post, setup, signIn } from "../admin_support.ts";
-import { contactData, postJson, testEnv } from "../helpers.ts";
-import { assertCountersExact } from "../recount.ts";
+import { authenticateKey, createApiKey } from "@/lib/keys/api_keys.ts";
+import { getForm, listFormIds } from "@/lib/forms/forms.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import type { Submission } from "@/lib/schemas.ts";
+import { page, post, setup, signIn } from "@/tests/admin_support.ts";
+import { contactData, postJson, testEnv } from "@/tests/helpers.ts";
+import { assertCountersExact } from "@/tests/recount.ts";
 
 Deno.test("admin - form editor", async (t) => {
   const env = await testEnv();

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { getForm, listFormIds } from "../../lib/forms.ts";
-import { SESSION_MAX_MS } from "../../lib/sessions.ts";
-import { createUser } from "../../lib/users.ts";
-import { getWorkspace } from "../../lib/workspaces.ts";
-import { FORM_TYPE, page, PASSWORD, post, setup, signIn } from "../admin_support.ts";
-import { makeForm, makeWorkspace, testEnv } from "../helpers.ts";
+import { getForm, listFormIds } from "@/lib/forms/forms.ts";
+import { SESSION_MAX_MS } from "@/lib/admin/sessions.ts";
+import { createUser } from "@/lib/admin/users.ts";
+import { getWorkspace } from "@/lib/workspaces/workspaces.ts";
+import { FORM_TYPE, page, PASSWORD, post, setup, signIn } from "@/tests/admin_support.ts";
+import { makeForm, makeWorkspace, testEnv } from "@/tests/helpers.ts";
 
 Deno.test("admin - sign-in, session cookie, sign-out", async (t) => {
   const env = await testEnv();

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { makeForm, makeWorkspace, recount, testEnv } from "../helpers.ts";
+import { makeForm, makeWorkspace, recount, testEnv } from "@/tests/helpers.ts";
 
 const RAISED = { RATE_LIMITS: JSON.stringify({ submit: 1000000, validate: 1000000 }) };
 

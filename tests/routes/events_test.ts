@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { completionRate } from "../../lib/analytics.ts";
-import { keys } from "../../lib/kv_keys.ts";
-import { u64Value, utcDay } from "../../lib/kv.ts";
-import { updateWorkspace } from "../../lib/workspaces.ts";
-import { makeForm, makeWorkspace, postJson, type TestEnv, testEnv } from "../helpers.ts";
+import { completionRate } from "@/lib/forms/analytics.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import { u64Value, utcDay } from "@/lib/kv/kv.ts";
+import { updateWorkspace } from "@/lib/workspaces/workspaces.ts";
+import { makeForm, makeWorkspace, postJson, type TestEnv, testEnv } from "@/tests/helpers.ts";
 
 async function counter(env: TestEnv, formId: string, kind: string): Promise<number> {
   const key = keys.analytics(formId, "live", utcDay(env.deps.now()), kind);

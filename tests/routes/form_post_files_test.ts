@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { keys } from "../../lib/kv_keys.ts";
-import type { FormDefinition, Submission } from "../../lib/schemas.ts";
-import { makeForm, makeWorkspace, recount, type TestEnv, testEnv } from "../helpers.ts";
-import { FILES_FORM, SAMPLES } from "../upload_fixtures.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import type { FormDefinition, Submission } from "@/lib/schemas.ts";
+import { makeForm, makeWorkspace, recount, type TestEnv, testEnv } from "@/tests/helpers.ts";
+import { FILES_FORM, SAMPLES } from "@/tests/upload_fixtures.ts";
 
 const BASE = "http://forms.test";
 

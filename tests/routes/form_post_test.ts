@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { keys } from "../../lib/kv_keys.ts";
-import type { Form, FormDefinition, Submission } from "../../lib/schemas.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import type { Form, FormDefinition, Submission } from "@/lib/schemas.ts";
 import {
   CONTACT_FORM,
   makeForm,
@@ -8,8 +8,8 @@ import {
   recount,
   type TestEnv,
   testEnv,
-} from "../helpers.ts";
-import { FAKE_SECRET, startFakeSiteverify } from "../fake_siteverify.ts";
+} from "@/tests/helpers.ts";
+import { FAKE_SECRET, startFakeSiteverify } from "@/tests/fake_siteverify.ts";
 
 const BASE = "http://forms.test";
 const LIMITS = JSON.stringify({ submit: 100_000 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import type { FormDefinition } from "../../lib/schemas.ts";
-import { updateWorkspace } from "../../lib/workspaces.ts";
-import { CONTACT_FORM, makeForm, makeWorkspace, testEnv } from "../helpers.ts";
+import type { FormDefinition } from "@/lib/schemas.ts";
+import { updateWorkspace } from "@/lib/workspaces/workspaces.ts";
+import { CONTACT_FORM, makeForm, makeWorkspace, testEnv } from "@/tests/helpers.ts";
 
 const EVERY_TYPE: FormDefinition = {
   name: "Every <type>",

@@ -5,13 +5,13 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { createApiKey } from "../../lib/api_keys.ts";
-import { loadConfig } from "../../lib/config.ts";
-import { createForm } from "../../lib/forms.ts";
-import { buildDeps } from "../../lib/runtime.ts";
-import { createWorkspace } from "../../lib/workspaces.ts";
-import { CONTACT_FORM } from "../helpers.ts";
-import { runCliProcess, type ServerProcess, startServer, within } from "../processes.ts";
+import { createApiKey } from "@/lib/keys/api_keys.ts";
+import { loadConfig } from "@/lib/config.ts";
+import { createForm } from "@/lib/forms/forms.ts";
+import { buildDeps } from "@/lib/runtime.ts";
+import { createWorkspace } from "@/lib/workspaces/workspaces.ts";
+import { CONTACT_FORM } from "@/tests/helpers.ts";
+import { runCliProcess, type ServerProcess, startServer, within } from "@/tests/processes.ts";
 
 const SECRET = "multiprocess-secret-multiprocess-secret-0";
 

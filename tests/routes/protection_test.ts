@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { updateWorkspace } from "../../lib/workspaces.ts";
-import { SPAM_MESSAGE } from "../../lib/errors.ts";
-import { FAILURE_BLOCK_AT, FAILURE_WINDOW_MS, failureCount } from "../../lib/failures.ts";
-import { keys } from "../../lib/kv_keys.ts";
-import { ipIdentity } from "../../lib/rate_limit.ts";
-import type { FormDefinition, Submission } from "../../lib/schemas.ts";
-import { FAKE_SECRET, solveAltcha, startFakeSiteverify } from "../fake_siteverify.ts";
+import { updateWorkspace } from "@/lib/workspaces/workspaces.ts";
+import { SPAM_MESSAGE } from "@/lib/errors.ts";
+import { FAILURE_BLOCK_AT, FAILURE_WINDOW_MS, failureCount } from "@/lib/protection/failures.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import { ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
+import type { FormDefinition, Submission } from "@/lib/schemas.ts";
+import { FAKE_SECRET, solveAltcha, startFakeSiteverify } from "@/tests/fake_siteverify.ts";
 import {
   CONTACT_FORM,
   contactData,
@@ -16,7 +16,7 @@ import {
   recount,
   type TestEnv,
   testEnv,
-} from "../helpers.ts";
+} from "@/tests/helpers.ts";
 
 const IP = "198.51.100.20";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import type { Form } from "../../lib/schemas.ts";
-import { loadConfig } from "../../lib/config.ts";
-import { buildDeps } from "../../lib/runtime.ts";
+import type { Form } from "@/lib/schemas.ts";
+import { loadConfig } from "@/lib/config.ts";
+import { buildDeps } from "@/lib/runtime.ts";
 import {
   CONTACT_FORM,
   contactData,
@@ -12,8 +12,8 @@ import {
   recount,
   type TestEnv,
   testEnv,
-} from "../helpers.ts";
-import { type ServerProcess, startServer } from "../processes.ts";
+} from "@/tests/helpers.ts";
+import { type ServerProcess, startServer } from "@/tests/processes.ts";
 
 /** Sends `n` requests one after another; returns their statuses (bodies consumed). */
 async function statuses(n: number, send: (i: number) => Promise<Response>): Promise<number[]> {

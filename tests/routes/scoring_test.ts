@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { keys } from "../../lib/kv_keys.ts";
-import { u64Value } from "../../lib/kv.ts";
-import type { Submission } from "../../lib/schemas.ts";
-import { makeForm, makeKey, makeWorkspace, postJson, testEnv } from "../helpers.ts";
-import { assertCountersExact } from "../recount.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import { u64Value } from "@/lib/kv/kv.ts";
+import type { Submission } from "@/lib/schemas.ts";
+import { makeForm, makeKey, makeWorkspace, postJson, testEnv } from "@/tests/helpers.ts";
+import { assertCountersExact } from "@/tests/recount.ts";
 
 /** Small deterministic PRNG (mulberry32), so a failure is reproducible. */
 function prng(seed: number): () => number {

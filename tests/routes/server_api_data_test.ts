@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { keys } from "../../lib/kv_keys.ts";
-import type { Form, Submission } from "../../lib/schemas.ts";
-import { seedSubmissions } from "../../lib/submission_seed.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import type { Form, Submission } from "@/lib/schemas.ts";
+import { seedSubmissions } from "@/lib/submissions/seed.ts";
 import {
   contactData,
   makeForm,
@@ -10,8 +10,8 @@ import {
   postJson,
   type TestEnv,
   testEnv,
-} from "../helpers.ts";
-import { assertCountersExact, recordsOf } from "../recount.ts";
+} from "@/tests/helpers.ts";
+import { assertCountersExact, recordsOf } from "@/tests/recount.ts";
 
 function getJson(env: TestEnv, path: string, key: string) {
   return env.request(`/api/v1/server${path}`, { headers: { authorization: `Bearer ${key}` } });

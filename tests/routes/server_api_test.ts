@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { createApiKey, listApiKeys, revokeApiKey } from "../../lib/api_keys.ts";
-import type { Scope } from "../../lib/schemas.ts";
-import { seedSubmissions } from "../../lib/submission_seed.ts";
-import { updateWorkspace } from "../../lib/workspaces.ts";
-import { makeForm, makeWorkspace, type TestEnv, testEnv } from "../helpers.ts";
+import { createApiKey, listApiKeys, revokeApiKey } from "@/lib/keys/api_keys.ts";
+import type { Scope } from "@/lib/schemas.ts";
+import { seedSubmissions } from "@/lib/submissions/seed.ts";
+import { updateWorkspace } from "@/lib/workspaces/workspaces.ts";
+import { makeForm, makeWorkspace, type TestEnv, testEnv } from "@/tests/helpers.ts";
 
 /** A valid-looking id of no submission (ULID alphabet, lower case). */
 const NO_SUB = "sub_01jzzzzzzzzzzzzzzzzzzzzzzz";

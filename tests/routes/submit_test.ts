@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { setAccepting, updateForm } from "../../lib/forms.ts";
-import { keys } from "../../lib/kv_keys.ts";
-import { u64Value } from "../../lib/kv.ts";
-import { updateWorkspace } from "../../lib/workspaces.ts";
+import { setAccepting, updateForm } from "@/lib/forms/forms.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import { u64Value } from "@/lib/kv/kv.ts";
+import { updateWorkspace } from "@/lib/workspaces/workspaces.ts";
 import {
   CONTACT_FORM,
   contactData,
@@ -12,7 +12,7 @@ import {
   postJson,
   recount,
   testEnv,
-} from "../helpers.ts";
+} from "@/tests/helpers.ts";
 
 const RAISED = {
   RATE_LIMITS: JSON.stringify({ submit: 100000, workspace: 100000, schema: 100000 }),
@@ -146,7 +146,7 @@ Deno.test("submit - the JSON path", async (t) => {
     );
     const { id } = (await env.deps.kv.get<{ id: string }>(keys.apiKeyByHash(await sha(key))))
       .value!;
-    const { revokeApiKey } = await import("../../lib/api_keys.ts");
+    const { revokeApiKey } = await import("@/lib/keys/api_keys.ts");
     await revokeApiKey(env.deps, id);
     const res = await postJson(env, path, contactData(6), { authorization: `Bearer ${key}` });
     assert.equal(res.status, 401);
@@ -173,7 +173,7 @@ Deno.test("submit - the JSON path", async (t) => {
 });
 
 async function sha(text: string): Promise<string> {
-  const { sha256Hex } = await import("../../lib/ids.ts");
+  const { sha256Hex } = await import("@/lib/ids.ts");
   return await sha256Hex(text);
 }
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { dispatch } from "../../lib/jobs/mod.ts";
-import { keys } from "../../lib/kv_keys.ts";
-import { u64Value } from "../../lib/kv.ts";
-import { fileKey, type UploadGrant } from "../../lib/uploads.ts";
-import { makeForm, makeKey, makeWorkspace } from "../helpers.ts";
+import { dispatch } from "@/lib/jobs/mod.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import { u64Value } from "@/lib/kv/kv.ts";
+import { fileKey, type UploadGrant } from "@/lib/uploads/grants.ts";
+import { makeForm, makeKey, makeWorkspace } from "@/tests/helpers.ts";
 import {
   DRIVERS,
   FILES_FORM,
@@ -14,7 +14,7 @@ import {
   submitFiles,
   tamperUrl,
   uploadEnv,
-} from "../upload_fixtures.ts";
+} from "@/tests/upload_fixtures.ts";
 
 for (const driver of DRIVERS) {
   Deno.test(`uploads (${driver}) - downloads and deletion`, async (t) => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import type { FileRef, FormDefinition } from "../../lib/schemas.ts";
-import { fileKey, incomingKey } from "../../lib/uploads.ts";
-import { makeForm, makeWorkspace } from "../helpers.ts";
+import type { FileRef, FormDefinition } from "@/lib/schemas.ts";
+import { fileKey, incomingKey } from "@/lib/uploads/grants.ts";
+import { makeForm, makeWorkspace } from "@/tests/helpers.ts";
 import {
   assertFileError,
   concat,
@@ -17,8 +17,8 @@ import {
   storedSubmission,
   submitFiles,
   uploadEnv,
-} from "../upload_fixtures.ts";
-import { cfbBytes, DOCX, mp4Audio, PLAIN_ZIP, webmAudio } from "../upload_samples.ts";
+} from "@/tests/upload_fixtures.ts";
+import { cfbBytes, DOCX, mp4Audio, PLAIN_ZIP, webmAudio } from "@/tests/upload_samples.ts";
 
 for (const driver of DRIVERS) {
   Deno.test(`uploads (${driver}) - the hostile corpus is refused`, async (t) => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { keys } from "../../lib/kv_keys.ts";
-import { fileKey, incomingKey, MB, type UploadGrant } from "../../lib/uploads.ts";
-import { makeForm, makeWorkspace } from "../helpers.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import { fileKey, incomingKey, MB, type UploadGrant } from "@/lib/uploads/grants.ts";
+import { makeForm, makeWorkspace } from "@/tests/helpers.ts";
 import {
   assertCounterExact,
   DRIVERS,
@@ -14,7 +14,7 @@ import {
   storageUsed,
   submitFiles,
   uploadEnv,
-} from "../upload_fixtures.ts";
+} from "@/tests/upload_fixtures.ts";
 
 const pdf = (size: number) => ({
   fieldId: "fld_any",

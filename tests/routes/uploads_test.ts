@@ -1,9 +1,14 @@
 import assert from "node:assert/strict";
-import { sweepUploads } from "../../lib/jobs/cleanup_upload.ts";
-import { keys } from "../../lib/kv_keys.ts";
-import type { FileRef } from "../../lib/schemas.ts";
-import { acceptDirectUpload, fileKey, incomingKey, UPLOAD_URL_TTL_SEC } from "../../lib/uploads.ts";
-import { makeForm, makeWorkspace } from "../helpers.ts";
+import { sweepUploads } from "@/lib/jobs/cleanup_upload.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import type { FileRef } from "@/lib/schemas.ts";
+import {
+  acceptDirectUpload,
+  fileKey,
+  incomingKey,
+  UPLOAD_URL_TTL_SEC,
+} from "@/lib/uploads/grants.ts";
+import { makeForm, makeWorkspace } from "@/tests/helpers.ts";
 import {
   assertFileError,
   concat,
@@ -19,7 +24,7 @@ import {
   submitFiles,
   tamper,
   uploadEnv,
-} from "../upload_fixtures.ts";
+} from "@/tests/upload_fixtures.ts";
 
 for (const driver of DRIVERS) {
   Deno.test(`uploads (${driver}) - upload URL, PUT, verification and attach`, async (t) => {

@@ -3,17 +3,17 @@
  * protection, origins, redirects and the accepting switch.
  * @module
  */
-import FieldBuilder from "../../../islands/FieldBuilder.tsx";
-import SubmitButton from "../../../islands/SubmitButton.tsx";
-import { Island } from "../../../lib/ui/island.tsx";
+import FieldBuilder from "@/islands/FieldBuilder.tsx";
+import SubmitButton from "@/islands/SubmitButton.tsx";
+import { Island } from "@/lib/ui/island.tsx";
 import {
   CAPTCHA_PROVIDERS,
   FIELD_TYPES,
   type FieldInput,
   FILE_TYPES,
   type FormDefinition,
-} from "../../../lib/schemas.ts";
-import { Csrf } from "../_layout.tsx";
+} from "@/lib/schemas.ts";
+import { Csrf } from "@/routes/admin/_layout.tsx";
 
 /** What the editor shows: a definition (secret never included) and whether one is stored. */
 export interface EditorData {

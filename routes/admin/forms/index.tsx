@@ -2,10 +2,10 @@
  * The forms of the current workspace with their submission counts.
  * @module
  */
-import { type FormSummary, listFormSummaries } from "../../../lib/admin_forms.ts";
-import type { Workspace } from "../../../lib/schemas.ts";
-import { PageHead, Time } from "../_layout.tsx";
-import type { PageContext, PageProps } from "../_page.ts";
+import { type FormSummary, listFormSummaries } from "@/lib/admin/forms.ts";
+import type { Workspace } from "@/lib/schemas.ts";
+import { PageHead, Time } from "@/routes/admin/_layout.tsx";
+import type { PageContext, PageProps } from "@/routes/admin/_page.ts";
 
 interface Data {
   workspace: Workspace | null;

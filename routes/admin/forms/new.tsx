@@ -2,11 +2,11 @@
  * Create a form in the current workspace.
  * @module
  */
-import { definitionFromPost } from "../../../lib/admin_forms.ts";
-import { AppError } from "../../../lib/errors.ts";
-import { createForm } from "../../../lib/forms.ts";
-import { PageHead } from "../_layout.tsx";
-import { type PageContext, type PageProps, requireWorkspace } from "../_page.ts";
+import { definitionFromPost } from "@/lib/admin/forms.ts";
+import { AppError } from "@/lib/errors.ts";
+import { createForm } from "@/lib/forms/forms.ts";
+import { PageHead } from "@/routes/admin/_layout.tsx";
+import { type PageContext, type PageProps, requireWorkspace } from "@/routes/admin/_page.ts";
 import { type EditorData, FormEditor, refusedEditor } from "./_editor.tsx";
 
 const STARTER: EditorData["def"] = {

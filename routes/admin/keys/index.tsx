@@ -3,15 +3,15 @@
  * button), list with prefix, scopes, dates and the over-limit flag, revoke.
  * @module
  */
-import CopyButton from "../../../islands/CopyButton.tsx";
-import SubmitButton from "../../../islands/SubmitButton.tsx";
-import { type ApiKeyView, createApiKey, listApiKeys } from "../../../lib/api_keys.ts";
-import { AppError } from "../../../lib/errors.ts";
-import { allowsKeys, planOf } from "../../../lib/plans.ts";
-import { type Scope, SCOPES, type Workspace } from "../../../lib/schemas.ts";
-import { Island } from "../../../lib/ui/island.tsx";
-import { Csrf, PageHead, Time } from "../_layout.tsx";
-import { field, type PageContext, type PageProps, requireWorkspace } from "../_page.ts";
+import CopyButton from "@/islands/CopyButton.tsx";
+import SubmitButton from "@/islands/SubmitButton.tsx";
+import { type ApiKeyView, createApiKey, listApiKeys } from "@/lib/keys/api_keys.ts";
+import { AppError } from "@/lib/errors.ts";
+import { allowsKeys, planOf } from "@/lib/workspaces/plans.ts";
+import { type Scope, SCOPES, type Workspace } from "@/lib/schemas.ts";
+import { Island } from "@/lib/ui/island.tsx";
+import { Csrf, PageHead, Time } from "@/routes/admin/_layout.tsx";
+import { field, type PageContext, type PageProps, requireWorkspace } from "@/routes/admin/_page.ts";
 
 interface Data {
   workspace: Workspace;

@@ -3,11 +3,11 @@
  * submission lands when neither the post nor the form names a redirect.
  * @module
  */
-import { AppError } from "../../../lib/errors.ts";
-import { requireLiveForm } from "../../../lib/forms.ts";
-import type { Form } from "../../../lib/schemas.ts";
-import { errorPage, notFoundPage } from "../_message.tsx";
-import { type HostedContext, htmlPage } from "../_page.ts";
+import { AppError } from "@/lib/errors.ts";
+import { requireLiveForm } from "@/lib/forms/forms.ts";
+import type { Form } from "@/lib/schemas.ts";
+import { errorPage, notFoundPage } from "@/routes/f/_message.tsx";
+import { type HostedContext, htmlPage } from "@/routes/f/_page.ts";
 
 /** The thank-you page body. */
 export default function ThanksPage({ form, reference }: { form: Form; reference: string | null }) {

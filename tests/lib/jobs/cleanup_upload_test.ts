@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
-import { sweepUploads } from "../../../lib/jobs/cleanup_upload.ts";
-import { dispatch } from "../../../lib/jobs/mod.ts";
-import { keys } from "../../../lib/kv_keys.ts";
-import type { FormDefinition } from "../../../lib/schemas.ts";
+import { sweepUploads } from "@/lib/jobs/cleanup_upload.ts";
+import { dispatch } from "@/lib/jobs/mod.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import type { FormDefinition } from "@/lib/schemas.ts";
 import {
   fileKey,
   incomingKey,
   issueGrant,
   UPLOAD_URL_TTL_SEC,
   type UploadGrant,
-} from "../../../lib/uploads.ts";
-import { makeForm, makeKey, makeWorkspace, postJson } from "../../helpers.ts";
+} from "@/lib/uploads/grants.ts";
+import { makeForm, makeKey, makeWorkspace, postJson } from "@/tests/helpers.ts";
 import {
   assertCounterExact,
   DRIVERS,
@@ -20,7 +20,7 @@ import {
   storageUsed,
   submitFiles,
   uploadEnv,
-} from "../../upload_fixtures.ts";
+} from "@/tests/upload_fixtures.ts";
 
 const DOC_FORM: FormDefinition = {
   name: "Docs",

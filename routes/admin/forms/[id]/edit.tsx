@@ -3,13 +3,13 @@
  * schema get 409 `schema_changed`); the page says so before saving.
  * @module
  */
-import { definitionFromPost } from "../../../../lib/admin_forms.ts";
-import { AppError } from "../../../../lib/errors.ts";
-import { updateForm } from "../../../../lib/forms.ts";
-import type { Form } from "../../../../lib/schemas.ts";
-import { FormTabs, PageHead } from "../../_layout.tsx";
-import { type PageContext, type PageProps, requireForm } from "../../_page.ts";
-import { type EditorData, FormEditor, refusedEditor } from "../_editor.tsx";
+import { definitionFromPost } from "@/lib/admin/forms.ts";
+import { AppError } from "@/lib/errors.ts";
+import { updateForm } from "@/lib/forms/forms.ts";
+import type { Form } from "@/lib/schemas.ts";
+import { FormTabs, PageHead } from "@/routes/admin/_layout.tsx";
+import { type PageContext, type PageProps, requireForm } from "@/routes/admin/_page.ts";
+import { type EditorData, FormEditor, refusedEditor } from "@/routes/admin/forms/_editor.tsx";
 
 interface Data extends EditorData {
   form: Form;

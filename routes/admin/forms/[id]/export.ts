@@ -2,10 +2,10 @@
  * CSV export of the submissions the list page shows (same filters), streamed.
  * @module
  */
-import { submissionsCsv } from "../../../../lib/csv_export.ts";
-import { parseQuery } from "../../../../lib/pagination.ts";
-import { submissionListQuerySchema } from "../../../../lib/submission_query.ts";
-import { type PageContext, requireForm } from "../../_page.ts";
+import { submissionsCsv } from "@/lib/submissions/csv_export.ts";
+import { parseQuery } from "@/lib/http/pagination.ts";
+import { submissionListQuerySchema } from "@/lib/submissions/query.ts";
+import { type PageContext, requireForm } from "@/routes/admin/_page.ts";
 
 /** GET streams `text/csv` as an attachment. */
 export const handler = {

@@ -3,14 +3,14 @@
  * that the named submission of this form references.
  * @module
  */
-import { errors } from "../../../../lib/errors.ts";
-import { keys } from "../../../../lib/kv_keys.ts";
-import { withKvRetry } from "../../../../lib/kv.ts";
-import type { Submission } from "../../../../lib/schemas.ts";
-import { isPlausibleSubmissionId } from "../../../../lib/submission_query.ts";
-import { DOWNLOAD_TTL_SEC } from "../../../../lib/upload_files.ts";
-import { fileKey, type UploadGrant } from "../../../../lib/uploads.ts";
-import { type PageContext, requireForm } from "../../_page.ts";
+import { errors } from "@/lib/errors.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import { withKvRetry } from "@/lib/kv/kv.ts";
+import type { Submission } from "@/lib/schemas.ts";
+import { isPlausibleSubmissionId } from "@/lib/submissions/query.ts";
+import { DOWNLOAD_TTL_SEC } from "@/lib/uploads/files.ts";
+import { fileKey, type UploadGrant } from "@/lib/uploads/grants.ts";
+import { type PageContext, requireForm } from "@/routes/admin/_page.ts";
 
 /** GET `?sub=<id>&path=<path>` redirects to the signed download. */
 export const handler = {

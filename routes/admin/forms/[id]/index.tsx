@@ -3,19 +3,19 @@
  * switch and the embed snippets.
  * @module
  */
-import CopyButton from "../../../../islands/CopyButton.tsx";
-import DailyChart from "../../../../islands/DailyChart.tsx";
-import { submissionCounts } from "../../../../lib/admin_forms.ts";
-import { type EmbedSnippets, embedSnippets } from "../../../../lib/admin_embed.ts";
-import { type FormAnalytics, formAnalytics } from "../../../../lib/analytics.ts";
-import { errors } from "../../../../lib/errors.ts";
-import { setAccepting } from "../../../../lib/forms.ts";
-import type { StatusBucket } from "../../../../lib/kv_keys.ts";
-import type { Form, Workspace } from "../../../../lib/schemas.ts";
-import { Island } from "../../../../lib/ui/island.tsx";
-import { getWorkspace } from "../../../../lib/workspaces.ts";
-import { Csrf, FormTabs, PageHead, Time } from "../../_layout.tsx";
-import { type PageContext, type PageProps, requireForm } from "../../_page.ts";
+import CopyButton from "@/islands/CopyButton.tsx";
+import DailyChart from "@/islands/DailyChart.tsx";
+import { submissionCounts } from "@/lib/admin/forms.ts";
+import { type EmbedSnippets, embedSnippets } from "@/lib/admin/embed.ts";
+import { type FormAnalytics, formAnalytics } from "@/lib/forms/analytics.ts";
+import { errors } from "@/lib/errors.ts";
+import { setAccepting } from "@/lib/forms/forms.ts";
+import type { StatusBucket } from "@/lib/kv/keys.ts";
+import type { Form, Workspace } from "@/lib/schemas.ts";
+import { Island } from "@/lib/ui/island.tsx";
+import { getWorkspace } from "@/lib/workspaces/workspaces.ts";
+import { Csrf, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
+import { type PageContext, type PageProps, requireForm } from "@/routes/admin/_page.ts";
 
 interface Data {
   form: Form;

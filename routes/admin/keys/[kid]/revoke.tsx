@@ -2,10 +2,10 @@
  * Revoking a key, with a confirmation step: GET asks, POST revokes.
  * @module
  */
-import { type ApiKeyView, listApiKeys, revokeApiKey } from "../../../../lib/api_keys.ts";
-import { errors } from "../../../../lib/errors.ts";
-import { Csrf, PageHead, Time } from "../../_layout.tsx";
-import { type PageContext, type PageProps, requireWorkspace } from "../../_page.ts";
+import { type ApiKeyView, listApiKeys, revokeApiKey } from "@/lib/keys/api_keys.ts";
+import { errors } from "@/lib/errors.ts";
+import { Csrf, PageHead, Time } from "@/routes/admin/_layout.tsx";
+import { type PageContext, type PageProps, requireWorkspace } from "@/routes/admin/_page.ts";
 
 interface Data {
   key: ApiKeyView;

@@ -3,14 +3,14 @@
  * "mark as spam" / "not spam" (counters move in the same commit).
  * @module
  */
-import { errors } from "../../../../../lib/errors.ts";
-import { keys } from "../../../../../lib/kv_keys.ts";
-import { withKvRetry } from "../../../../../lib/kv.ts";
-import { type Field, type Form, isFileType, type Submission } from "../../../../../lib/schemas.ts";
-import { isPlausibleSubmissionId } from "../../../../../lib/submission_query.ts";
-import { setSubmissionStatus } from "../../../../../lib/submission_status.ts";
-import { Csrf, FormTabs, PageHead, Time } from "../../../_layout.tsx";
-import { type PageContext, type PageProps, requireForm } from "../../../_page.ts";
+import { errors } from "@/lib/errors.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import { withKvRetry } from "@/lib/kv/kv.ts";
+import { type Field, type Form, isFileType, type Submission } from "@/lib/schemas.ts";
+import { isPlausibleSubmissionId } from "@/lib/submissions/query.ts";
+import { setSubmissionStatus } from "@/lib/submissions/status.ts";
+import { Csrf, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
+import { type PageContext, type PageProps, requireForm } from "@/routes/admin/_page.ts";
 
 interface Data {
   form: Form;

@@ -4,20 +4,20 @@
  * Listing and deleting reuse the Server Data API's lib functions.
  * @module
  */
-import type { Mode } from "../../../../../lib/kv_keys.ts";
-import { type Pagination, parseQuery } from "../../../../../lib/pagination.ts";
-import { type Form, STATUSES } from "../../../../../lib/schemas.ts";
-import { deleteSubmissions, MAX_DELETE_IDS } from "../../../../../lib/submission_delete.ts";
+import type { Mode } from "@/lib/kv/keys.ts";
+import { type Pagination, parseQuery } from "@/lib/http/pagination.ts";
+import { type Form, STATUSES } from "@/lib/schemas.ts";
+import { deleteSubmissions, MAX_DELETE_IDS } from "@/lib/submissions/delete.ts";
 import {
   listSubmissions,
   type PublicSubmission,
   RANGES,
   type SubmissionListQuery,
   submissionListQuerySchema,
-} from "../../../../../lib/submission_query.ts";
-import { errors } from "../../../../../lib/errors.ts";
-import { Csrf, FormTabs, PageHead, Time } from "../../../_layout.tsx";
-import { type PageContext, type PageProps, requireForm } from "../../../_page.ts";
+} from "@/lib/submissions/query.ts";
+import { errors } from "@/lib/errors.ts";
+import { Csrf, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
+import { type PageContext, type PageProps, requireForm } from "@/routes/admin/_page.ts";
 
 interface Data {
   form: Form;

@@ -1,0 +1,144 @@
+/**
+ * What the admin's form pages need beyond lib/forms/forms.ts: the list with submission counts,
+ * and turning the editor's posted fields into a form definition.
+ * @module
+ */
+import type { Deps } from "@/lib/deps.ts";
+import { z } from "zod";
+import { listFormIds } from "@/lib/forms/forms.ts";
+import { keys, type Mode, type StatusBucket } from "@/lib/kv/keys.ts";
+import { getManyChunked, u64Value } from "@/lib/kv/kv.ts";
+import type { FieldInput, Form, FormDefinition } from "@/lib/schemas.ts";
+
+/** A form with its live submission counts. */
+export interface FormSummary {
+  form: Form;
+  total: number;
+  spam: number;
+}
+
+/** Counts of one form and mode, per status bucket, from the exact counters. */
+export async function submissionCounts(
+  deps: Pick<Deps, "kv">,
+  formId: string,
+  mode: Mode = "live",
+): Promise<Record<StatusBucket, number>> {
+  const buckets: StatusBucket[] = ["all", "completed", "suspicious", "spam"];
+  const entries = await getManyChunked(
+    deps.kv,
+    buckets.map((b) => keys.submissionCount(formId, mode, b)),
+  );
+  return Object.fromEntries(buckets.map((b, i) => [b, u64Value(entries[i].value)])) as Record<
+    StatusBucket,
+    number
+  >;
+}
+
+/** The forms of a workspace, newest first, with live totals and spam counts. */
+export async function listFormSummaries(
+  deps: Pick<Deps, "kv">,
+  workspaceId: string,
+): Promise<FormSummary[]> {
+  const ids = await listFormIds(deps, workspaceId);
+  const forms = (await getManyChunked<Form>(deps.kv, ids.map((id) => keys.form(id))))
+    .map((e) => e.value).filter((f): f is Form => f !== null);
+  const counters = await getManyChunked(
+    deps.kv,
+    forms.flatMap((f) => [
+      keys.submissionCount(f.id, "live", "all"),
+      keys.submissionCount(f.id, "live", "spam"),
+    ]),
+  );
+  return forms
+    .map((form, i) => ({
+      form,
+      total: u64Value(counters[2 * i].value),
+      spam: u64Value(counters[2 * i + 1].value),
+    }))
+    .sort((a, b) => b.form.created_at.localeCompare(a.form.created_at));
+}
+
+function lines(text: string): string[] {
+  return text.split(/[\r\n,]+/).map((s) => s.trim()).filter(Boolean);
+}
+
+/**
+ * What the field builder needs to show a field again (strings where it edits text, lists
+ * where it joins them). Domain rules (name syntax, known types, ranges) are left to
+ * `parseFormDefinition`, which names each problem; unknown keys pass through to it too.
+ */
+const editorFieldsSchema = z.array(
+  z.looseObject({
+    id: z.string().optional(),
+    name: z.string(),
+    type: z.string(),
+    label: z.string().optional(),
+    placeholder: z.string().optional(),
+    help: z.string().optional(),
+    pattern: z.string().optional(),
+    required: z.boolean().optional(),
+    minLength: z.union([z.number(), z.string()]).optional(),
+    maxLength: z.union([z.number(), z.string()]).optional(),
+    min: z.union([z.number(), z.string()]).optional(),
+    max: z.union([z.number(), z.string()]).optional(),
+    maxSizeMB: z.union([z.number(), z.string()]).optional(),
+    options: z.array(z.string()).optional(),
+    allowedTypes: z.array(z.string()).optional(),
+  }),
+);
+
+/** The editor's posted definition; `problems` is non-empty when its field list was unreadable. */
+export interface PostedDefinition {
+  def: FormDefinition;
+  /** Why `fields_json` was refused; then `def.fields` holds the fallback fields instead. */
+  problems: string[];
+}
+
+function postedFields(raw: string | null): { fields?: FieldInput[]; problems: string[] } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw || "[]");
+  } catch {
+    return { problems: ["fields: the field list is not valid JSON"] };
+  }
+  const res = editorFieldsSchema.safeParse(parsed);
+  if (res.success) return { fields: res.data as FieldInput[], problems: [] };
+  return {
+    problems: res.error.issues.map((i) => `${["fields", ...i.path].join(".")}: ${i.message}`),
+  };
+}
+
+/**
+ * The definition the editor posted. `fields_json` comes from the field-builder island; a
+ * list the builder could not show again (hand-made or corrupted posts) is refused here,
+ * before anything renders it, and `fallback` (the fields shown before) takes its place.
+ * A blank CAPTCHA secret keeps the stored one (secrets are never sent to the page).
+ */
+export function definitionFromPost(
+  body: URLSearchParams,
+  existing: Form | null,
+  fallback: FieldInput[],
+): PostedDefinition {
+  const { fields, problems } = postedFields(body.get("fields_json"));
+  const provider = (body.get("captcha_provider") || "none").trim();
+  const siteKey = (body.get("captcha_site_key") ?? "").trim();
+  // Settings the editor does not show (reCAPTCHA score, hostnames) survive an edit.
+  const kept = existing?.captcha?.provider === provider ? existing.captcha : null;
+  const secret = (body.get("captcha_secret") ?? "").trim() || kept?.secret;
+  const success = (body.get("redirect_success") ?? "").trim();
+  const error = (body.get("redirect_error") ?? "").trim();
+  const def: FormDefinition = {
+    name: body.get("name") ?? "",
+    fields: fields ?? fallback,
+    captcha: provider === "none"
+      ? null
+      : { ...kept, provider: provider as "turnstile", siteKey: siteKey || undefined, secret },
+    honeypot: (body.get("honeypot") ?? "").trim() || null,
+    allowed_origins: lines(body.get("allowed_origins") ?? ""),
+    accepting: body.get("accepting") === "on",
+    redirect: success || error
+      ? { success: success || undefined, error: error || undefined }
+      : undefined,
+  };
+  return { def, problems };
+}

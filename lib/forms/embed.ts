@@ -1,0 +1,156 @@
+/**
+ * The copy-paste embed snippet of a form: a plain HTML `<form>` that posts to the no-JS
+ * submit path, with every field labelled, the honeypot hidden from people and screen
+ * readers, and the CAPTCHA widget of the form's provider. Works without JavaScript
+ * (except the CAPTCHA widgets, which need it by nature).
+ * @module
+ */
+import { type Field, type Form, isFileType } from "@/lib/schemas.ts";
+// One definition for the server snippet and the browser island (a pure module).
+import { inputTypeOf } from "@/components/fields.ts";
+
+/** Escapes text for HTML content and double-quoted attribute values. */
+export function escapeHtml(s: string): string {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+}
+
+/** The hosted page of a form. */
+export function hostedFormUrl(form: Pick<Form, "id">, baseUrl: string): string {
+  return `${baseUrl}/f/${encodeURIComponent(form.id)}`;
+}
+
+/** The provider script a CAPTCHA widget needs, or null (none configured). */
+export function captchaScriptUrl(form: Pick<Form, "captcha">, baseUrl: string): string | null {
+  const c = form.captcha;
+  switch (c?.provider) {
+    case "turnstile":
+      return "https://challenges.cloudflare.com/turnstile/v0/api.js";
+    case "hcaptcha":
+      return "https://js.hcaptcha.com/1/api.js";
+    case "recaptcha":
+      return c.version === "v3"
+        ? `https://www.google.com/recaptcha/api.js?render=${encodeURIComponent(c.siteKey ?? "")}`
+        : "https://www.google.com/recaptcha/api.js";
+    case "altcha":
+      return `${baseUrl}/_vendor/altcha.js`;
+    default:
+      return null;
+  }
+}
+
+/** The ALTCHA challenge endpoint of a form. */
+export function altchaChallengeUrl(form: Pick<Form, "id">, baseUrl: string): string {
+  return `${baseUrl}/api/v1/forms/p/${encodeURIComponent(form.id)}/altcha-challenge`;
+}
+
+/** The widget element of the form's CAPTCHA provider (HTML), or "" when none. */
+export function captchaWidgetHtml(form: Pick<Form, "id" | "captcha">, baseUrl: string): string {
+  const c = form.captcha;
+  const key = escapeHtml(c?.siteKey ?? "");
+  switch (c?.provider) {
+    case "turnstile":
+      return `<div class="cf-turnstile" data-sitekey="${key}"></div>`;
+    case "hcaptcha":
+      return `<div class="h-captcha" data-sitekey="${key}"></div>`;
+    case "recaptcha":
+      return c.version === "v3" ? "" : `<div class="g-recaptcha" data-sitekey="${key}"></div>`;
+    case "altcha":
+      return `<altcha-widget challenge="${
+        escapeHtml(altchaChallengeUrl(form, baseUrl))
+      }" name="altcha"></altcha-widget>`;
+    default:
+      return "";
+  }
+}
+
+/** The `accept` attribute of a file-like field. */
+export function acceptOf(field: Pick<Field, "type" | "allowedTypes">): string | undefined {
+  if (field.allowedTypes?.length) return field.allowedTypes.join(",");
+  return { image: "image/*", signature: "image/*", video: "video/*", audio: "audio/*" }[
+    field.type as string
+  ];
+}
+
+function fieldHtml(f: Field): string {
+  const id = `fw-${escapeHtml(f.id)}`;
+  const name = escapeHtml(f.name);
+  const label = escapeHtml(f.label ?? f.name);
+  const req = f.required ? " required" : "";
+  const mark = f.required ? ` <span aria-hidden="true">*</span>` : "";
+  const attrs = [
+    f.minLength !== undefined ? ` minlength="${f.minLength}"` : "",
+    f.maxLength !== undefined ? ` maxlength="${f.maxLength}"` : "",
+    f.pattern !== undefined ? ` pattern="${escapeHtml(f.pattern)}"` : "",
+    f.min !== undefined ? ` min="${escapeHtml(String(f.min))}"` : "",
+    f.max !== undefined ? ` max="${escapeHtml(String(f.max))}"` : "",
+    f.placeholder ? ` placeholder="${escapeHtml(f.placeholder)}"` : "",
+  ].join("");
+  const opts = (f.options ?? []).map(escapeHtml);
+  if (f.type === "hidden") return `  <input type="hidden" name="${name}" value="">`;
+  if (f.type === "radio" || f.type === "multiselect") {
+    const type = f.type === "radio" ? "radio" : "checkbox";
+    const items = opts.map((o) =>
+      `    <label><input type="${type}" name="${name}" value="${o}"${
+        type === "radio" ? req : ""
+      }> ${o}</label>`
+    );
+    return `  <fieldset>\n    <legend>${label}${mark}</legend>\n${items.join("\n")}\n  </fieldset>`;
+  }
+  let control: string;
+  if (f.type === "textarea") {
+    control = `<textarea id="${id}" name="${name}"${req}${attrs}></textarea>`;
+  } else if (f.type === "select") {
+    const options = opts.map((o) => `<option value="${o}">${o}</option>`).join("");
+    control =
+      `<select id="${id}" name="${name}"${req}><option value="">Choose…</option>${options}</select>`;
+  } else if (f.type === "boolean") {
+    return `  <p><label><input type="checkbox" name="${name}" value="true"${req}> ${label}${mark}</label></p>`;
+  } else if (isFileType(f.type)) {
+    const accept = acceptOf(f);
+    control = `<input id="${id}" type="file" name="${name}"${
+      accept ? ` accept="${escapeHtml(accept)}"` : ""
+    }${req}>`;
+  } else {
+    control = `<input id="${id}" type="${inputTypeOf(f)}" name="${name}"${req}${attrs}${
+      f.type === "number" ? ' step="any"' : ""
+    }>`;
+  }
+  return `  <p>\n    <label for="${id}">${label}${mark}</label>\n    ${control}\n  </p>`;
+}
+
+/** The copy-paste plain-HTML embed snippet of a form. */
+export function embedSnippet(form: Form, baseUrl: string): string {
+  const action = `${baseUrl}/api/v1/submit/p/${encodeURIComponent(form.id)}`;
+  const multipart = form.fields.some((f) => isFileType(f.type));
+  const lines = [
+    `<form action="${escapeHtml(action)}" method="POST"${
+      multipart ? ' enctype="multipart/form-data"' : ""
+    }>`,
+    `  <!-- Optional: where to go after submitting (same origin as Formwell or one of the`,
+    `       form's allowed origins). Without it, the form's own redirect or Formwell's`,
+    `       thank-you page is used. -->`,
+    `  <!-- <input type="hidden" name="_redirect" value="https://your-site.example/thanks"> -->`,
+    ...form.fields.map(fieldHtml),
+  ];
+  if (form.honeypot) {
+    const hp = escapeHtml(form.honeypot);
+    lines.push(
+      `  <div aria-hidden="true" style="position:absolute;left:-10000px;top:auto;width:1px;height:1px;overflow:hidden">`,
+      `    <label>Leave this empty <input type="text" name="${hp}" tabindex="-1" autocomplete="off"></label>`,
+      `  </div>`,
+    );
+  }
+  const widget = captchaWidgetHtml(form, baseUrl);
+  if (widget) lines.push(`  ${widget}`);
+  lines.push(`  <button type="submit">Send</button>`, `</form>`);
+  const script = captchaScriptUrl(form, baseUrl);
+  if (script) {
+    lines.push(
+      form.captcha?.provider === "altcha"
+        ? `<script type="module" src="${escapeHtml(script)}" async defer></script>`
+        : `<script src="${escapeHtml(script)}" async defer></script>`,
+    );
+  }
+  return lines.join("\n") + "\n";
+}

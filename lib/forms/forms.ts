@@ -1,0 +1,233 @@
+/**
+ * Forms: definition, storage, lookup and the public view.
+ * @module
+ */
+import type { Deps } from "@/lib/deps.ts";
+import { AppError, errors } from "@/lib/errors.ts";
+import { newFormId } from "@/lib/ids.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import { withKvRetry } from "@/lib/kv/kv.ts";
+import { canonicalJson } from "@/lib/canonical.ts";
+import {
+  type Field,
+  type Form,
+  type FormDefinition,
+  formDefinitionSchema,
+  type Workspace,
+} from "@/lib/schemas.ts";
+
+/** Parses a form definition; a bad one is a 400 listing each problem. */
+export function parseFormDefinition(input: unknown): ReturnType<typeof formDefinitionSchema.parse> {
+  const parsed = formDefinitionSchema.safeParse(input);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+    throw new AppError(400, "bad_request", `Invalid form definition: ${detail.join("; ")}`, {
+      details: detail,
+    });
+  }
+  return parsed.data;
+}
+
+/** Gives every field a stable id: kept from `previous` by name, else `fld_<name>`. */
+function assignFieldIds(
+  fields: ReturnType<typeof parseFormDefinition>["fields"],
+  previous: Field[],
+): Field[] {
+  const used = new Set(fields.map((f) => f.id).filter(Boolean) as string[]);
+  return fields.map((f) => {
+    if (f.id) return f as Field;
+    const prior = previous.find((p) => p.name === f.name);
+    let id = prior?.id ?? `fld_${f.name.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+    for (let i = 2; used.has(id) && !prior; i++) {
+      id = `fld_${f.name.replace(/[^A-Za-z0-9_-]/g, "_")}_${i}`;
+    }
+    used.add(id);
+    return { ...f, id };
+  });
+}
+
+/** Creates a form in a workspace from a definition. */
+export async function createForm(
+  deps: Pick<Deps, "kv" | "now">,
+  workspaceId: string,
+  definition: FormDefinition | unknown,
+): Promise<Form> {
+  const def = parseFormDefinition(definition);
+  const now = new Date(deps.now()).toISOString();
+  const form: Form = {
+    id: newFormId(),
+    workspace_id: workspaceId,
+    name: def.name,
+    fields: assignFieldIds(def.fields, []),
+    captcha: def.captcha && def.captcha.provider !== "none" ? def.captcha : null,
+    honeypot: def.honeypot ?? null,
+    allowed_origins: def.allowed_origins,
+    accepting: def.accepting,
+    redirect: def.redirect ?? {},
+    schema_version: 1,
+    created_at: now,
+    updated_at: now,
+  };
+  const ws = await withKvRetry(() => deps.kv.get<Workspace>(keys.workspace(workspaceId)));
+  if (!ws.value) throw errors.notFound("Workspace not found.");
+  const res = await withKvRetry(() =>
+    deps.kv.atomic()
+      .check(ws)
+      .check({ key: keys.form(form.id), versionstamp: null })
+      .set(keys.form(form.id), form)
+      .set(keys.formByWorkspace(workspaceId, form.id), true)
+      .commit()
+  );
+  if (!res.ok) throw new Error("form create conflicted");
+  return form;
+}
+
+/** Replaces a form's definition; bumps `schema_version` when the fields change. */
+export async function updateForm(
+  deps: Pick<Deps, "kv" | "now">,
+  formId: string,
+  definition: FormDefinition | unknown,
+): Promise<Form> {
+  const def = parseFormDefinition(definition);
+  return await mutateForm(deps, formId, (form) => {
+    const fields = assignFieldIds(def.fields, form.fields);
+    const fieldsChanged = canonicalJson(fields) !== canonicalJson(form.fields);
+    return {
+      ...form,
+      name: def.name,
+      fields,
+      captcha: def.captcha && def.captcha.provider !== "none" ? def.captcha : null,
+      honeypot: def.honeypot ?? null,
+      allowed_origins: def.allowed_origins,
+      accepting: def.accepting,
+      redirect: def.redirect ?? {},
+      schema_version: form.schema_version + (fieldsChanged ? 1 : 0),
+    };
+  });
+}
+
+/** Opens or closes a form for submissions. */
+export async function setAccepting(
+  deps: Pick<Deps, "kv" | "now">,
+  formId: string,
+  accepting: boolean,
+): Promise<Form> {
+  return await mutateForm(deps, formId, (form) => ({ ...form, accepting }));
+}
+
+async function mutateForm(
+  deps: Pick<Deps, "kv" | "now">,
+  formId: string,
+  change: (form: Form) => Form,
+): Promise<Form> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const entry = await withKvRetry(() => deps.kv.get<Form>(keys.form(formId)));
+    if (!entry.value) throw errors.formNotFound();
+    const next = { ...change(entry.value), updated_at: new Date(deps.now()).toISOString() };
+    const res = await withKvRetry(() =>
+      deps.kv.atomic().check(entry).set(entry.key, next).commit()
+    );
+    if (res.ok) return next;
+  }
+  throw new Error("form update kept conflicting");
+}
+
+/** A form by public id, or null. */
+export async function getForm(deps: Pick<Deps, "kv">, formId: string): Promise<Form | null> {
+  if (!isPlausibleFormId(formId)) return null;
+  return (await withKvRetry(() => deps.kv.get<Form>(keys.form(formId)))).value;
+}
+
+/**
+ * A form that may be served publicly, with its workspace. A missing form and a form of
+ * a suspended workspace are the same 404.
+ */
+export async function requireLiveForm(
+  deps: Pick<Deps, "reads" | "formWorkspaces">,
+  formId: string,
+): Promise<{ form: Form; workspace: Workspace }> {
+  if (!isPlausibleFormId(formId)) throw errors.formNotFound();
+  const wsId = deps.formWorkspaces.get(formId);
+  const [formEntry, wsEntry] = await deps.reads.getMany<[Form, Workspace]>(
+    wsId ? [keys.form(formId), keys.workspace(wsId)] : [keys.form(formId)],
+  );
+  const form = formEntry.value;
+  if (!form) throw errors.formNotFound();
+  const workspace = await workspaceOf(deps, form, wsId, wsId ? wsEntry.value : null);
+  if (!workspace || workspace.suspended) throw errors.formNotFound();
+  return { form, workspace };
+}
+
+/** Forms whose workspace deps.formWorkspaces remembers, at most (forgotten all at once). */
+const MAX_FORM_WORKSPACES = 10_000;
+
+/**
+ * A form's workspace: `read`, when it was read with the form under the id `readId` (from
+ * deps.formWorkspaces) and that is the form's workspace; otherwise read now, and the
+ * form's workspace remembered so the next read can fetch both at once.
+ */
+export async function workspaceOf(
+  deps: Pick<Deps, "reads" | "formWorkspaces">,
+  form: Form,
+  readId: string | undefined,
+  read: Workspace | null,
+): Promise<Workspace | null> {
+  if (readId === form.workspace_id) return read;
+  if (deps.formWorkspaces.size >= MAX_FORM_WORKSPACES) deps.formWorkspaces.clear();
+  deps.formWorkspaces.set(form.id, form.workspace_id);
+  return (await deps.reads.get<Workspace>(keys.workspace(form.workspace_id))).value;
+}
+
+/** Public ids are short; anything else is not looked up (keeps junk out of KV keys). */
+export function isPlausibleFormId(id: string): boolean {
+  return /^[A-Za-z0-9_-]{1,64}$/.test(id);
+}
+
+/** A field as clients see it (no internal state). */
+export type PublicField = Field;
+
+/** The schema response of CONTRACT: the form without secrets, and the CAPTCHA config. */
+export function publicSchema(form: Form): {
+  form: {
+    public_id: string;
+    name: string;
+    fields: PublicField[];
+    schema_version: number;
+    accepting: boolean;
+    honeypot: string | null;
+  };
+  captcha: { provider: string; siteKey: string | null } | null;
+} {
+  return {
+    form: {
+      public_id: form.id,
+      name: form.name,
+      fields: form.fields,
+      schema_version: form.schema_version,
+      accepting: form.accepting,
+      honeypot: form.honeypot,
+    },
+    captcha: form.captcha
+      ? { provider: form.captcha.provider, siteKey: form.captcha.siteKey ?? null }
+      : null,
+  };
+}
+
+/** The form as the Server Data API and CLI show it: everything but CAPTCHA secrets. */
+export function formView(form: Form): Record<string, unknown> {
+  const { captcha, id, workspace_id: _ws, ...rest } = form;
+  return {
+    public_id: id,
+    ...rest,
+    captcha: captcha ? { ...captcha, secret: undefined } : null,
+  };
+}
+
+/** The ids of a workspace's forms. */
+export async function listFormIds(deps: Pick<Deps, "kv">, workspaceId: string): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const e of deps.kv.list({ prefix: keys.formsByWorkspace(workspaceId) })) {
+    ids.push(e.key[2] as string);
+  }
+  return ids;
+}

@@ -1,0 +1,109 @@
+/**
+ * CORS and the origin allowlist for the public endpoints (`/forms/p/:id...`,
+ * `/submit/p/:id`). An allowed origin is echoed (never `*`, so `Vary: Origin` keeps caches
+ * honest); a foreign or `null` origin gets no grant, and its POSTs are refused with 403
+ * `origin_not_allowed` before they do anything (submit: by lib/protection/gates.ts). A request
+ * without `Origin` is not a cross-origin browser request (servers, curl) and passes.
+ * @module
+ */
+import type { MiddlewareHandler } from "hono";
+import type { Deps } from "@/lib/deps.ts";
+import { errors } from "@/lib/errors.ts";
+import { requireLiveForm } from "@/lib/forms/forms.ts";
+import type { AppEnv } from "./http.ts";
+import type { Form } from "@/lib/schemas.ts";
+
+/** Request headers a browser may send to the public endpoints. */
+const ALLOWED_HEADERS = ["content-type", "idempotency-key", "x-request-id"];
+/** Response headers a browser script may read. */
+const EXPOSED_HEADERS = "X-Request-Id, Idempotent-Replayed, ETag";
+/** Browsers may cache a preflight this long (seconds). */
+const PREFLIGHT_MAX_AGE = "600";
+
+/**
+ * Whether `origin` may use the form: never `null`; the service's own origin (`BASE_URL`,
+ * where hosted pages live) always; any origin when the list is empty.
+ */
+export function originAllowed(
+  form: Pick<Form, "allowed_origins">,
+  origin: string,
+  baseUrl: string,
+): boolean {
+  if (origin === "null" || !/^https?:\/\/[^/]+$/i.test(origin)) return false;
+  const normalised = origin.toLowerCase();
+  if (normalised === new URL(baseUrl).origin) return true;
+  // Stored origins are normalised (lower-case, no trailing slash), as browsers send them.
+  return !form.allowed_origins.length || form.allowed_origins.includes(normalised);
+}
+
+/** The public id in a public path, or null. */
+function publicIdOf(path: string): string | null {
+  return /\/(?:forms|submit)\/p\/([^/]+)/.exec(path)?.[1] ?? null;
+}
+
+/** CORS for the public endpoints: preflight, `Vary: Origin`, echo, refusal of foreign POSTs. */
+export function publicCors(
+  deps: Pick<Deps, "reads" | "formWorkspaces" | "config">,
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const origin = c.req.header("origin");
+    const preflight = c.req.method === "OPTIONS" &&
+      c.req.header("access-control-request-method") !== undefined;
+    if (origin === undefined) {
+      if (preflight) return withVary(c.body(null, 204));
+      await next();
+      withVary(c.res);
+      return;
+    }
+    const id = publicIdOf(c.req.path);
+    // An unknown form, or one of a suspended workspace, grants nothing and refuses nothing:
+    // the route itself answers the same 404 for both.
+    const liveForm = () =>
+      id ? requireLiveForm(deps, id).then((t) => t.form, () => null) : Promise.resolve(null);
+    const isSubmit = c.req.path.includes("/submit/p/");
+    if (isSubmit && !preflight) {
+      // Submit reads the form itself and refuses foreign origins (lib/protection/gates.ts, after
+      // key auth, so the no-JS path answers in its own format): the grant comes from that
+      // same read, or from one here when the request failed before it.
+      await next();
+      const form = c.get("submitForm") ?? await liveForm();
+      if (form && originAllowed(form, origin, deps.config.baseUrl)) grant(c.res.headers, origin);
+      withVary(c.res);
+      return;
+    }
+    const form = await liveForm();
+    const allowed = form ? originAllowed(form, origin, deps.config.baseUrl) : false;
+    if (preflight) {
+      const res = c.body(null, 204);
+      if (allowed) {
+        grant(res.headers, origin);
+        res.headers.set("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+        const asked = (c.req.header("access-control-request-headers") ?? "")
+          .split(",").map((h) => h.trim().toLowerCase())
+          .filter((h) => ALLOWED_HEADERS.includes(h));
+        if (asked.length) res.headers.set("Access-Control-Allow-Headers", asked.join(", "));
+        res.headers.set("Access-Control-Max-Age", PREFLIGHT_MAX_AGE);
+      }
+      return withVary(res);
+    }
+    // Every public write but submit (above) is refused here.
+    if (form && !allowed && c.req.method !== "GET" && c.req.method !== "HEAD") {
+      return withVary(c.json(errors.originNotAllowed().toBody(), 403));
+    }
+    await next();
+    if (allowed) grant(c.res.headers, origin);
+    withVary(c.res);
+  };
+}
+
+function grant(headers: Headers, origin: string): void {
+  headers.set("Access-Control-Allow-Origin", origin);
+  headers.set("Access-Control-Expose-Headers", EXPOSED_HEADERS);
+}
+
+function withVary(res: Response): Response {
+  const vary = res.headers.get("vary");
+  if (!vary) res.headers.set("Vary", "Origin");
+  else if (!/\borigin\b/i.test(vary)) res.headers.set("Vary", `${vary}, Origin`);
+  return res;
+}

@@ -1,0 +1,122 @@
+/**
+ * Spam scoring: a pure function from a submission's soft signals to a score (0..100),
+ * its reasons and a status. Hard signals (honeypot, failed CAPTCHA, a blocked repeat
+ * offender) never get here: submit refuses them with 403. Weights and thresholds are
+ * documented in docs/api.md "## Protection".
+ * @module
+ */
+import type { Status, SubmissionSignals } from "@/lib/schemas.ts";
+
+/** At or above this score a submission is `suspicious`. */
+export const SUSPICIOUS_AT = 40;
+/** At or above this score a submission is `spam`. */
+export const SPAM_AT = 70;
+/** Window for the per-identity rate and duplicate signals. */
+export const RECENT_WINDOW_MS = 10 * 60_000;
+
+/** What the scorer looks at for one submission. */
+export interface SpamInput {
+  signals: SubmissionSignals;
+  fields: Record<string, unknown>;
+  /** Names of `url`-typed fields: a link there is expected, not a signal. */
+  urlFields: ReadonlySet<string>;
+  /** Earlier submissions to this form from the same identity within RECENT_WINDOW_MS. */
+  recentFromIdentity: number;
+  /** Whether an earlier submission of this form in the window had the same values. */
+  duplicate: boolean;
+}
+
+/** The scorer's answer. */
+export interface SpamVerdict {
+  score: number;
+  reasons: string[];
+  status: Status;
+}
+
+const LINK = /\b(?:https?:\/\/|www\.)[^\s<>"']+|\[url[=\]]|<a\s+href/gi;
+
+/** Counts links and their share of the free text (url-typed fields excluded). */
+export function linkStats(
+  fields: Record<string, unknown>,
+  urlFields: ReadonlySet<string>,
+): { links: number; density: number } {
+  let links = 0;
+  let linkChars = 0;
+  let chars = 0;
+  for (const [name, value] of Object.entries(fields)) {
+    if (urlFields.has(name)) continue;
+    for (const text of textsOf(value)) {
+      chars += text.length;
+      for (const m of text.matchAll(LINK)) {
+        links++;
+        linkChars += m[0].length;
+      }
+    }
+  }
+  return { links, density: chars ? linkChars / chars : 0 };
+}
+
+/** Text at least this long is a message someone wrote, not a choice or a short answer. */
+const MESSAGE_CHARS = 20;
+
+function hasMessage(fields: Record<string, unknown>): boolean {
+  return Object.values(fields).some((v) =>
+    textsOf(v).some((t) => t.trim().length >= MESSAGE_CHARS)
+  );
+}
+
+function textsOf(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === "string");
+  return [];
+}
+
+/** Scores one submission. Deterministic and side-effect free. */
+export function scoreSpam(input: SpamInput): SpamVerdict {
+  const s = input.signals;
+  const parts: [number, string][] = [];
+
+  if (s.captcha?.score !== undefined) {
+    // reCAPTCHA v3 scores at or above the form's minimum already passed the gate;
+    // a low passing score still counts (0.5 adds 20, 0.9 adds 4).
+    const add = Math.round((1 - s.captcha.score) * 40);
+    if (add >= 5) parts.push([add, `captcha_score_${s.captcha.score}`]);
+  }
+
+  const failures = s.failures ?? 0;
+  if (failures >= 3) parts.push([45, `recent_failures_${failures}`]);
+  else if (failures >= 1) parts.push([15 * failures, `recent_failures_${failures}`]);
+
+  if (s.fill_ms !== undefined) {
+    if (s.fill_ms < 1_500) parts.push([45, "filled_too_fast"]);
+    else if (s.fill_ms < 3_000) parts.push([25, "filled_fast"]);
+  }
+
+  // A backend submitting with a key sends everyone's submissions from one address.
+  if (!s.via_key) {
+    const n = input.recentFromIdentity;
+    if (n >= 10) parts.push([45, `burst_from_identity_${n}`]);
+    else if (n >= 6) parts.push([30, `burst_from_identity_${n}`]);
+    else if (n >= 3) parts.push([15, `burst_from_identity_${n}`]);
+    if (!s.user_agent) parts.push([10, "no_user_agent"]);
+  }
+
+  // The same free text again is a paste blast; the same short answers (a poll, a rating)
+  // are just people agreeing, so only a duplicate holding a real message counts.
+  if (input.duplicate && hasMessage(input.fields)) parts.push([40, "duplicate_payload"]);
+
+  const { links, density } = linkStats(input.fields, input.urlFields);
+  if (links >= 5) parts.push([45, `links_${links}`]);
+  else if (links >= 3) parts.push([25, `links_${links}`]);
+  else if (links === 2) parts.push([10, "links_2"]);
+  // One link in a short note is normal; several making up most of the text are not.
+  if (links >= 2 && density > 0.5) parts.push([20, "mostly_links"]);
+
+  const score = Math.min(100, parts.reduce((n, [p]) => n + p, 0));
+  const status: Status = score >= SPAM_AT
+    ? "spam"
+    : score >= SUSPICIOUS_AT
+    ? "suspicious"
+    : "completed";
+  return { score, reasons: parts.map(([, r]) => r), status };
+}

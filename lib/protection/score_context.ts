@@ -1,0 +1,109 @@
+/**
+ * Spam scoring at write time. The submission writer scores each new submission against
+ * the marks (sender, value digest, time) of the form's previous submissions and stores
+ * it with its final status in the same commit: no follow-up job, no second write. The
+ * writer keeps the latest marks in memory while its cached sequence proves that no other
+ * process wrote to the form; otherwise it reads them here, as one forward range.
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { canonicalJson } from "@/lib/canonical.ts";
+import { keys, type Mode } from "@/lib/kv/keys.ts";
+import { withKvRetry } from "@/lib/kv/kv.ts";
+import { ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
+import type { Form, Submission } from "@/lib/schemas.ts";
+import { RECENT_WINDOW_MS, scoreSpam, type SpamVerdict } from "./score.ts";
+
+/** How many earlier submissions of the form the rate and duplicate signals look at. */
+export const CONTEXT_SIZE = 100;
+
+/** What the scorer keeps of each submission to compare later ones with. */
+export interface SubmissionMark {
+  id: string;
+  /** Rate-limit identity of a browser sender (IP, IPv6 /64); "" for key-authenticated. */
+  who: string;
+  /** SHA-256 (16 hex) of the canonical field values: equal values, equal digest. */
+  digest: string;
+  /** Creation time, ms. */
+  at: number;
+}
+
+/** A mark with its submission's number. */
+export type NumberedMark = SubmissionMark & { number: number };
+
+/** A numbered mark, always built with the same shape (the scorer walks many of them). */
+export function numbered(m: SubmissionMark, number: number): NumberedMark {
+  return { id: m.id, who: m.who, digest: m.digest, at: m.at, number };
+}
+
+/** The scorer's mark of a submission. */
+export function markOf(s: Submission): SubmissionMark {
+  return {
+    id: s.id,
+    who: s.signals.ip && !s.signals.via_key ? ipIdentity(s.signals.ip) : "",
+    digest: createHash("sha256").update(canonicalJson(s.fields)).digest("hex").slice(0, 16),
+    at: Date.parse(s.created_at),
+  };
+}
+
+/**
+ * The marks of the CONTEXT_SIZE numbers up to and including `newest`, oldest first:
+ * `known` (marks kept from earlier, possibly empty) extended by a read of the numbers
+ * after its last one, or all read when nothing is known or the gap is wider than the
+ * context. Deleted submissions took their marks with them.
+ */
+export async function catchUpMarks(
+  kv: Deno.Kv,
+  formId: string,
+  mode: Mode,
+  known: NumberedMark[] | null,
+  newest: number,
+): Promise<NumberedMark[]> {
+  const last = known?.at(-1)?.number ?? 0;
+  const from = known && newest - last < CONTEXT_SIZE
+    ? last + 1
+    : Math.max(newest - CONTEXT_SIZE + 1, 1);
+  const kept = from === last + 1 && known ? known : [];
+  if (from > newest) return kept;
+  const found = await withKvRetry(async () => {
+    const out: NumberedMark[] = [];
+    // A forward range costs KV a fraction of a reverse walk.
+    const iter = kv.list<SubmissionMark>({
+      start: keys.submissionByNumber(formId, mode, from),
+      end: keys.submissionByNumber(formId, mode, newest + 1),
+    }, { batchSize: CONTEXT_SIZE });
+    for await (const e of iter) out.push(numbered(e.value, e.key[3] as number));
+    return out;
+  });
+  return [...kept, ...found].slice(-CONTEXT_SIZE);
+}
+
+/**
+ * Scores a new submission whose mark is `mark` against the marks of the submissions
+ * before it (oldest first; only the last CONTEXT_SIZE count).
+ */
+export function scoreInContext(
+  sub: Submission,
+  mark: SubmissionMark,
+  earlier: readonly NumberedMark[],
+  form: Form,
+): SpamVerdict {
+  let fromIdentity = 0;
+  let duplicate = false;
+  const since = mark.at - RECENT_WINDOW_MS;
+  for (let i = earlier.length - 1; i >= Math.max(0, earlier.length - CONTEXT_SIZE); i--) {
+    const o = earlier[i];
+    if (o.at <= since) continue;
+    if (mark.who && o.who === mark.who) fromIdentity++;
+    if (o.digest === mark.digest) duplicate = true;
+  }
+  const urlFields = new Set<string>();
+  for (const f of form.fields) if (f.type === "url") urlFields.add(f.name);
+  return scoreSpam({
+    signals: sub.signals,
+    fields: sub.fields,
+    urlFields,
+    recentFromIdentity: fromIdentity,
+    duplicate,
+  });
+}

@@ -1,0 +1,121 @@
+/**
+ * Group commit of rate-limit spends made outside a submission (schema, validate, upload
+ * URLs, the Server Data API, sign-in, refused attempts). Concurrent spends go out together in
+ * ONE atomic operation per at most ten budgets (KV's checks per operation), so requests
+ * sharing a budget, like a backend's one API key, neither pay a commit each nor conflict
+ * with each other (nor with the other commits spending a budget: see ratelimit/budgets.ts); a
+ * conflict with another process is retried with a bound. An accepted submit spends inside
+ * its own group commit instead (submissions/writer.ts).
+ * @module
+ */
+import type { Deps } from "@/lib/deps.ts";
+import { withKvRetry } from "@/lib/kv/kv.ts";
+import { commitSpending } from "./budgets.ts";
+import { limitKey, type LimitSpend, planSpends } from "./rate_limit.ts";
+
+/** KV allows 10 checks per atomic operation: one per distinct budget. */
+const MAX_BUDGETS = 10;
+
+/** How a batch's spends ended: allowed per spend, and whether a commit carried them. */
+interface Settled {
+  allowed: boolean[];
+  committed: boolean;
+}
+
+interface Pending {
+  spend: LimitSpend;
+  /** The budget's KV key JSON-encoded, once. */
+  id: string;
+  resolve: (allowed: boolean) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Per-process batcher of rate-limit spends; one per composition root. */
+export class LimitSpends {
+  #pending: Pending[] = [];
+  #running = false;
+  #deps: Pick<Deps, "kv" | "now" | "budgets">;
+  /** Commits made and spends settled, for tests and benchmarks. */
+  readonly stats = { commits: 0, spends: 0 };
+
+  constructor(deps: Pick<Deps, "kv" | "now" | "budgets">) {
+    this.#deps = deps;
+  }
+
+  /** Spends one unit; resolves whether the budget allowed it (a refusal changes nothing). */
+  spend(spend: LimitSpend): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      const id = JSON.stringify(limitKey(spend));
+      this.#pending.push({ spend, id, resolve, reject });
+      if (!this.#running) this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    this.#running = true;
+    try {
+      while (this.#pending.length) await this.#settle(this.#take());
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  /**
+   * Takes queued spends, in order, whose budgets fit one operation; a spend of another
+   * budget past the tenth waits for the next batch.
+   */
+  #take(): Pending[] {
+    const batch: Pending[] = [];
+    const rest: Pending[] = [];
+    const ids = new Set<string>();
+    for (const p of this.#pending) {
+      if (ids.has(p.id) || ids.size < MAX_BUDGETS) {
+        ids.add(p.id);
+        batch.push(p);
+      } else {
+        rest.push(p);
+      }
+    }
+    this.#pending = rest;
+    return batch;
+  }
+
+  /** Commits a batch's spends (refusals write nothing) and settles every one of them. */
+  async #settle(batch: Pending[]): Promise<void> {
+    try {
+      const allowed = await this.#commit(batch);
+      batch.forEach((p, i) => p.resolve(allowed[i]));
+      this.stats.spends += batch.length;
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+    }
+  }
+
+  /**
+   * Commits a batch's spends (see commitSpending); the budgets this process does not know
+   * are read in one operation.
+   */
+  async #commit(batch: Pending[]): Promise<boolean[]> {
+    const { kv, budgets } = this.#deps;
+    const spends = batch.map((p) => p.spend);
+    const keys = new Map(batch.map((p) => [p.id, limitKey(p.spend)]));
+    const { allowed, committed } = await commitSpending<Settled>(
+      this.#deps,
+      keys.keys(),
+      async (op, known) => {
+        const unread = [...keys].filter(([id]) => !known.has(id));
+        if (unread.length) {
+          const entries = await withKvRetry(() => kv.getMany(unread.map(([, key]) => key)));
+          unread.forEach(([id], i) => known.set(id, entries[i]));
+          budgets.learn(unread.map(([id], i) => [id, entries[i]]));
+        }
+        const plan = await planSpends(this.#deps, spends, op, known);
+        const result = { allowed: plan.allowed, committed: plan.allowed.some(Boolean) };
+        // A refusal writes nothing: another process can only have spent more meanwhile.
+        return result.committed ? { plan, result } : { unwritten: result };
+      },
+    );
+    if (committed) this.stats.commits++;
+    return allowed;
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Deleting submissions through the Server Data API: up to 500 ids a call, each removed
+ * with its indexes and counts (submissions/indexes.ts) in commits of ten, each commit
+ * checking the records it deletes so a concurrent status change or delete is never
+ * counted twice. Attached files go to a `delete_files` job enqueued in the same commit,
+ * and each also gets an `upload_pending` entry so the cleanup sweep removes it should
+ * that job never succeed.
+ * @module
+ */
+import { z } from "zod";
+import type { Deps } from "@/lib/deps.ts";
+import { AppError } from "@/lib/errors.ts";
+import { keys, type Mode } from "@/lib/kv/keys.ts";
+import { delay, withKvRetry } from "@/lib/kv/kv.ts";
+import { enqueueJob } from "@/lib/jobs/queue.ts";
+import type { Form, Submission } from "@/lib/schemas.ts";
+import { UPLOAD_GRACE_MS, UPLOAD_URL_TTL_SEC } from "@/lib/uploads/grants.ts";
+import { CounterDeltas, indexDeleted } from "./indexes.ts";
+import { isPlausibleSubmissionId } from "./query.ts";
+
+/** Most ids one delete call takes (SPEC part 8). */
+export const MAX_DELETE_IDS = 500;
+/** One check per deleted record; KV allows 10 checks per atomic operation. */
+const PER_COMMIT = 10;
+const MAX_ATTEMPTS = 20;
+
+/** The delete body; the id count is checked apart so it gets its own code. */
+export const deleteBodySchema = z.object({ ids: z.array(z.string().max(200)) }).strict();
+
+/** Validates a parsed delete body: `{"ids": [...]}` with 1..500 strings. */
+export function parseDeleteBody(raw: unknown): string[] {
+  const parsed = deleteBodySchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new AppError(
+      400,
+      "bad_request",
+      'Send a JSON body {"ids": ["sub_...", ...]} with submission ids as strings.',
+    );
+  }
+  const ids = parsed.data.ids;
+  if (ids.length < 1 || ids.length > MAX_DELETE_IDS) {
+    throw new AppError(
+      400,
+      "too_many_ids",
+      `Send between 1 and ${MAX_DELETE_IDS} submission ids per call (got ${ids.length}).`,
+    );
+  }
+  return ids;
+}
+
+/** What a delete did: how many were removed, and the ids that were not there. */
+export interface DeleteResult {
+  deleted: number;
+  not_found: string[];
+}
+
+/**
+ * Deletes submissions of `form` in `mode`. Ids of another form, workspace or mode, and
+ * ids deleted already, are `not_found`; a repeated id counts once.
+ */
+export async function deleteSubmissions(
+  deps: Pick<Deps, "kv" | "now">,
+  form: Form,
+  mode: Mode,
+  ids: string[],
+): Promise<DeleteResult> {
+  const unique = [...new Set(ids)];
+  const notFound = unique.filter((id) => !isPlausibleSubmissionId(id));
+  const candidates = unique.filter(isPlausibleSubmissionId);
+  let deleted = 0;
+  for (let i = 0; i < candidates.length; i += PER_COMMIT) {
+    const r = await deleteChunk(deps, form, mode, candidates.slice(i, i + PER_COMMIT));
+    deleted += r.deleted;
+    notFound.push(...r.not_found);
+  }
+  const missing = new Set(notFound);
+  return { deleted, not_found: unique.filter((id) => missing.has(id)) };
+}
+
+/** Deletes up to ten submissions in one checked commit, re-reading on conflict. */
+async function deleteChunk(
+  deps: Pick<Deps, "kv" | "now">,
+  form: Form,
+  mode: Mode,
+  ids: string[],
+): Promise<DeleteResult> {
+  const kv = deps.kv;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const entries = await withKvRetry(() =>
+      kv.getMany<Submission[]>(ids.map((id) => keys.submission(form.id, id)))
+    );
+    const op = kv.atomic();
+    const counters = new CounterDeltas();
+    const notFound: string[] = [];
+    const paths: string[] = [];
+    let deleted = 0;
+    entries.forEach((e, i) => {
+      const s = e.value;
+      if (!s || s.mode !== mode || s.form_id !== form.id) {
+        notFound.push(ids[i]);
+        return;
+      }
+      op.check(e);
+      indexDeleted(op, counters, s);
+      paths.push(...(s.files ?? []));
+      deleted++;
+    });
+    if (deleted === 0) return { deleted, not_found: notFound };
+    counters.applyTo(op);
+    if (paths.length) enqueueJob(op, { type: "delete_files", paths });
+    // Safety net for a job that never succeeds; looked at only once any upload URL for
+    // the path has expired, so a late re-PUT cannot outlive the sweep.
+    const sweepAt = deps.now() + UPLOAD_URL_TTL_SEC * 1000 + UPLOAD_GRACE_MS;
+    for (const path of paths) op.set(keys.uploadPending(sweepAt, path), true);
+    const res = await withKvRetry(() => op.commit());
+    if (res.ok) return { deleted, not_found: notFound };
+    await delay(Math.random() * Math.min(2 ** attempt, 50));
+  }
+  throw new AppError(503, "unavailable", "The service is busy. Retry the delete.");
+}

@@ -1,0 +1,194 @@
+/**
+ * Reading a plain HTML form post (`application/x-www-form-urlencoded` or
+ * `multipart/form-data`) into a submit body. Field names are data keys; the reserved
+ * names of CONTRACT "No-JS submit" (plus `_idempotency_key`, which hosted pages carry)
+ * are taken out, unless the form has a field of that name: a field always wins.
+ * @module
+ */
+import { decodeUtf8, MAX_BODY_BYTES, readBody } from "@/lib/http/body.ts";
+import { errors, type FieldError } from "@/lib/errors.ts";
+import { parseIdempotencyKey } from "./idempotency.ts";
+import { type MultipartFile, readMultipart } from "@/lib/http/multipart.ts";
+import { planOf } from "@/lib/workspaces/plans.ts";
+import { type Field, type Form, isFileType, type Workspace } from "@/lib/schemas.ts";
+import { fileError, MB } from "@/lib/uploads/grants.ts";
+
+/** Names that are never stored as data (unless a field of the form has the name). */
+export const RESERVED_NAMES = [
+  "_redirect",
+  "redirect",
+  "_schema_version",
+  "_idempotency_key",
+  "cf-turnstile-response",
+  "h-captcha-response",
+  "g-recaptcha-response",
+  "altcha",
+] as const;
+
+/** The post field each CAPTCHA provider's widget fills, in order of preference. */
+const CAPTCHA_FIELDS: Record<string, string[]> = {
+  turnstile: ["cf-turnstile-response"],
+  hcaptcha: ["h-captcha-response", "g-recaptcha-response"],
+  recaptcha: ["g-recaptcha-response"],
+  altcha: ["altcha"],
+};
+
+/**
+ * The hard cap of a multipart post's whole body (abuse): up to it a file over its
+ * field's limit is read past and reported on its field; beyond it the post is a 413.
+ * Larger files use the signed-URL flow (the hosted page's island does).
+ */
+export const MAX_MULTIPART_BYTES = 100 * 1024 * 1024;
+/** Parts one multipart post may have. */
+const MAX_PARTS = 1000;
+
+/** A file part of a multipart post, for a file-like field. */
+export interface PostedFile {
+  field: Field;
+  file: MultipartFile;
+  /** The field's limit on this workspace; `file.bytes` is null when the file exceeds it. */
+  maxBytes: number;
+}
+
+/** A parsed form post. */
+export interface FormPost {
+  /** Field values as posted (strings, or string lists for repeated names); honeypot kept. */
+  data: Record<string, string | string[]>;
+  files: PostedFile[];
+  redirect?: string;
+  schemaVersion?: number;
+  captchaToken?: string;
+  idempotencyKey?: string;
+}
+
+/** The largest file a field takes on a workspace: its `maxSizeMB` within the plan's cap. */
+export function maxFileBytes(field: Field, workspace: Workspace): number {
+  return Math.floor(Math.min(field.maxSizeMB ?? Infinity, planOf(workspace.plan).perFileMB) * MB);
+}
+
+/**
+ * Reads and splits a form post; a body that cannot be read is a 400 or 413. Multipart
+ * bodies are streamed: a file keeps its bytes only up to its field's limit (at most one
+ * file per field is kept), so an oversized file is a 422 on its field, not a lost post.
+ */
+export async function readFormPost(
+  req: Request,
+  type: "application/x-www-form-urlencoded" | "multipart/form-data",
+  form: Form,
+  workspace: Workspace,
+): Promise<FormPost> {
+  if (type === "application/x-www-form-urlencoded") {
+    const entries: [string, string][] = [];
+    const text = decodeUtf8(await readBody(req));
+    for (const [k, v] of new URLSearchParams(text)) entries.push([k, v]);
+    return splitEntries(entries, form, workspace);
+  }
+  const fields = new Map(form.fields.map((f) => [f.name, f]));
+  const seen = new Set<string>();
+  const entries = await readMultipart(req, {
+    maxBodyBytes: MAX_MULTIPART_BYTES,
+    maxTextBytes: MAX_BODY_BYTES,
+    maxParts: MAX_PARTS,
+    fileCap: (name) => {
+      const field = fields.get(name);
+      // A second file under one name is refused later: keep none of its bytes.
+      if (!field || !isFileType(field.type) || seen.has(name)) return 0;
+      seen.add(name);
+      return maxFileBytes(field, workspace);
+    },
+  });
+  return splitEntries(entries, form, workspace);
+}
+
+/** The 422 items of the files whose bytes exceeded their field's limit. */
+export function oversizeErrors(files: PostedFile[]): FieldError[] {
+  return files.filter((f) => f.file.bytes === null).map(({ field, maxBytes }) => ({
+    ...fileError(field, `${field.label || field.name} accepts files up to ${fmtMB(maxBytes)}.`),
+    type: "maxSizeMB",
+  }));
+}
+
+function fmtMB(bytes: number): string {
+  const mb = bytes / MB;
+  return `${Number.isInteger(mb) ? mb : mb.toFixed(1)} MB`;
+}
+
+/**
+ * What a multipart post's idempotency key is compared on: the text values plus each
+ * file's name, size and declared type (not the storage path, which is new every time).
+ */
+export function postedPayload(post: FormPost): Record<string, unknown> {
+  const files = post.files.map(({ field, file }) => [
+    field.name,
+    { file: file.name, size: file.size, type: file.type },
+  ]);
+  return { ...post.data, ...Object.fromEntries(files) };
+}
+
+/** Sorts posted entries into data, files and the reserved values. */
+export function splitEntries(
+  entries: [string, string | MultipartFile][],
+  form: Form,
+  workspace: Workspace,
+): FormPost {
+  const fields = new Map(form.fields.map((f) => [f.name, f]));
+  const data: Record<string, string | string[]> = {};
+  const reserved = new Map<string, string>();
+  const files: PostedFile[] = [];
+  for (const [name, value] of entries) {
+    const field = fields.get(name);
+    if (typeof value !== "string") {
+      // An empty file input still posts a part with no name and no bytes: nothing chosen.
+      if (value.name === "" && value.size === 0) continue;
+      if (!field || !isFileType(field.type)) {
+        throw errors.badRequest(`'${name.slice(0, 64)}' is not a file field of this form.`);
+      }
+      if (files.some((f) => f.field.name === name)) {
+        throw errors.badRequest(`'${name}' takes one file.`);
+      }
+      files.push({ field, file: value, maxBytes: maxFileBytes(field, workspace) });
+      continue;
+    }
+    if (!field && (RESERVED_NAMES as readonly string[]).includes(name)) {
+      if (!reserved.has(name)) reserved.set(name, value);
+      continue;
+    }
+    if (field && isFileType(field.type) && value === "") continue;
+    const prior = data[name];
+    data[name] = prior === undefined ? value : [...(Array.isArray(prior) ? prior : [prior]), value];
+  }
+  // The hosted page always posts the (empty) honeypot; only a filled one is a signal.
+  if (form.honeypot && !data[form.honeypot]) delete data[form.honeypot];
+  return {
+    data,
+    files,
+    redirect: reserved.get("_redirect") ?? reserved.get("redirect"),
+    schemaVersion: parseSchemaVersion(reserved.get("_schema_version")),
+    captchaToken: captchaToken(form, reserved),
+    idempotencyKey: reserved.get("_idempotency_key")
+      ? parseIdempotencyKey(reserved.get("_idempotency_key"))
+      : undefined,
+  };
+}
+
+function parseSchemaVersion(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  const n = Number(raw);
+  if (!/^\d{1,9}$/.test(raw) || n < 1) {
+    throw errors.badRequest("'_schema_version' must be a positive integer.");
+  }
+  return n;
+}
+
+function captchaToken(form: Form, reserved: Map<string, string>): string | undefined {
+  const provider = form.captcha?.provider;
+  if (!provider || provider === "none") return undefined;
+  for (const name of CAPTCHA_FIELDS[provider] ?? []) {
+    const v = reserved.get(name);
+    if (v) {
+      if (v.length > 10_000) throw errors.badRequest("The CAPTCHA token is too long.");
+      return v;
+    }
+  }
+  return undefined;
+}

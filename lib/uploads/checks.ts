@@ -1,0 +1,240 @@
+/**
+ * Pure rules of the upload flow: which MIME types a field allows, what the stored bytes
+ * really are (magic bytes via `file-type`, a strict text rule for types without a
+ * signature), and file-name sanitising. No I/O here, so every rule is unit-testable.
+ * @module
+ */
+import { fileTypeFromBuffer } from "file-type";
+import type { Field } from "@/lib/schemas.ts";
+
+/** Types never accepted, whatever a field lists: browsers run script in them. */
+const BLOCKED = new Set([
+  "image/svg+xml",
+  "text/html",
+  "application/xhtml+xml",
+  "text/xml",
+  "application/xml",
+  "text/javascript",
+  "application/javascript",
+  "application/ecmascript",
+  "application/x-httpd-php",
+  "application/x-php",
+  "text/x-php",
+  "application/x-sh",
+  "application/hta",
+]);
+
+/** Executables: accepted only where a field lists the exact type, never via a wildcard. */
+const EXECUTABLE = new Set([
+  "application/x-msdownload",
+  "application/x-elf",
+  "application/x-mach-binary",
+  "application/vnd.microsoft.portable-executable",
+  "application/x-executable",
+  "application/java-archive",
+]);
+
+/** Types without a magic signature, accepted only as strict UTF-8 text (see inspectBytes). */
+const TEXT_TYPES = new Set([
+  "text/plain",
+  "text/csv",
+  "text/tab-separated-values",
+  "text/markdown",
+  "text/calendar",
+  "text/vcard",
+  "application/json",
+]);
+
+/** Common non-canonical spellings browsers and clients send. */
+const ALIASES: Record<string, string> = {
+  "image/jpg": "image/jpeg",
+  "image/pjpeg": "image/jpeg",
+  "image/x-png": "image/png",
+  "audio/mp3": "audio/mpeg",
+  "audio/x-mp3": "audio/mpeg",
+  "audio/m4a": "audio/x-m4a",
+  "audio/x-wav": "audio/wav",
+  "audio/wave": "audio/wav",
+  "audio/vnd.wave": "audio/wav",
+  "application/x-pdf": "application/pdf",
+  "text/x-markdown": "text/markdown",
+  "text/comma-separated-values": "text/csv",
+};
+
+/**
+ * Containers `file-type` reports by their generic type, and the specific types a
+ * declaration may name for them: a Chrome audio recording is WebM (`video/webm`), Safari's
+ * an `isom` MP4, a legacy .doc/.xls/.ppt a bare CFB, an Office/OpenDocument file whose
+ * markers lie past the inspected head a plain ZIP. When the bytes are such a container and
+ * the declared type is one of its members (and allowed), the declared type is stored.
+ */
+const CONTAINERS: Record<string, string[]> = {
+  "video/webm": ["audio/webm"],
+  "video/matroska": ["audio/x-matroska"],
+  "video/mp4": ["audio/mp4", "audio/x-m4a"],
+  "audio/x-m4a": ["audio/mp4"],
+  "video/3gpp": ["audio/3gpp"],
+  "video/3gpp2": ["audio/3gpp2"],
+  "application/ogg": ["audio/ogg", "video/ogg"],
+  "application/x-cfb": [
+    "application/msword",
+    "application/vnd.ms-excel",
+    "application/vnd.ms-powerpoint",
+  ],
+  "application/zip": [
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    "application/vnd.oasis.opendocument.text",
+    "application/vnd.oasis.opendocument.spreadsheet",
+    "application/vnd.oasis.opendocument.presentation",
+    "application/epub+zip",
+  ],
+};
+
+/** Whether bytes detected as `detected` may be stored as the declared `declared`. */
+export function containerMember(detected: string, declared: string): boolean {
+  return CONTAINERS[detected]?.includes(declared) ?? false;
+}
+
+/** Allowed types of a file-like field without `allowedTypes`. */
+const DEFAULT_ALLOWED: Record<string, string[]> = {
+  file: ["*/*"],
+  image: ["image/*"],
+  video: ["video/*"],
+  audio: ["audio/*"],
+  signature: ["image/png", "image/jpeg", "image/webp"],
+};
+
+/** Markers of active content (HTML, script, server pages); never inside an accepted file. */
+const ACTIVE_CONTENT =
+  /<\s*(script|html|!doctype\s+html|body|iframe|object|embed|svg|meta|xml-stylesheet)\b|<\?php|<\?=|javascript:/i;
+
+/** A MIME type's canonical lower-case form without parameters, or null when malformed. */
+export function normaliseType(raw: string): string | null {
+  const t = raw.split(";")[0].trim().toLowerCase();
+  if (!/^[a-z0-9][a-z0-9.+-]*\/[a-z0-9][a-z0-9.+-]*$/.test(t) || t.length > 127) return null;
+  return ALIASES[t] ?? t;
+}
+
+/** The allowed-type patterns of a file-like field (its own list, else the type's default). */
+export function allowedTypesOf(field: Field): string[] {
+  return (field.allowedTypes?.length ? field.allowedTypes : DEFAULT_ALLOWED[field.type] ?? [])
+    .map((t) => t.toLowerCase());
+}
+
+/**
+ * Whether `type` is allowed by `patterns` (`image/*` and `*` wildcards). Blocked types
+ * never are; executables only by an exact entry.
+ */
+export function typeAllowed(type: string, patterns: string[]): boolean {
+  if (BLOCKED.has(type)) return false;
+  return patterns.some((p) => {
+    const canon = ALIASES[p] ?? p;
+    if (canon === type) return true;
+    if (EXECUTABLE.has(type)) return false;
+    if (canon === "*/*" || canon === "*") return true;
+    return canon.endsWith("/*") && type.startsWith(canon.slice(0, -1));
+  });
+}
+
+/** Whether a type is one that must never be accepted. */
+export function isBlockedType(type: string): boolean {
+  return BLOCKED.has(type);
+}
+
+/** The verdict on stored bytes. */
+export type Inspection = { ok: true; mimeType: string } | { ok: false; reason: string };
+
+/**
+ * Decides what the bytes really are and whether the field allows that: a detected
+ * signature wins over the declaration (and must match its top-level type), except that a
+ * generic container (see CONTAINERS) keeps a declared member type; without a
+ * signature only the text types pass, and only as valid UTF-8 without NULs or markup.
+ * `head` is the file's start; `complete` says whether it is the whole file.
+ */
+export async function inspectBytes(
+  head: Uint8Array,
+  complete: boolean,
+  declared: string,
+  allowed: string[],
+): Promise<Inspection> {
+  if (head.byteLength === 0) return { ok: false, reason: "The file is empty." };
+  const latin1 = new TextDecoder("latin1").decode(head);
+  if (ACTIVE_CONTENT.test(latin1)) {
+    return { ok: false, reason: "The file contains script or markup, which is not accepted." };
+  }
+  const detected = await fileTypeFromBuffer(head).catch(() => undefined);
+  if (detected) {
+    const real = ALIASES[detected.mime] ?? detected.mime;
+    if (containerMember(real, declared) && typeAllowed(declared, allowed)) {
+      return { ok: true, mimeType: declared };
+    }
+    const family = (t: string) => t.split("/")[0];
+    if (
+      real !== declared && declared !== "application/octet-stream" &&
+      family(real) !== family(declared)
+    ) {
+      return { ok: false, reason: `The file is ${real}, not ${declared} as declared.` };
+    }
+    if (!typeAllowed(real, allowed)) {
+      return { ok: false, reason: `Files of type ${real} are not accepted here.` };
+    }
+    return { ok: true, mimeType: real };
+  }
+  if (!TEXT_TYPES.has(declared)) {
+    return { ok: false, reason: `The file's content does not match its type ${declared}.` };
+  }
+  if (!isCleanText(head, complete)) {
+    return { ok: false, reason: "The file is not plain UTF-8 text." };
+  }
+  if (declared === "application/json" && complete && !isJson(head)) {
+    return { ok: false, reason: "The file is not valid JSON." };
+  }
+  return typeAllowed(declared, allowed)
+    ? { ok: true, mimeType: declared }
+    : { ok: false, reason: `Files of type ${declared} are not accepted here.` };
+}
+
+function isCleanText(bytes: Uint8Array, complete: boolean): boolean {
+  if (bytes.includes(0)) return false;
+  try {
+    // A cut head may end inside a multi-byte character; `stream` tolerates exactly that.
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: !complete });
+    // deno-lint-ignore no-control-regex
+    return !/[\x01-\x08\x0e-\x1f\x7f]/.test(text);
+  } catch {
+    return false;
+  }
+}
+
+function isJson(bytes: Uint8Array): boolean {
+  try {
+    JSON.parse(new TextDecoder().decode(bytes));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A file name safe to keep as metadata and to offer on download: NFC, no control
+ * characters or NULs, no path (separators and leading dots replaced), at most 200
+ * characters keeping the extension; "file" when nothing is left.
+ */
+export function sanitiseFileName(raw: string): string {
+  let name = raw.normalize("NFC")
+    // deno-lint-ignore no-control-regex
+    .replace(/[\x00-\x1f\x7f\u202a-\u202e\u2066-\u2069]/g, "")
+    .replace(/[/\\:*?"<>|]/g, "_")
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/^[.\s_]+/, "");
+  if ([...name].length > 200) {
+    const chars = [...name];
+    const dot = name.lastIndexOf(".");
+    const ext = dot > 0 && name.length - dot <= 16 ? name.slice(dot) : "";
+    name = chars.slice(0, 200 - [...ext].length).join("") + ext;
+  }
+  return name || "file";
+}

@@ -1,0 +1,295 @@
+/**
+ * Upload grants, step one of SPEC part 4's two-step upload: every check of the
+ * upload-URL endpoint (file-like field, allowed types, field and plan size limits, room in
+ * the workspace's storage), a server-generated path, and the grant kept in KV with its own
+ * expiry and a delayed cleanup job. Bytes count against storage only once verified
+ * (uploads/files.ts), so upload URLs alone can never fill a workspace.
+ * @module
+ */
+import { z } from "zod";
+import type { Deps } from "@/lib/deps.ts";
+import { AppError, errors, type FieldError } from "@/lib/errors.ts";
+import { requireLiveForm } from "@/lib/forms/forms.ts";
+import { newId, randomBase62 } from "@/lib/ids.ts";
+import { keys, type Mode } from "@/lib/kv/keys.ts";
+import { commitWithRetry, u64Value, withKvRetry } from "@/lib/kv/kv.ts";
+import { planOf } from "@/lib/workspaces/plans.ts";
+import { enforceLimit, ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
+import { enqueueJob } from "@/lib/jobs/queue.ts";
+import { type Field, type FileRef, type Form, isFileType, type Workspace } from "@/lib/schemas.ts";
+import {
+  allowedTypesOf,
+  isBlockedType,
+  normaliseType,
+  sanitiseFileName,
+  typeAllowed,
+} from "./checks.ts";
+import { verifyUpload } from "./files.ts";
+
+/** Upload URLs (and local storage tokens) are valid this long. */
+export const UPLOAD_URL_TTL_SEC = 15 * 60;
+/** An unattached grant may be referenced this long; then cleanup removes it. */
+export const GRANT_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * After the upload URL expired, this long until cleanup first looks at a grant: one never
+ * uploaded or refused is removed then, a verified one waits
+ * for its submission until `due_at`.
+ */
+export const UPLOAD_GRACE_MS = 5 * 60 * 1000;
+/** 1 MB in `maxSizeMB` and plan limits is a mebibyte. */
+export const MB = 1024 * 1024;
+
+/** Lifecycle of a grant: pending -> (uploading ->) verified | rejected -> attached | expired. */
+export type GrantState = "pending" | "uploading" | "verified" | "rejected" | "attached" | "expired";
+
+/** An upload grant as stored under `keys.uploadGrant(path)`. */
+export interface UploadGrant {
+  /** The `uploadToken` returned to the client (bookkeeping id). */
+  token: string;
+  path: string;
+  form_id: string;
+  workspace_id: string;
+  field_id: string;
+  /** Allowed type patterns of the field when the grant was made. */
+  allowed: string[];
+  original_filename: string;
+  declared_type: string;
+  size_bytes: number;
+  created_at: number;
+  /** Attachable until then; cleanup removes an unattached grant afterwards. */
+  due_at: number;
+  /** When cleanup next looks at the grant (its `upload_pending` index entry). */
+  check_at: number;
+  state: GrantState;
+  /** A local PUT in progress holds the grant until then. */
+  claimed_until?: number;
+  /** The verified real type. */
+  mime_type?: string;
+  /** Why verification refused the bytes. */
+  reason?: string;
+  /**
+   * Whether `size_bytes` is in the workspace's `storage_used` (set when verified; removal
+   * subtracts only then). Absent on grants made before verification counted: those
+   * reserved their bytes when the URL was issued, so they count as counted.
+   */
+  counted?: boolean;
+  submission_id?: string;
+  mode?: Mode;
+}
+
+/** The body of POST /forms/p/:id/upload-url. */
+export const uploadUrlBodySchema = z.object({
+  fieldId: z.string().min(1).max(64),
+  fileName: z.string().min(1).max(1024),
+  // Printable ASCII only: the value is signed into an HTTP header as sent.
+  contentType: z.string().min(1).max(255).regex(/^[\x20-\x7e]+$/, "printable ASCII only"),
+  sizeBytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+}).strict();
+
+/** The 200 body of the upload-URL endpoint (SPEC "Upload grant"). */
+export interface UploadUrlResponse {
+  path: string;
+  uploadUrl: string;
+  uploadToken: string;
+  storageToken?: string;
+}
+
+/** Paths look like `<form id>/<ulid><random>`: unguessable, never from a file name. */
+const PATH = /^[A-Za-z0-9_-]{1,64}\/[A-Za-z0-9_-]{1,80}$/;
+
+/** Whether a client-sent path could be one of ours (keeps junk out of KV lookups). */
+export function isUploadPath(path: unknown): path is string {
+  return typeof path === "string" && PATH.test(path);
+}
+
+/** Object key of an upload before verification. */
+export function incomingKey(path: string): string {
+  return `incoming/${path}`;
+}
+
+/** Object key of a verified file. */
+export function fileKey(path: string): string {
+  return `files/${path}`;
+}
+
+/** The stored file reference of a verified grant (never the client's claims). */
+export function fileRefOf(g: UploadGrant): FileRef {
+  return {
+    path: g.path,
+    originalFilename: g.original_filename,
+    mimeType: g.mime_type ?? g.declared_type,
+    sizeBytes: g.size_bytes,
+  };
+}
+
+/** POST /api/v1/forms/p/:id/upload-url: rate limit, checks, grant, signed URL. */
+export async function createUploadGrant(
+  deps: Deps,
+  ctx: { formId: string; ip: string },
+  raw: Record<string, unknown>,
+): Promise<UploadUrlResponse> {
+  await enforceLimit(deps, {
+    route: "upload_url",
+    identity: ipIdentity(ctx.ip),
+    perMinute: deps.config.rateLimits.upload_url,
+  });
+  const { form, workspace } = await requireLiveForm(deps, ctx.formId);
+  if (!form.accepting) throw errors.formClosed();
+  const parsed = uploadUrlBodySchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw errors.badRequest(
+      issue.code === "unrecognized_keys"
+        ? `Unknown parameter(s): ${issue.keys.join(", ")}.`
+        : `'${issue.path.join(".") || "body"}': ${issue.message}.`,
+    );
+  }
+  const body = parsed.data;
+  const field = form.fields.find((f) => f.id === body.fieldId) ??
+    form.fields.find((f) => f.name === body.fieldId);
+  if (!field) {
+    throw errors.validation([{
+      field: body.fieldId,
+      fieldId: body.fieldId,
+      message: "No such field on this form.",
+      type: "unknown_field",
+    }]);
+  }
+  const grant = await issueGrant(deps, form, workspace, field, {
+    fileName: body.fileName,
+    contentType: body.contentType,
+    size: body.sizeBytes,
+  });
+  // Signed as the client declared it (the header it will send); checked in normal form.
+  const signed = await deps.storage.signUpload(
+    incomingKey(grant.path),
+    body.contentType.trim(),
+    grant.size_bytes,
+    UPLOAD_URL_TTL_SEC,
+  );
+  return {
+    path: grant.path,
+    uploadUrl: signed.url,
+    uploadToken: grant.token,
+    ...(signed.token ? { storageToken: signed.token } : {}),
+  };
+}
+
+/**
+ * Stores a file the service received itself (the no-JS multipart path) through the same
+ * checks as a signed upload; returns the verified reference to put in the submission's
+ * data, or throws the 422 the two-step flow would give.
+ */
+export async function acceptDirectUpload(
+  deps: Deps,
+  form: Form,
+  field: Field,
+  fileName: string,
+  contentType: string,
+  bytes: Uint8Array,
+): Promise<FileRef> {
+  const { workspace } = await requireLiveForm(deps, form.id);
+  const grant = await issueGrant(deps, form, workspace, field, {
+    fileName,
+    contentType,
+    size: bytes.byteLength,
+  });
+  await deps.storage.write(incomingKey(grant.path), bytes, grant.declared_type);
+  const entry = await withKvRetry(() => deps.kv.get<UploadGrant>(keys.uploadGrant(grant.path)));
+  const verified = await verifyUpload(deps, entry as Deno.KvEntry<UploadGrant>);
+  if (verified.state !== "verified") {
+    throw errors.validation([fileError(field, verified.reason ?? "The file was refused.")]);
+  }
+  return fileRefOf(verified);
+}
+
+/** A 422 item of type `file` for a field. */
+export function fileError(field: Field, message: string): FieldError {
+  return { field: field.name, fieldId: field.id, message, type: "file" };
+}
+
+/**
+ * Checks a declared upload against the field, the plan and the workspace's storage as
+ * used now (nothing is reserved: the bytes count once verified), and stores the grant
+ * with its cleanup job in one commit.
+ */
+export async function issueGrant(
+  deps: Deps,
+  form: Form,
+  workspace: Workspace,
+  field: Field,
+  input: { fileName: string; contentType: string; size: number },
+): Promise<UploadGrant> {
+  const allowed = allowedTypesOf(field);
+  const type = normaliseType(input.contentType);
+  const item = (type: string, message: string): FieldError => ({
+    field: field.name,
+    fieldId: field.id,
+    message,
+    type,
+  });
+  const label = field.label || field.name;
+  const problems: FieldError[] = [];
+  const plan = planOf(workspace.plan);
+  const maxBytes = Math.floor(Math.min(field.maxSizeMB ?? Infinity, plan.perFileMB) * MB);
+  if (!isFileType(field.type)) {
+    problems.push(item("file", `${label} is not a file field.`));
+  } else {
+    if (!type || isBlockedType(type) || !typeAllowed(type, allowed)) {
+      problems.push(item("allowedTypes", `${label} does not accept this file type.`));
+    }
+    if (input.size === 0) problems.push(item("file", `${label}: the file is empty.`));
+    if (input.size > maxBytes) {
+      problems.push(item("maxSizeMB", `${label} accepts files up to ${fmtMB(maxBytes)}.`));
+    }
+  }
+  if (problems.length) throw errors.validation(problems);
+
+  const now = deps.now();
+  const grant: UploadGrant = {
+    token: newId("upl"),
+    path: `${form.id}/${newId("upl").slice(4)}${randomBase62(16)}`,
+    form_id: form.id,
+    workspace_id: workspace.id,
+    field_id: field.id,
+    allowed,
+    original_filename: sanitiseFileName(input.fileName),
+    declared_type: type!,
+    size_bytes: input.size,
+    created_at: now,
+    due_at: now + GRANT_TTL_MS,
+    check_at: now + UPLOAD_URL_TTL_SEC * 1000 + UPLOAD_GRACE_MS,
+    state: "pending",
+    counted: false,
+  };
+  const used = await withKvRetry(() => deps.kv.get(keys.storageUsed(workspace.id)));
+  if (u64Value(used.value) + input.size > storageCap(workspace)) {
+    throw new AppError(429, "quota_exceeded", storageFullMessage(workspace));
+  }
+  await commitWithRetry(deps.kv, (op) => {
+    op.check({ key: keys.uploadGrant(grant.path), versionstamp: null })
+      .set(keys.uploadGrant(grant.path), grant)
+      .set(keys.uploadPending(grant.check_at, grant.path), true);
+    enqueueJob(op, { type: "cleanup_upload", path: grant.path }, {
+      delay: grant.check_at - now + 1000,
+    });
+    return Promise.resolve(true);
+  });
+  return grant;
+}
+
+/** Bytes a workspace may store under its plan. */
+export function storageCap(workspace: Workspace): number {
+  return planOf(workspace.plan).storageMB * MB;
+}
+
+/** The message of a full workspace's storage (429 at upload-URL time, 422 on verification). */
+export function storageFullMessage(workspace: Workspace): string {
+  const plan = planOf(workspace.plan);
+  return `This workspace's file storage (${plan.storageMB} MB on the ${plan.name} plan) is full.`;
+}
+
+function fmtMB(bytes: number): string {
+  const mb = bytes / MB;
+  return `${Number.isInteger(mb) ? mb : mb.toFixed(1)} MB`;
+}

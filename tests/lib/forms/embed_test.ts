@@ -1,0 +1,84 @@
+import assert from "node:assert/strict";
+import { embedSnippet, escapeHtml } from "@/lib/forms/embed.ts";
+import type { Form } from "@/lib/schemas.ts";
+
+function form(over: Partial<Form> = {}): Form {
+  return {
+    id: "fEmbed123",
+    workspace_id: "ws_1",
+    name: "Contact",
+    fields: [
+      { id: "fld_name", name: "name", label: "Your <name>", type: "text", required: true },
+      { id: "fld_topic", name: "topic", type: "select", required: false, options: ["a&b", "c"] },
+      { id: "fld_kind", name: "kind", type: "radio", required: true, options: ["x", "y"] },
+      { id: "fld_ok", name: "ok", type: "boolean", required: false },
+    ],
+    captcha: null,
+    honeypot: "_gotcha",
+    allowed_origins: [],
+    accepting: true,
+    redirect: {},
+    schema_version: 1,
+    created_at: "",
+    updated_at: "",
+    ...over,
+  };
+}
+
+Deno.test("embed - the plain HTML snippet", async (t) => {
+  await t.step("posts to the no-JS path with labelled, escaped fields", () => {
+    const html = embedSnippet(form(), "https://forms.example");
+    assert.match(
+      html,
+      /<form action="https:\/\/forms\.example\/api\/v1\/submit\/p\/fEmbed123" method="POST">/,
+    );
+    assert.doesNotMatch(html, /enctype/);
+    assert.match(
+      html,
+      /<label for="fw-fld_name">Your &lt;name&gt; <span aria-hidden="true">\*<\/span><\/label>/,
+    );
+    assert.match(html, /<input id="fw-fld_name" type="text" name="name" required>/);
+    assert.match(html, /<option value="a&amp;b">a&amp;b<\/option>/);
+    assert.match(html, /<legend>kind <span aria-hidden="true">\*<\/span><\/legend>/);
+    assert.match(html, /<input type="checkbox" name="ok" value="true">/);
+    assert.match(html, /<button type="submit">/);
+  });
+  await t.step("the honeypot is off-screen, aria-hidden, untabbable, not autofilled", () => {
+    const html = embedSnippet(form(), "https://forms.example");
+    assert.match(html, /<div aria-hidden="true" style="position:absolute;left:-10000px/);
+    assert.match(html, /name="_gotcha" tabindex="-1" autocomplete="off"/);
+    assert.doesNotMatch(embedSnippet(form({ honeypot: null }), "https://f.example"), /tabindex/);
+  });
+  await t.step("file fields make it multipart; CAPTCHA widgets per provider", () => {
+    const files = form({
+      fields: [{
+        id: "fld_cv",
+        name: "cv",
+        type: "file",
+        required: false,
+        allowedTypes: ["application/pdf"],
+      }],
+    });
+    const html = embedSnippet(files, "https://f.example");
+    assert.match(html, /enctype="multipart\/form-data"/);
+    assert.match(html, /type="file" name="cv" accept="application\/pdf"/);
+    const altcha = embedSnippet(form({ captcha: { provider: "altcha" } }), "https://f.example");
+    assert.match(
+      altcha,
+      /<altcha-widget challenge="https:\/\/f\.example\/api\/v1\/forms\/p\/fEmbed123\/altcha-challenge" name="altcha">/,
+    );
+    assert.match(altcha, /<script type="module" src="https:\/\/f\.example\/_vendor\/altcha\.js"/);
+    const ts = embedSnippet(
+      form({ captcha: { provider: "turnstile", siteKey: 'k"1', secret: "s" } }),
+      "https://f.example",
+    );
+    assert.match(ts, /<div class="cf-turnstile" data-sitekey="k&quot;1"><\/div>/);
+    assert.doesNotMatch(ts, /"s"/);
+  });
+  await t.step("escapeHtml covers the five characters", () => {
+    assert.equal(
+      escapeHtml(`<a href="x" title='y'>&</a>`),
+      "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;",
+    );
+  });
+});

@@ -1,0 +1,277 @@
+import assert from "node:assert/strict";
+import { keys } from "@/lib/kv/keys.ts";
+import { u64Value } from "@/lib/kv/kv.ts";
+import type { Submission } from "@/lib/schemas.ts";
+import { linkStats, scoreSpam, type SpamInput } from "@/lib/protection/score.ts";
+import {
+  type CreatedBody,
+  type SubmissionDraft,
+  SubmissionWriter,
+} from "@/lib/submissions/writer.ts";
+import {
+  makeForm,
+  makeKey,
+  makeWorkspace,
+  postJson,
+  type TestEnv,
+  testEnv,
+} from "@/tests/helpers.ts";
+import { assertCountersExact } from "@/tests/recount.ts";
+
+function input(over: Partial<SpamInput> = {}, signals: SpamInput["signals"] = {}): SpamInput {
+  return {
+    signals: { ip: "203.0.113.5", user_agent: "Mozilla/5.0", fill_ms: 45_000, ...signals },
+    fields: { name: "Ada Lovelace", message: "Hello, I would like a quote for 20 seats." },
+    urlFields: new Set(),
+    recentFromIdentity: 0,
+    duplicate: false,
+    ...over,
+  };
+}
+
+Deno.test("spam - scoring is a pure function of the signals", async (t) => {
+  await t.step("an ordinary submission scores 0 and is completed", () => {
+    assert.deepEqual(scoreSpam(input()), { score: 0, reasons: [], status: "completed" });
+  });
+
+  await t.step("time to submit: under 1.5 s is suspicious, under 3 s counts", () => {
+    assert.equal(scoreSpam(input({}, { fill_ms: 800, user_agent: "x" })).status, "suspicious");
+    assert.equal(scoreSpam(input({}, { fill_ms: 2_000, user_agent: "x" })).score, 25);
+    assert.equal(scoreSpam(input({}, { fill_ms: undefined, user_agent: "x" })).score, 0);
+  });
+
+  await t.step("links: count, density, url fields exempt", () => {
+    const spammy = { message: "buy http://a.test http://b.test http://c.test www.d.test" };
+    assert.deepEqual(linkStats(spammy, new Set()).links, 4);
+    const v = scoreSpam(input({ fields: spammy }));
+    assert.ok(v.reasons.includes("links_4") && v.reasons.includes("mostly_links"));
+    assert.equal(v.status, "suspicious");
+    assert.equal(
+      scoreSpam(
+        input({ fields: { site: "https://ada.example", msg: "hi" }, urlFields: new Set(["site"]) }),
+      ).score,
+      0,
+    );
+    assert.equal(
+      scoreSpam(input({ fields: { msg: "see https://docs.example/page for details" } })).score,
+      0,
+    );
+    const flood = "[url=http://x.test]x[/url] ".repeat(6);
+    assert.equal(scoreSpam(input({ fields: { msg: flood } }, { fill_ms: 900 })).status, "spam");
+  });
+
+  await t.step("repeat failures, bursts, duplicates and low CAPTCHA scores add up", () => {
+    assert.equal(scoreSpam(input({}, { failures: 1 })).score, 15);
+    assert.equal(scoreSpam(input({}, { failures: 3 })).status, "suspicious");
+    assert.equal(scoreSpam(input({ recentFromIdentity: 3 })).score, 15);
+    assert.equal(scoreSpam(input({ recentFromIdentity: 12 })).status, "suspicious");
+    assert.equal(scoreSpam(input({ duplicate: true })).status, "suspicious");
+    assert.equal(scoreSpam(input({ duplicate: true, recentFromIdentity: 12 })).status, "spam");
+    // Poll-like answers repeat by nature: a duplicate without a written message is no signal.
+    const poll = { fields: { rating: "5", choice: "yes" }, duplicate: true };
+    assert.deepEqual(scoreSpam(input(poll)), { score: 0, reasons: [], status: "completed" });
+    assert.equal(
+      scoreSpam(input({}, { captcha: { provider: "recaptcha", score: 0.5 } })).score,
+      20,
+    );
+    assert.equal(
+      scoreSpam(input({}, { captcha: { provider: "recaptcha", score: 0.95 } })).score,
+      0,
+    );
+  });
+
+  await t.step("a key-authenticated backend is not scored on its shared address", () => {
+    const v = scoreSpam(
+      input({ recentFromIdentity: 50 }, { via_key: true, user_agent: undefined }),
+    );
+    assert.equal(v.score, 0);
+  });
+});
+
+Deno.test("spam - each submission is stored with its verdict, counters exact", async (t) => {
+  const env = await testEnv();
+  try {
+    const ws = await makeWorkspace(env.deps);
+    const form = await makeForm(env.deps, ws, {
+      name: "Feedback",
+      fields: [
+        { name: "name", type: "text", required: true },
+        { name: "message", type: "textarea" },
+      ],
+    });
+    const path = `/api/v1/submit/p/${form.id}`;
+    const send = async (body: unknown, ip: string, headers: Record<string, string> = {}) => {
+      const res = await postJson(env, path, body, { "user-agent": "Mozilla/5.0", ...headers }, ip);
+      assert.equal(res.status, 201, await res.clone().text());
+      return (await res.json()).submission_id as string;
+    };
+    const read = async (id: string) =>
+      (await env.deps.kv.get<Submission>(keys.submission(form.id, id))).value!;
+    const count = async (b: "completed" | "suspicious" | "spam") =>
+      u64Value((await env.deps.kv.get(keys.submissionCount(form.id, "live", b))).value);
+
+    await t.step("statuses, scores and reasons are decided in the storing commit", async () => {
+      const now = Date.now();
+      const ok = await send({
+        data: { name: "Ada", message: "Quote please for 40 chairs in oak" },
+        rendered_at: now - 40_000,
+      }, "198.51.100.1");
+      const fast = await send({ data: { name: "Bo" }, rendered_at: now - 700 }, "198.51.100.2");
+      const spam = await send({
+        data: {
+          name: "x",
+          message: "http://a.test http://b.test http://c.test http://d.test http://e.test",
+        },
+        rendered_at: now - 300,
+      }, "198.51.100.3");
+      const dup = await send({
+        data: { name: "Ada", message: "Quote please for 40 chairs in oak" },
+        rendered_at: now - 30_000,
+      }, "198.51.100.4");
+      assert.equal((await read(ok)).status, "completed");
+      // A clean submission keeps no verdict.
+      assert.equal((await read(ok)).spam, undefined);
+      assert.equal((await read(fast)).status, "suspicious");
+      assert.equal((await read(spam)).status, "spam");
+      assert.ok((await read(spam)).spam!.score >= 70);
+      assert.equal((await read(dup)).status, "suspicious");
+      assert.deepEqual((await read(dup)).spam?.reasons, ["duplicate_payload"]);
+      assert.deepEqual(
+        [await count("completed"), await count("suspicious"), await count("spam")],
+        [1, 2, 1],
+      );
+      await assertCountersExact(env.deps.kv, form.id, "live");
+    });
+
+    await t.step("a burst from one address, within one batch and across batches", async () => {
+      const first = await Promise.all(
+        Array.from(
+          { length: 4 },
+          (_, i) => send({ data: { name: `N${i}`, message: `m${i}` } }, "198.51.100.9"),
+        ),
+      );
+      const later: string[] = [];
+      for (let i = 4; i < 8; i++) {
+        later.push(await send({ data: { name: `N${i}`, message: `m${i}` } }, "198.51.100.9"));
+      }
+      const reasons = (await read(later.at(-1)!)).spam?.reasons ?? [];
+      assert.ok(reasons.includes("burst_from_identity_7"), String(reasons));
+      const firstStatuses = await Promise.all(first.map(async (id) => (await read(id)).status));
+      assert.ok(firstStatuses.includes("completed"));
+      await assertCountersExact(env.deps.kv, form.id, "live");
+    });
+
+    await t.step("submissions made with a key score 0 for address-based signals", async () => {
+      const key = await makeKey(env.deps, ws);
+      let last = "";
+      for (let i = 0; i < 8; i++) {
+        last = await send({ data: { name: `K${i}` } }, "10.0.0.1", {
+          authorization: `Bearer ${key}`,
+        });
+      }
+      assert.equal((await read(last)).status, "completed");
+    });
+  } finally {
+    env.close();
+  }
+});
+
+Deno.test("spam - the duplicate signal looks back 100 submissions", async (t) => {
+  const env = await testEnv();
+  const ws = await makeWorkspace(env.deps);
+  const form = await makeForm(env.deps, ws);
+  const write = async (name: string): Promise<CreatedBody> => {
+    const draft: SubmissionDraft = {
+      form,
+      workspace: ws,
+      mode: "live",
+      fields: { name, email: "a@example.com" },
+      metadata: {},
+      files: [],
+      signals: {},
+      limits: [],
+      size: 1024,
+    };
+    return (await env.deps.writer.write(draft)).body;
+  };
+  const fillers = async (n: number) => {
+    for (let i = 0; i < n; i++) await write(`Filler ${i} ${Math.random()}`);
+  };
+  const reasons = async (b: CreatedBody): Promise<string[]> =>
+    (await env.deps.kv.get<Submission>(keys.submission(form.id, b.submission_id))).value!.spam
+      ?.reasons ?? [];
+  const message = (n: number) =>
+    `Message ${n}: we would like a quote for forty seats on the annual plan, thank you.`;
+
+  await t.step("a copy 100 submissions back is a duplicate, 101 back is not", async () => {
+    assert.equal((await write(message(1))).submission_number, 1);
+    await fillers(99);
+    const copy = await write(message(1));
+    assert.equal(copy.submission_number, 101);
+    assert.ok((await reasons(copy)).includes("duplicate_payload"));
+    await write(message(2));
+    await fillers(100);
+    assert.ok(!(await reasons(await write(message(2)))).includes("duplicate_payload"));
+  });
+
+  await t.step(
+    "the context read from KV (a new writer) equals the one kept in memory",
+    async () => {
+      await write(message(3));
+      await fillers(98);
+      const fresh = new SubmissionWriter(env.deps);
+      const draft = { form, workspace: ws, mode: "live" as const, metadata: {}, files: [] };
+      const copy = await fresh.write({
+        ...draft,
+        fields: { name: message(3), email: "a@example.com" },
+        signals: {},
+        limits: [],
+        size: 1024,
+      });
+      assert.ok((await reasons(copy.body)).includes("duplicate_payload"));
+    },
+  );
+  env.close();
+});
+
+Deno.test("spam - instances on one KV see each other's submissions in the context", async () => {
+  const dir = await Deno.makeTempDir();
+  const a = await testEnv({ KV_PATH: `${dir}/kv.sqlite` });
+  const b = await testEnv({ KV_PATH: `${dir}/kv.sqlite` });
+  try {
+    const ws = await makeWorkspace(a.deps);
+    const form = await makeForm(a.deps, ws, {
+      name: "Feedback",
+      fields: [{ name: "message", type: "textarea" }],
+    });
+    const text = "We would like a quote for forty seats on the annual plan, thank you.";
+    const send = async (env: TestEnv, message: string, ip: string) => {
+      const res = await postJson(
+        env,
+        `/api/v1/submit/p/${form.id}`,
+        { data: { message } },
+        { "user-agent": "Mozilla/5.0" },
+        ip,
+      );
+      assert.equal(res.status, 201);
+      const id = (await res.json()).submission_id;
+      return (await a.deps.kv.get<Submission>(keys.submission(form.id, id))).value!;
+    };
+    // A caches the form's context; B then stores a message; A's next one must see it
+    // (its cached sequence no longer holds, so its commit fails and it reads again).
+    assert.equal(
+      (await send(a, "Something else entirely, written by a person.", "192.0.2.1"))
+        .status,
+      "completed",
+    );
+    assert.equal((await send(b, text, "192.0.2.2")).status, "completed");
+    const copy = await send(a, text, "192.0.2.3");
+    assert.deepEqual(copy.spam?.reasons, ["duplicate_payload"]);
+    assert.equal(copy.number, 3);
+    await assertCountersExact(a.deps.kv, form.id, "live");
+  } finally {
+    a.close();
+    b.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
