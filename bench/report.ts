@@ -41,7 +41,7 @@ const HEAD = [
   "p99 ms",
   "requests",
   "non-2xx",
-  "ratio to ceiling",
+  "ratio to floor",
   "KV commits / accepted",
   "peak RSS MB",
 ];
@@ -102,13 +102,13 @@ const NOISY_SPREAD = 1.3;
 const NOISY_STEAL = 0.1;
 
 /**
- * A warning for the ratio's verdict when the ceiling's rounds (req/s) spread too widely or
+ * A warning for the ratio's verdict when the reference's rounds (req/s) spread too widely or
  * the host stole much of the CPU during the rounds (`steal`, a share).
  */
 export function noiseWarning(rates: number[], steal?: number): string {
   const spread = Math.max(...rates) / Math.min(...rates);
   const why: string[] = [];
-  if (spread > NOISY_SPREAD) why.push(`the ceiling's rounds differ ${spread.toFixed(1)}x`);
+  if (spread > NOISY_SPREAD) why.push(`the floor's rounds differ ${spread.toFixed(1)}x`);
   if (steal !== undefined && steal > NOISY_STEAL) {
     why.push(`the host stole ${(steal * 100).toFixed(0)}% of the machine's CPU time in them`);
   }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { cpuLines, noiseWarning } from "@/bench/report.ts";
 
-Deno.test("bench report - the ratio's verdict warns when the ceiling's rounds spread widely", () => {
+Deno.test("bench report - the ratio's verdict warns when the floor's rounds spread widely", () => {
   assert.equal(noiseWarning([6000, 6400, 5800]), "");
   const warning = noiseWarning([2611, 1926, 4697]);
   assert.match(warning, /differ 2\.4x/);
