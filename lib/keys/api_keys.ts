@@ -11,6 +11,9 @@ import { keys } from "@/lib/kv/keys.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
 import { allowsKeys, planOf } from "@/lib/workspaces/plans.ts";
 import { type ApiKey, type Scope, SCOPES, type Workspace } from "@/lib/schemas.ts";
+import type { CachedKey, KeyAuth } from "./types.ts";
+
+export type { CachedKey, KeyAuth } from "./types.ts";
 
 const RANDOM_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;
@@ -220,19 +223,6 @@ function toView(k: ApiKey, overLimit: boolean): ApiKeyView {
 interface KeyPointer {
   id: string;
   workspace_id: string;
-}
-
-/** The caller a valid key authenticates. */
-export interface KeyAuth {
-  key: ApiKey;
-  workspace: Workspace;
-  mode: "live" | "test";
-}
-
-/** An authenticated key kept in the key cache, with its workspace as last read. */
-export interface CachedKey {
-  entry: Deno.KvEntry<ApiKey>;
-  workspace: Workspace;
 }
 
 /**

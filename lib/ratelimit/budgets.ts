@@ -12,7 +12,7 @@
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
 import { delay, withKvRetry } from "@/lib/kv/kv.ts";
-import type { SpendPlan } from "./rate_limit.ts";
+import type { BudgetLocks, SpendPlan } from "./types.ts";
 
 /** Budgets remembered at most (one per active sender; forgotten all at once). */
 const MAX_REMEMBERED = 10_000;
@@ -20,7 +20,7 @@ const MAX_REMEMBERED = 10_000;
 const MAX_ATTEMPTS = 20;
 
 /** Locks and last-known entries of rate-limit budgets, by JSON-encoded KV key. */
-export class LimitBudgets {
+export class LimitBudgets implements BudgetLocks {
   #tails = new Map<string, Promise<void>>();
   #known = new Map<string, Deno.KvEntryMaybe<unknown>>();
 

@@ -21,7 +21,7 @@ import { limitKey, type LimitSpend, spendQuietly, wouldAllow } from "@/lib/ratel
 import type { Form, SubmissionSignals, Workspace } from "@/lib/schemas.ts";
 import type { WriteOutcome } from "./writer.ts";
 import { validateData, type ValueSource } from "@/lib/forms/validator.ts";
-import { prepareAttachments } from "@/lib/uploads/files.ts";
+import { prepareAttachments } from "@/lib/uploads/attach.ts";
 import { captchaGate, checkOrigin, screenSubmit } from "@/lib/protection/gates.ts";
 import { failuresIn } from "@/lib/protection/failures.ts";
 

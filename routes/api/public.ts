@@ -20,7 +20,7 @@ import {
   submitSpend,
 } from "@/lib/submissions/submit.ts";
 import { validateData } from "@/lib/forms/validator.ts";
-import { handleFormPost } from "./form_post.ts";
+import { handleFormPost } from "./_form_post.ts";
 
 /** The public API sub-app, mounted at `/api/v1`. */
 export function publicApi(deps: Deps): Hono<AppEnv> {

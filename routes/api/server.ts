@@ -23,7 +23,7 @@ import {
   submissionListQuerySchema,
   submissionView,
 } from "@/lib/submissions/query.ts";
-import { signFileDownload } from "@/lib/uploads/files.ts";
+import { signFileDownload } from "@/lib/uploads/downloads.ts";
 
 /** Hono env of key-authenticated routes: `c.get("auth")` is the caller. */
 export type ServerEnv = {

@@ -3,7 +3,7 @@ import type { AppError } from "@/lib/errors.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import type { Submission } from "@/lib/schemas.ts";
 import type { SubmissionDraft } from "@/lib/submissions/writer.ts";
-import { prepareAttachments } from "@/lib/uploads/files.ts";
+import { prepareAttachments } from "@/lib/uploads/attach.ts";
 import type { UploadGrant } from "@/lib/uploads/grants.ts";
 import { makeForm, makeWorkspace } from "@/tests/helpers.ts";
 import { FILES_FORM, grantFor, putBytes, SAMPLES, uploadEnv } from "@/tests/upload_fixtures.ts";

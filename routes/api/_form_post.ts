@@ -27,7 +27,7 @@ import {
   type SubmitContext,
   submitSpend,
 } from "@/lib/submissions/submit.ts";
-import { acceptDirectUpload } from "@/lib/uploads/grants.ts";
+import { acceptDirectUpload } from "@/lib/uploads/direct.ts";
 import { validateData } from "@/lib/forms/validator.ts";
 import type { HostedNotice } from "@/islands/hosted/types.ts";
 import { newPageKey, renderFormPage } from "@/routes/f/_form_page.tsx";
