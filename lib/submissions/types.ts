@@ -6,8 +6,9 @@
 import type { KeyAuth } from "@/lib/keys/types.ts";
 import type { Mode } from "@/lib/kv/keys.ts";
 import type { LimitSpend } from "@/lib/ratelimit/types.ts";
-import type { Form, SubmissionSignals, Workspace } from "@/lib/schemas.ts";
 import type { ValueSource } from "@/lib/forms/validator.ts";
+import type { MultipartFile } from "@/lib/http/multipart.ts";
+import type { Field, Form, SubmissionSignals, Workspace } from "@/lib/schemas.ts";
 
 /** Who is submitting and from where. */
 export interface SubmitContext {
@@ -23,6 +24,14 @@ export interface SubmitContext {
   source: ValueSource;
   /** Called with the form once submit has read it live (CORS grants from that read). */
   onForm?: (form: Form) => void;
+}
+
+/** A file part of a multipart post, for a file-like field. */
+export interface PostedFile {
+  field: Field;
+  file: MultipartFile;
+  /** The field's limit on this workspace; `file.bytes` is null when the file exceeds it. */
+  maxBytes: number;
 }
 
 /** Everything needed to store one submission. */
