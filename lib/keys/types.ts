@@ -24,3 +24,9 @@ export interface KeyCache {
   set(hash: string, value: CachedKey): void;
   delete(hash: string): void;
 }
+
+/** The value of the by-hash index: the key's id and its workspace's. */
+export interface KeyPointer {
+  id: string;
+  workspace_id: string;
+}

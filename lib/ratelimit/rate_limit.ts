@@ -6,7 +6,7 @@
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
-import { errors } from "@/lib/errors.ts";
+import { AppError, errors } from "@/lib/errors.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
 import type { GcraState, LimitSpend, SpendPlan } from "./types.ts";
@@ -116,6 +116,23 @@ export async function spendQuietly(deps: Pick<Deps, "limits">, spend: LimitSpend
     await deps.limits.spend(spend);
   } catch {
     // Contended past the bound or KV failing: the attempt goes uncounted, nothing more.
+  }
+}
+
+/**
+ * Runs `fn`; a refusal (an AppError other than 429) spends one unit of the spend current
+ * when it failed, so refused attempts cannot probe for free.
+ */
+export async function countingRefusals<T>(
+  deps: Pick<Deps, "limits">,
+  spendOf: () => LimitSpend,
+  fn: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof AppError && err.status !== 429) await spendQuietly(deps, spendOf());
+    throw err;
   }
 }
 

@@ -3,7 +3,7 @@
  * idempotency record and a browser sender's protection failures, in one KV operation.
  * @module
  */
-import { checkKeyWorkspace, requireScope } from "@/lib/keys/api_keys.ts";
+import { checkKeyWorkspace, requireScope } from "@/lib/keys/auth.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
 import { isPlausibleFormId, requireLiveForm, workspaceOf } from "@/lib/forms/forms.ts";

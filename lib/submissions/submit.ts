@@ -5,13 +5,12 @@
  * Routes only answer the outcome: JSON, a redirect or an HTML page.
  * @module
  */
-import { authenticateKey } from "@/lib/keys/api_keys.ts";
+import { authenticateKey } from "@/lib/keys/auth.ts";
 import { mediaType, parseJsonObject, readBody } from "@/lib/http/body.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { AppError, errors } from "@/lib/errors.ts";
 import { parseIdempotencyKey, payloadHash } from "./idempotency.ts";
-import { ipIdentity, spendQuietly } from "@/lib/ratelimit/rate_limit.ts";
-import type { LimitSpend } from "@/lib/ratelimit/types.ts";
+import { countingRefusals, ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
 import type { Form } from "@/lib/schemas.ts";
 import {
   type FormPost,
@@ -145,23 +144,6 @@ export async function submit(
     return await deps.writer.write(admitted.draft);
   } finally {
     admitted.release();
-  }
-}
-
-/**
- * Runs `fn`; a refusal (an AppError other than 429) spends one unit of the spend current
- * when it failed, so refused attempts cannot probe for free.
- */
-export async function countingRefusals<T>(
-  deps: Pick<Deps, "limits">,
-  spendOf: () => LimitSpend,
-  fn: () => Promise<T>,
-): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof AppError && err.status !== 429) await spendQuietly(deps, spendOf());
-    throw err;
   }
 }
 

@@ -3,7 +3,7 @@
  * @module
  */
 import type { KeyAuth } from "@/lib/keys/types.ts";
-import { requireScope } from "@/lib/keys/api_keys.ts";
+import { requireScope } from "@/lib/keys/auth.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
 import { getForm } from "@/lib/forms/forms.ts";

@@ -6,7 +6,8 @@
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { formAnalytics } from "@/lib/forms/analytics.ts";
-import { authenticateKey, type KeyAuth, requireScope } from "@/lib/keys/api_keys.ts";
+import { authenticateKey, requireScope } from "@/lib/keys/auth.ts";
+import type { KeyAuth } from "@/lib/keys/types.ts";
 import { mediaType, parseJsonObject, readBody } from "@/lib/http/body.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
