@@ -1,8 +1,8 @@
 /**
- * The submit-time gates of the protection layer, called by lib/submissions/submit.ts `admit()`:
- * origin allowlist, repeat-offender block, honeypot, and the CAPTCHA gate whose token is
- * marked spent inside the submission's own commit (a writer rider), so no token is ever
- * accepted twice, even by two processes.
+ * The submit-time gates of the protection layer, called by the screen and admit stages of
+ * lib/submissions/: origin allowlist, repeat-offender block, honeypot, and the CAPTCHA gate
+ * whose token is marked spent inside the submission's own commit (a writer rider), so no
+ * token is ever accepted twice, even by two processes.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";

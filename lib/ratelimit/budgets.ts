@@ -1,11 +1,10 @@
 /**
  * What this process knows of its rate-limit budgets, shared by every commit that spends one
  * (the submission writer's, the batched spends', an event's). Each such commit checks the
- * budget's entry, so two in flight at once on one budget would fail each other's checks:
- * a backend's one key submitting to many forms at once then spent its time retrying, and
- * its requests ended in 503. Here a spender holds the budget's lock from read to commit, so
- * they take turns, and the entry its commit left is remembered, so the next spender need
- * not read it. Only another process can still move a budget: the next commit's check
+ * budget's entry, so two in flight at once on one budget would fail each other's checks
+ * (one key submitting to many forms at once). A spender holds the budget's lock from read
+ * to commit, so they take turns, and the entry its commit left is remembered, so the next
+ * spender need not read it. Only another process can still move a budget: the next commit's check
  * fails, and the spender forgets the entry and reads it afresh (retries are bounded).
  * @module
  */
