@@ -68,23 +68,53 @@ export function addInfo(graph: Graph, info: InfoJson, rootUrl: string): Graph {
   return graph;
 }
 
-/** Runs `deno info --json` on each root and returns the project's module graph. */
-export async function readGraph(roots: string[], projectDir: string): Promise<Graph> {
+/**
+ * Runs `deno info --json` on each root, then on every source file under `folders` that no
+ * root reached (a task's entry, a module only tests use), and returns the project's graph.
+ */
+export async function readGraph(
+  roots: string[],
+  projectDir: string,
+  folders: string[] = [],
+): Promise<Graph> {
   const rootUrl = new URL(projectDir.endsWith("/") ? projectDir : `${projectDir}/`, "file://").href;
   const graph: Graph = new Map();
-  for (const root of roots) {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["info", "--json", root],
-      cwd: projectDir,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    if (!out.success) {
-      throw new Error(`deno info ${root} failed: ${new TextDecoder().decode(out.stderr)}`);
+  for (const root of roots) await addRoot(graph, root, projectDir, rootUrl);
+  for (const folder of folders) {
+    for (const file of await sourceFiles(projectDir, folder)) {
+      if (!graph.has(file)) await addRoot(graph, file, projectDir, rootUrl);
     }
-    addInfo(graph, JSON.parse(new TextDecoder().decode(out.stdout)), rootUrl);
   }
   return graph;
+}
+
+async function addRoot(
+  graph: Graph,
+  root: string,
+  projectDir: string,
+  rootUrl: string,
+): Promise<void> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", root],
+    cwd: projectDir,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    throw new Error(`deno info ${root} failed: ${new TextDecoder().decode(out.stderr)}`);
+  }
+  addInfo(graph, JSON.parse(new TextDecoder().decode(out.stdout)), rootUrl);
+}
+
+/** The .ts/.tsx files under a folder of the project, as project-relative paths. */
+async function sourceFiles(projectDir: string, folder: string): Promise<string[]> {
+  const found: string[] = [];
+  for await (const entry of Deno.readDir(`${projectDir}/${folder}`)) {
+    const path = `${folder}/${entry.name}`;
+    if (entry.isDirectory) found.push(...await sourceFiles(projectDir, path));
+    else if (/\.tsx?$/.test(entry.name)) found.push(path);
+  }
+  return found.sort();
 }
 
 /** Every import cycle (Tarjan's strongly connected components), type-only imports included. */
