@@ -8,7 +8,7 @@ import type { Config } from "./config.ts";
 import type { Storage } from "@/lib/uploads/storage/storage.ts";
 import type { KeyCache } from "@/lib/keys/types.ts";
 import type { SubmissionWriterPort } from "@/lib/submissions/types.ts";
-import type { KvReads } from "@/lib/kv/reads.ts";
+import type { KvReader } from "@/lib/kv/types.ts";
 import type { BudgetLocks, LimitSpender } from "@/lib/ratelimit/types.ts";
 
 /**
@@ -28,7 +28,7 @@ export interface InFlight {
 export interface Deps {
   kv: Deno.Kv;
   /** Coalesced reads of `kv` for hot paths (see kv/reads.ts). */
-  reads: KvReads;
+  reads: KvReader;
   config: Config;
   /** HMAC/JWT signing key material, from `SECRET` or generated once and kept in KV. */
   secret: Uint8Array;
