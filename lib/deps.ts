@@ -1,35 +1,47 @@
 /**
  * The dependencies every lib function takes first. Built only by the composition root
- * (`main.ts`, `cli.ts`) or by tests.
+ * (`main.ts`, `cli.ts`) or by tests. Each per-process part is named by a small interface
+ * from a leaf `types.ts`, so nothing this module names imports it back.
  * @module
  */
 import type { Config } from "./config.ts";
 import type { Storage } from "@/lib/uploads/storage/storage.ts";
-import type { CachedKey } from "@/lib/keys/api_keys.ts";
-import type { SubmissionWriter } from "@/lib/submissions/writer.ts";
-import type { KvReads } from "@/lib/kv/reads.ts";
-import type { LimitSpends } from "@/lib/ratelimit/spends.ts";
-import type { LimitBudgets } from "@/lib/ratelimit/budgets.ts";
-import type { TtlCache } from "./ttl_cache.ts";
+import type { KeyCache } from "@/lib/keys/types.ts";
+import type { SubmissionWriterPort } from "@/lib/submissions/types.ts";
+import type { KvReader } from "@/lib/kv/types.ts";
+import type { BudgetLocks, LimitSpender } from "@/lib/ratelimit/types.ts";
+
+/**
+ * Work in flight in this process. Two Deps on one KV stand for two processes: they share
+ * nothing of it.
+ */
+export interface InFlight {
+  /** CAPTCHA tokens claimed by a submit still being written, by claim digest. */
+  captchaClaims: Map<string, Promise<void>>;
+  /** Form posts still running, by form id and idempotency key (a double post waits). */
+  posts: Map<string, Promise<unknown>>;
+  /** Upload paths attached by a commit being built (two submissions of one group commit). */
+  attaching: WeakMap<Deno.AtomicOperation, Set<string>>;
+}
 
 /** Everything a request, a job or a CLI command needs. */
 export interface Deps {
   kv: Deno.Kv;
   /** Coalesced reads of `kv` for hot paths (see kv/reads.ts). */
-  reads: KvReads;
+  reads: KvReader;
   config: Config;
   /** HMAC/JWT signing key material, from `SECRET` or generated once and kept in KV. */
   secret: Uint8Array;
   /** Serialises and groups submission commits per form (see submissions/writer.ts). */
-  writer: SubmissionWriter;
+  writer: SubmissionWriterPort;
   /** Groups the rate-limit spends of other requests into few commits (see ratelimit/spends.ts). */
-  limits: LimitSpends;
+  limits: LimitSpender;
   /**
    * Rate-limit budgets' locks and last-known entries: every commit spending a budget holds
    * its lock from read to commit, so this process's commits never race each other
    * (see ratelimit/budgets.ts).
    */
-  budgets: LimitBudgets;
+  budgets: BudgetLocks;
   /** Object storage for uploaded files (local disk or S3). */
   storage: Storage;
   /** Outgoing HTTP (CAPTCHA siteverify); replaceable in tests. */
@@ -39,12 +51,14 @@ export interface Deps {
    * (a revocation here drops its entry at once; other instances see it within the TTL, far
    * inside SPEC's 30 s).
    */
-  keyCache: TtlCache<CachedKey>;
+  keyCache: KeyCache;
   /**
    * The workspace id of each form seen lately (a form never changes workspace), so a form
    * and its workspace can be read in one operation (see forms/forms.ts).
    */
   formWorkspaces: Map<string, string>;
+  /** Work in flight in this process (see InFlight). */
+  inflight: InFlight;
   /** Current time in ms; replaceable in tests. */
   now: () => number;
 }

@@ -25,28 +25,28 @@ export async function openKv(config: Pick<Config, "kvPath">): Promise<Deno.Kv> {
   return await Deno.openKv(path);
 }
 
-/** Builds every dependency over an open KV. */
+/** Builds every dependency over an open KV; nothing in it is shared with another build. */
 export async function buildDeps(
   kv: Deno.Kv,
   config: Config,
   overrides: Partial<Pick<Deps, "fetch" | "now">> = {},
 ): Promise<Deps> {
-  const base = {
+  const now = overrides.now ?? Date.now;
+  const secret = await loadSecret(kv, config.secret);
+  const budgets = new LimitBudgets();
+  const base: Omit<Deps, "writer"> = {
     kv,
     config,
-    budgets: new LimitBudgets(),
-    secret: await loadSecret(kv, config.secret),
+    secret,
+    budgets,
     fetch: overrides.fetch ?? globalThis.fetch.bind(globalThis),
-    now: overrides.now ?? Date.now,
-  };
-  const deps = {
-    ...base,
-    storage: createStorage(config, base.secret, base.now),
-    keyCache: new TtlCache(KEY_CACHE_TTL_MS, 10_000, base.now),
+    now,
+    storage: createStorage(config, secret, now),
+    keyCache: new TtlCache(KEY_CACHE_TTL_MS, 10_000, now),
     formWorkspaces: new Map(),
     reads: new KvReads(kv),
-    limits: new LimitSpends(base),
-  } as Deps;
-  deps.writer = new SubmissionWriter(deps);
-  return deps;
+    limits: new LimitSpends({ kv, now, budgets }),
+    inflight: { captchaClaims: new Map(), posts: new Map(), attaching: new WeakMap() },
+  };
+  return { ...base, writer: new SubmissionWriter(base) };
 }

@@ -1,61 +1,25 @@
 /**
- * API keys: `fw_live_` / `fw_test_` + 32 base62 characters of randomness (190 bits) +
- * a 6-character base62 CRC32 checksum, so a scanner rejects a mistyped or fake key with
- * no lookup. Stored only as a SHA-256 digest; the raw value is returned once.
+ * API keys' lifecycle: creating (the raw value returned once, stored only as a SHA-256
+ * digest), listing and revoking. The raw key's shape is in format.ts, authentication in
+ * auth.ts (re-exported here for existing callers).
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
 import { AppError, errors } from "@/lib/errors.ts";
-import { newId, randomBase62, sha256Hex, toBase62 } from "@/lib/ids.ts";
+import { newId, randomBase62, sha256Hex } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
 import { allowsKeys, planOf } from "@/lib/workspaces/plans.ts";
 import { type ApiKey, type Scope, SCOPES, type Workspace } from "@/lib/schemas.ts";
+import { checksum, keyPrefix, RANDOM_LENGTH } from "./format.ts";
+import type { KeyPointer } from "./types.ts";
 
-const RANDOM_LENGTH = 32;
-const CHECKSUM_LENGTH = 6;
-const KEY_PATTERN = /^fw_(live|test)_([0-9A-Za-z]{32})([0-9A-Za-z]{6})$/;
-/** `last_used_at` is written at most this often per key. */
-const LAST_USED_INTERVAL_MS = 60_000;
+export type { CachedKey, KeyAuth } from "./types.ts";
+export { authenticateKey, checkKeyWorkspace, requireScope } from "./auth.ts";
+export { isWellFormedKey, keyPrefix } from "./format.ts";
+
 /** Default scopes of a new key (SPEC part 5). */
 export const DEFAULT_SCOPES: Scope[] = ["submit", "read"];
-
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
-/** CRC32 of ASCII text (a key's characters are ASCII by KEY_PATTERN: no encoding step). */
-function crc32(text: string): number {
-  let c = 0xffffffff;
-  for (let i = 0; i < text.length; i++) {
-    c = CRC_TABLE[(c ^ text.charCodeAt(i)) & 0xff] ^ (c >>> 8);
-  }
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-function checksum(type: string, random: string): string {
-  return toBase62(BigInt(crc32(`fw_${type}_${random}`)), CHECKSUM_LENGTH);
-}
-
-/** Whether a string has the shape and checksum of a Formwell key (no lookup). */
-export function isWellFormedKey(raw: string): boolean {
-  const m = KEY_PATTERN.exec(raw);
-  return m !== null && checksum(m[1], m[2]) === m[3];
-}
-
-/**
- * The displayable prefix of a raw key: type prefix plus four characters. Only four, so
- * the 28 never-shown characters still carry over 160 bits (base62: 5.95 bits each).
- */
-export function keyPrefix(raw: string): string {
-  return raw.slice(0, "fw_live_".length + 4);
-}
 
 /** An API key as shown to its owner: never the hash or raw value. */
 export interface ApiKeyView {
@@ -214,113 +178,4 @@ function toView(k: ApiKey, overLimit: boolean): ApiKeyView {
     revoked: k.revoked,
     over_limit: overLimit,
   };
-}
-
-/** The value of the by-hash index: the key's id and its workspace's. */
-interface KeyPointer {
-  id: string;
-  workspace_id: string;
-}
-
-/** The caller a valid key authenticates. */
-export interface KeyAuth {
-  key: ApiKey;
-  workspace: Workspace;
-  mode: "live" | "test";
-}
-
-/** An authenticated key kept in the key cache, with its workspace as last read. */
-export interface CachedKey {
-  entry: Deno.KvEntry<ApiKey>;
-  workspace: Workspace;
-}
-
-/**
- * Authenticates an `Authorization` header value. Unknown, malformed, revoked keys and keys
- * of missing or suspended workspaces are all 401 `Invalid API key.`; a workspace below
- * Starter is 403 `plan_required`. The workspace is read on every call unless
- * `callerChecksWorkspace`: then a cached key comes with its workspace as last read, and
- * the caller reads it again in its own read and passes it to checkKeyWorkspace (the
- * submit path, which so makes one KV read instead of two).
- */
-export async function authenticateKey(
-  deps: Pick<Deps, "kv" | "now" | "reads"> & Partial<Pick<Deps, "keyCache">>,
-  header: string,
-  opts: { callerChecksWorkspace?: boolean } = {},
-): Promise<KeyAuth> {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!m || !isWellFormedKey(m[1])) throw errors.invalidApiKey();
-  const hash = await sha256Hex(m[1]);
-  const cached = deps.keyCache?.get(hash);
-  let entry: Deno.KvEntryMaybe<ApiKey>;
-  let workspace: Workspace | null;
-  if (cached) {
-    // The key record may be a few seconds old; the workspace (plan, suspension) never is.
-    entry = cached.entry;
-    workspace = opts.callerChecksWorkspace
-      ? cached.workspace
-      : (await deps.reads.get<Workspace>(keys.workspace(cached.entry.value.workspace_id))).value;
-  } else {
-    const pointer = (await deps.reads.get<KeyPointer>(keys.apiKeyByHash(hash))).value;
-    if (!pointer) throw errors.invalidApiKey();
-    // The pointer names the workspace too, so the key and its workspace come in one read.
-    const [keyEntry, wsEntry] = await deps.reads.getMany<[ApiKey, Workspace]>([
-      keys.apiKey(pointer.id),
-      keys.workspace(pointer.workspace_id),
-    ]);
-    entry = keyEntry;
-    workspace = wsEntry.value;
-  }
-  const key = entry.value;
-  if (!key || key.revoked || key.hash !== hash) {
-    deps.keyCache?.delete(hash);
-    throw errors.invalidApiKey();
-  }
-  const checked = checkKeyWorkspace(workspace);
-  const kept = { entry: entry as Deno.KvEntry<ApiKey>, workspace: checked };
-  // Set only on a miss: re-setting would renew the entry and keep a revoked key alive.
-  if (!cached) deps.keyCache?.set(hash, kept);
-  await touchLastUsed(deps, kept);
-  return { key, workspace: checked, mode: key.type };
-}
-
-/** A key's workspace, if it may use keys: missing or suspended is 401, below Starter 403. */
-export function checkKeyWorkspace(workspace: Workspace | null): Workspace {
-  if (!workspace || workspace.suspended) throw errors.invalidApiKey();
-  if (!allowsKeys(workspace.plan)) throw errors.planRequired();
-  return workspace;
-}
-
-/**
- * Records use at most once a minute per key. Awaited (a commit left running outlives the
- * request and races KV close), but it never fails the request: a lost race means another
- * request wrote it, and the check keeps a concurrent revoke from being overwritten.
- */
-async function touchLastUsed(
-  deps: Pick<Deps, "kv" | "now"> & Partial<Pick<Deps, "keyCache">>,
-  { entry, workspace }: CachedKey,
-): Promise<void> {
-  const last = entry.value.last_used_at ? Date.parse(entry.value.last_used_at) : 0;
-  const now = deps.now();
-  if (now - last < LAST_USED_INTERVAL_MS) return;
-  const next = { ...entry.value, last_used_at: new Date(now).toISOString() };
-  try {
-    const res = await deps.kv.atomic().check(entry).set(entry.key, next).commit();
-    // Keep the cache in step so the next request does not try (and fail) the same write.
-    if (res.ok) {
-      deps.keyCache?.set(next.hash, {
-        entry: { ...entry, value: next, versionstamp: res.versionstamp },
-        workspace,
-      });
-    } else deps.keyCache?.delete(next.hash);
-  } catch {
-    // Lock contention on a shared KV file: a later request writes it instead.
-  }
-}
-
-/** Throws 403 `insufficient_scope` unless the key has `scope` (`admin` implies `read`). */
-export function requireScope(auth: KeyAuth, scope: Scope): void {
-  const s = auth.key.scopes;
-  const ok = s.includes(scope) || (scope === "read" && s.includes("admin"));
-  if (!ok) throw errors.insufficientScope(scope);
 }

@@ -8,6 +8,7 @@
  * @module
  */
 import { withKvRetry } from "./kv.ts";
+import type { KvReader } from "./types.ts";
 
 /** KV's limit of keys per `getMany`. */
 const KEYS_PER_READ = 10;
@@ -23,7 +24,7 @@ interface Request {
 }
 
 /** Batches concurrent reads of one KV into few `getMany` calls. */
-export class KvReads {
+export class KvReads implements KvReader {
   #pending: Request[] = [];
   #inFlight = 0;
 

@@ -8,7 +8,7 @@ import { createChallenge, randomInt, verifySolution } from "altcha-lib";
 import type { Challenge } from "altcha-lib/types";
 import { deriveKey } from "altcha-lib/algorithms/sha";
 import type { Deps } from "@/lib/deps.ts";
-import type { CaptchaResult } from "./captcha.ts";
+import type { CaptchaResult } from "./types.ts";
 import { sha256Hex } from "@/lib/ids.ts";
 import type { Form } from "@/lib/schemas.ts";
 

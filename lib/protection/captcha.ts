@@ -8,6 +8,9 @@ import type { Deps } from "@/lib/deps.ts";
 import { sha256Hex } from "@/lib/ids.ts";
 import type { CaptchaConfig, Form } from "@/lib/schemas.ts";
 import { altchaDigest, altchaNonce, verifyAltcha } from "./altcha.ts";
+import type { CaptchaFail, CaptchaPass, CaptchaResult } from "./types.ts";
+
+export type { CaptchaFail, CaptchaPass, CaptchaResult } from "./types.ts";
 
 /** Siteverify must answer within this (the submit waits for it). */
 export const CAPTCHA_TIMEOUT_MS = 5_000;
@@ -15,27 +18,6 @@ export const CAPTCHA_TIMEOUT_MS = 5_000;
 export const DEFAULT_MIN_SCORE = 0.5;
 /** How long a spent third-party token is remembered (providers' tokens live 2 to 5 min). */
 const THIRD_PARTY_TOKEN_TTL_MS = 10 * 60_000;
-
-/** A verified token: what to record, and the digest that marks it spent. */
-export interface CaptchaPass {
-  ok: true;
-  provider: string;
-  score?: number;
-  /** Identifies the token (or ALTCHA challenge) so it is accepted only once. */
-  digest: string;
-  /** Until when the spent marker must be kept. */
-  spentUntil: number;
-}
-
-/** A refused token; `clientFault` is false when the provider or our config failed. */
-export interface CaptchaFail {
-  ok: false;
-  reason: string;
-  clientFault: boolean;
-}
-
-/** The outcome of verifying one token. */
-export type CaptchaResult = CaptchaPass | CaptchaFail;
 
 /** Whether a form's CAPTCHA config asks for a token at all. */
 export function captchaRequired(form: Form): boolean {

@@ -1,8 +1,8 @@
 /**
- * The submit-time gates of the protection layer, called by lib/submissions/submit.ts `admit()`:
- * origin allowlist, repeat-offender block, honeypot, and the CAPTCHA gate whose token is
- * marked spent inside the submission's own commit (a writer rider), so no token is ever
- * accepted twice, even by two processes.
+ * The submit-time gates of the protection layer, called by the screen and admit stages of
+ * lib/submissions/: origin allowlist, repeat-offender block, honeypot, and the CAPTCHA gate
+ * whose token is marked spent inside the submission's own commit (a writer rider), so no
+ * token is ever accepted twice, even by two processes.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
@@ -13,8 +13,7 @@ import { FAILURE_BLOCK_AT, failureCount, recordFailure } from "./failures.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
 import type { Form, SubmissionSignals } from "@/lib/schemas.ts";
-import type { CreatedBody, Rider } from "@/lib/submissions/writer.ts";
-import type { SubmitContext } from "@/lib/submissions/submit.ts";
+import type { CreatedBody, Rider, SubmitContext } from "@/lib/submissions/types.ts";
 
 /** Stored under `keys.spentCaptcha`: our own expiry (KV expiry is lazy). */
 interface SpentMarker {
@@ -64,15 +63,6 @@ export interface CaptchaGate {
   replay?: CreatedBody;
 }
 
-/** Tokens claimed by a submit still being written, per KV handle (one per process). */
-const claims = new WeakMap<Deno.Kv, Map<string, Promise<void>>>();
-
-function claimsOf(kv: Deno.Kv): Map<string, Promise<void>> {
-  let m = claims.get(kv);
-  if (!m) claims.set(kv, m = new Map());
-  return m;
-}
-
 /**
  * The CAPTCHA gate: skipped with a `submit`-scoped key or when the form has none; a
  * missing token is 403 `captcha_required`, a refused one 403 `captcha_invalid`. A retry
@@ -92,7 +82,7 @@ export async function captchaGate(
     errors.captchaInvalid("This CAPTCHA token was already used. Solve the CAPTCHA again.");
   // Claim the token in this process before asking anyone: a concurrent request with the
   // same token waits for the first one's write, then replays it or is refused.
-  const inflight = claimsOf(deps.kv);
+  const inflight = deps.inflight.captchaClaims;
   const claimId = await claimDigest(form, token);
   const prior = claimId ? inflight.get(claimId) : undefined;
   if (prior) {

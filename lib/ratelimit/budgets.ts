@@ -1,18 +1,17 @@
 /**
  * What this process knows of its rate-limit budgets, shared by every commit that spends one
  * (the submission writer's, the batched spends', an event's). Each such commit checks the
- * budget's entry, so two in flight at once on one budget would fail each other's checks:
- * a backend's one key submitting to many forms at once then spent its time retrying, and
- * its requests ended in 503. Here a spender holds the budget's lock from read to commit, so
- * they take turns, and the entry its commit left is remembered, so the next spender need
- * not read it. Only another process can still move a budget: the next commit's check
+ * budget's entry, so two in flight at once on one budget would fail each other's checks
+ * (one key submitting to many forms at once). A spender holds the budget's lock from read
+ * to commit, so they take turns, and the entry its commit left is remembered, so the next
+ * spender need not read it. Only another process can still move a budget: the next commit's check
  * fails, and the spender forgets the entry and reads it afresh (retries are bounded).
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
 import { delay, withKvRetry } from "@/lib/kv/kv.ts";
-import type { SpendPlan } from "./rate_limit.ts";
+import type { BudgetLocks, SpendPlan } from "./types.ts";
 
 /** Budgets remembered at most (one per active sender; forgotten all at once). */
 const MAX_REMEMBERED = 10_000;
@@ -20,7 +19,7 @@ const MAX_REMEMBERED = 10_000;
 const MAX_ATTEMPTS = 20;
 
 /** Locks and last-known entries of rate-limit budgets, by JSON-encoded KV key. */
-export class LimitBudgets {
+export class LimitBudgets implements BudgetLocks {
   #tails = new Map<string, Promise<void>>();
   #known = new Map<string, Deno.KvEntryMaybe<unknown>>();
 

@@ -5,25 +5,15 @@
  * pass 20 through 10/min.
  * @module
  */
-import type { RateLimitName } from "@/lib/config.ts";
 import type { Deps } from "@/lib/deps.ts";
-import { errors } from "@/lib/errors.ts";
+import { AppError, errors } from "@/lib/errors.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
+import type { GcraState, LimitSpend, SpendPlan } from "./types.ts";
+
+export type { LimitSpend, SpendPlan } from "./types.ts";
 
 const PERIOD_MS = 60_000;
-
-/** One unit to spend from one identity's budget on one route. */
-export interface LimitSpend {
-  route: RateLimitName | string;
-  identity: string;
-  perMinute: number;
-}
-
-/** Stored state: the theoretical arrival time in ms. */
-interface GcraState {
-  tat: number;
-}
 
 /**
  * Pure GCRA step: spends `count` units at `now`. Returns whether allowed and the new TAT
@@ -49,17 +39,6 @@ export function limitKey(s: LimitSpend): Deno.KvKey {
 export async function peekLimit(deps: Pick<Deps, "kv" | "now">, s: LimitSpend): Promise<boolean> {
   const entry = await withKvRetry(() => deps.kv.get<GcraState>(limitKey(s)));
   return gcra(entry.value?.tat, deps.now(), s.perMinute).allowed;
-}
-
-/** What planSpends decided. */
-export interface SpendPlan {
-  /** Per spend, whether it was allowed. */
-  allowed: boolean[];
-  /**
-   * Per distinct key (JSON-encoded): the entry read, and the state the operation writes
-   * there, if any (once committed, with the commit's versionstamp).
-   */
-  states: Map<string, { entry: Deno.KvEntryMaybe<unknown>; next?: GcraState }>;
 }
 
 /**
@@ -137,6 +116,23 @@ export async function spendQuietly(deps: Pick<Deps, "limits">, spend: LimitSpend
     await deps.limits.spend(spend);
   } catch {
     // Contended past the bound or KV failing: the attempt goes uncounted, nothing more.
+  }
+}
+
+/**
+ * Runs `fn`; a refusal (an AppError other than 429) spends one unit of the spend current
+ * when it failed, so refused attempts cannot probe for free.
+ */
+export async function countingRefusals<T>(
+  deps: Pick<Deps, "limits">,
+  spendOf: () => LimitSpend,
+  fn: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof AppError && err.status !== 429) await spendQuietly(deps, spendOf());
+    throw err;
   }
 }
 

@@ -11,7 +11,8 @@
 import type { Deps } from "@/lib/deps.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
 import { commitSpending } from "./budgets.ts";
-import { limitKey, type LimitSpend, planSpends } from "./rate_limit.ts";
+import { limitKey, planSpends } from "./rate_limit.ts";
+import type { LimitSpend, LimitSpender } from "./types.ts";
 
 /** KV allows 10 checks per atomic operation: one per distinct budget. */
 const MAX_BUDGETS = 10;
@@ -31,7 +32,7 @@ interface Pending {
 }
 
 /** Per-process batcher of rate-limit spends; one per composition root. */
-export class LimitSpends {
+export class LimitSpends implements LimitSpender {
   #pending: Pending[] = [];
   #running = false;
   #deps: Pick<Deps, "kv" | "now" | "budgets">;

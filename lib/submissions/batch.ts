@@ -6,12 +6,14 @@
  */
 import { AppError, errors } from "@/lib/errors.ts";
 import { type IdempotencyRecord, replayOrConflict } from "./idempotency.ts";
-import { keys, type Mode } from "@/lib/kv/keys.ts";
+import { keys } from "@/lib/kv/keys.ts";
 import { u64Value, utcMonth } from "@/lib/kv/kv.ts";
 import { planOf } from "@/lib/workspaces/plans.ts";
-import { limitKey, type LimitSpend } from "@/lib/ratelimit/rate_limit.ts";
-import type { Form, SubmissionSignals, Workspace } from "@/lib/schemas.ts";
+import { limitKey } from "@/lib/ratelimit/rate_limit.ts";
 import type { NumberedMark } from "@/lib/protection/score_context.ts";
+import type { SubmissionDraft, WriteOutcome } from "./types.ts";
+
+export type { CreatedBody, Rider, SubmissionDraft, WriteOutcome } from "./types.ts";
 
 /**
  * Within this many submissions of the monthly cap, commits check the quota counter (see
@@ -34,56 +36,6 @@ const MAX_BATCH_ITEMS = 64;
 export const RETRY_WINDOW_MS = 5_000;
 /** The longest backoff between attempts: the other instance keeps committing meanwhile. */
 export const MAX_BACKOFF_MS = 10;
-
-/** Everything needed to store one submission. */
-export interface SubmissionDraft {
-  form: Form;
-  workspace: Workspace;
-  mode: Mode;
-  fields: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-  files: string[];
-  signals: SubmissionSignals;
-  idempotency?: {
-    key: string;
-    hash: string;
-    /**
-     * The versionstamp of the form's sequence in the snapshot where the request found no
-     * live record under the key. Records are written only by sequence-moving commits, so
-     * when every commit since is this writer's own (none wrote the key), the writer need
-     * not read the record again.
-     */
-    seenAt?: string | null;
-  };
-  limits: LimitSpend[];
-  /** Approximate stored size in bytes (for batch sizing). */
-  size: number;
-  /** Extra writes riding in the same commit (spent CAPTCHA tokens, attached files). */
-  riders?: Rider[];
-}
-
-/**
- * A write that rides in a submission's commit. `apply` is called on every attempt with
- * fresh reads and may throw an AppError to refuse this submission alone; it adds at most
- * `checks` checks to the operation.
- */
-export interface Rider {
-  checks: number;
-  apply: (op: Deno.AtomicOperation, submissionId: string) => Promise<void>;
-}
-
-/** The 201 body of an accepted submission. */
-export interface CreatedBody {
-  success: true;
-  submission_id: string;
-  submission_number: number;
-}
-
-/** What a write produced: a new submission or the replay of an earlier one. */
-export type WriteOutcome = { replayed: false; body: CreatedBody } | {
-  replayed: true;
-  body: CreatedBody;
-};
 
 /** A queued submission and the promise waiting on it. */
 export interface Item {

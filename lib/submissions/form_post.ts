@@ -6,12 +6,16 @@
  * @module
  */
 import { decodeUtf8, MAX_BODY_BYTES, readBody } from "@/lib/http/body.ts";
-import { errors, type FieldError } from "@/lib/errors.ts";
+import type { Deps } from "@/lib/deps.ts";
+import { AppError, errors, type FieldError } from "@/lib/errors.ts";
 import { parseIdempotencyKey } from "./idempotency.ts";
 import { type MultipartFile, readMultipart } from "@/lib/http/multipart.ts";
 import { planOf } from "@/lib/workspaces/plans.ts";
 import { type Field, type Form, isFileType, type Workspace } from "@/lib/schemas.ts";
 import { fileError, MB } from "@/lib/uploads/grants.ts";
+import { acceptDirectUpload } from "@/lib/uploads/direct.ts";
+import type { SubmitInput } from "./parse.ts";
+import type { PostedFile } from "./types.ts";
 
 /** Names that are never stored as data (unless a field of the form has the name). */
 export const RESERVED_NAMES = [
@@ -41,14 +45,6 @@ const CAPTCHA_FIELDS: Record<string, string[]> = {
 export const MAX_MULTIPART_BYTES = 100 * 1024 * 1024;
 /** Parts one multipart post may have. */
 const MAX_PARTS = 1000;
-
-/** A file part of a multipart post, for a file-like field. */
-export interface PostedFile {
-  field: Field;
-  file: MultipartFile;
-  /** The field's limit on this workspace; `file.bytes` is null when the file exceeds it. */
-  maxBytes: number;
-}
 
 /** A parsed form post. */
 export interface FormPost {
@@ -123,6 +119,50 @@ export function postedPayload(post: FormPost): Record<string, unknown> {
     { file: file.name, size: file.size, type: file.type },
   ]);
   return { ...post.data, ...Object.fromEntries(files) };
+}
+
+/** The submit input of a post: its values, reserved fields and files. */
+export function postInput(post: FormPost): SubmitInput {
+  return {
+    body: {
+      data: post.data as Record<string, unknown>,
+      captcha_token: post.captchaToken,
+      schema_version: post.schemaVersion,
+      redirect: post.redirect,
+    },
+    files: post.files,
+  };
+}
+
+/**
+ * The store stage of a multipart post, after the screen: writes and verifies each file;
+ * returns the data with their references, or one 422 for every refused file.
+ */
+export async function storePostedFiles(
+  deps: Deps,
+  form: Form,
+  input: SubmitInput,
+): Promise<Record<string, unknown>> {
+  const data: Record<string, unknown> = { ...input.body.data };
+  const found: FieldError[] = [];
+  for (const { field, file } of input.files) {
+    try {
+      data[field.name] = await acceptDirectUpload(
+        deps,
+        form,
+        field,
+        file.name,
+        file.type,
+        file.bytes!,
+      );
+    } catch (err) {
+      const items = err instanceof AppError ? err.extra.errors : undefined;
+      if (!Array.isArray(items)) throw err;
+      found.push(...(items as FieldError[]));
+    }
+  }
+  if (found.length) throw errors.validation(found);
+  return data;
 }
 
 /** Sorts posted entries into data, files and the reserved values. */

@@ -10,7 +10,7 @@ import { errors } from "@/lib/errors.ts";
 import { sha256Hex } from "@/lib/ids.ts";
 import { keys, type Mode } from "@/lib/kv/keys.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
-import type { CreatedBody } from "./writer.ts";
+import type { CreatedBody } from "./types.ts";
 
 /** How long a key's result is kept. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;

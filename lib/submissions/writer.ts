@@ -47,8 +47,9 @@ import {
   takeBatch,
   type WriteOutcome,
 } from "./batch.ts";
+import type { SubmissionWriterPort } from "./types.ts";
 
-export type { CreatedBody, Rider, SubmissionDraft, WriteOutcome } from "./batch.ts";
+export type { CreatedBody, Rider, SubmissionDraft, WriteOutcome } from "./types.ts";
 
 /** Form queues kept at most, idle ones included (each holds up to CONTEXT_SIZE marks). */
 const MAX_QUEUES = 256;
@@ -60,7 +61,7 @@ interface Attempt {
 }
 
 /** Per-process group committer; one per composition root. */
-export class SubmissionWriter {
+export class SubmissionWriter implements SubmissionWriterPort {
   #queues = new Map<string, FormQueue>();
   #deps: Omit<Deps, "writer">;
   /** Commits made and submissions stored, for benchmarks. */

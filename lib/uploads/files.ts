@@ -1,25 +1,15 @@
 /**
- * After the PUT: verifying stored bytes, attaching verified files to a submission inside
- * its commit, and signed downloads for the Server Data API.
+ * After the PUT: verifying an upload's stored bytes once, moving good bytes to their final
+ * key and counting them against the workspace's storage.
  * @module
  */
-import type { KeyAuth } from "@/lib/keys/api_keys.ts";
-import { requireScope } from "@/lib/keys/api_keys.ts";
 import type { Deps } from "@/lib/deps.ts";
-import { errors, type FieldError } from "@/lib/errors.ts";
-import { getForm } from "@/lib/forms/forms.ts";
-import { keys, type Mode } from "@/lib/kv/keys.ts";
+import { keys } from "@/lib/kv/keys.ts";
 import { commitWithRetry, u64Value, withKvRetry } from "@/lib/kv/kv.ts";
-import type { Field, Form, Submission } from "@/lib/schemas.ts";
-import { isFileType } from "@/lib/schemas.ts";
-import type { Rider } from "@/lib/submissions/writer.ts";
 import { inspectBytes, type Inspection } from "./checks.ts";
 import {
-  fileError,
   fileKey,
-  fileRefOf,
   incomingKey,
-  isUploadPath,
   storageCap,
   storageFullMessage,
   type UploadGrant,
@@ -28,13 +18,6 @@ import { getWorkspace } from "@/lib/workspaces/workspaces.ts";
 
 /** Bytes read from the start of a file to inspect it (magic bytes, text rule, markers). */
 export const HEAD_BYTES = 256 * 1024;
-/** Download links are valid this long. */
-export const DOWNLOAD_TTL_SEC = 5 * 60;
-/**
- * Files one submission may attach: each is one check in the commit, which also holds the
- * sequence, the idempotency record, the rate limit and a spent CAPTCHA token (10 at most).
- */
-export const MAX_FILES_PER_SUBMISSION = 6;
 
 /**
  * Verifies an uploaded object once: size equal to the declaration, real type allowed for
@@ -124,153 +107,4 @@ export async function verifyUpload(
     await deps.storage.delete(fileKey(g.path));
   }
   return fresh ?? { ...g, state: "expired" };
-}
-
-/** What a submission needs to attach its files: the paths and one rider per file. */
-export interface Attachments {
-  files: string[];
-  riders: Rider[];
-}
-
-/**
- * Resolves every file-like value of a validated submission to its verified grant
- * (verifying S3 uploads now), replaces the client's reference with the stored one, and
- * returns the riders that attach the grants in the submission's own commit.
- * Any problem is a 422 with items of type `file`.
- */
-export async function prepareAttachments(
-  deps: Deps,
-  form: Form,
-  mode: Mode,
-  values: Record<string, unknown>,
-): Promise<Attachments> {
-  const fields = form.fields.filter((f) => isFileType(f.type) && values[f.name] !== undefined);
-  if (!fields.length) return { files: [], riders: [] };
-  if (fields.length > MAX_FILES_PER_SUBMISSION) {
-    throw errors.validation(
-      fields.slice(MAX_FILES_PER_SUBMISSION).map((f) =>
-        fileError(f, `A submission may attach at most ${MAX_FILES_PER_SUBMISSION} files.`)
-      ),
-    );
-  }
-  const problems: FieldError[] = [];
-  const out: Attachments = { files: [], riders: [] };
-  const seen = new Set<string>();
-  for (const field of fields) {
-    const path = (values[field.name] as { path?: unknown }).path;
-    const result = await resolveGrant(deps, form, field, path);
-    if (typeof result === "string" || seen.has(result.path)) {
-      problems.push(fileError(field, typeof result === "string" ? result : "Duplicate file."));
-      continue;
-    }
-    seen.add(result.path);
-    values[field.name] = fileRefOf(result);
-    out.files.push(result.path);
-    out.riders.push(attachRider(deps, form, field, result.path, mode));
-  }
-  if (problems.length) throw errors.validation(problems);
-  return out;
-}
-
-const GONE = "The file was not found or has expired. Upload it again.";
-
-async function resolveGrant(
-  deps: Deps,
-  form: Form,
-  field: Field,
-  path: unknown,
-): Promise<UploadGrant | string> {
-  if (!isUploadPath(path)) return GONE;
-  const entry = await withKvRetry(() => deps.kv.get<UploadGrant>(keys.uploadGrant(path)));
-  let g = entry.value;
-  if (!g || g.form_id !== form.id || g.field_id !== field.id) return GONE;
-  if (g.state === "attached") return "This file is already attached to another submission.";
-  if (g.state === "expired" || deps.now() >= g.due_at) return GONE;
-  if (g.state === "pending" || g.state === "uploading") {
-    try {
-      g = await verifyUpload(deps, entry as Deno.KvEntry<UploadGrant>);
-    } catch (err) {
-      // Storage unreachable: the client may retry; a 500 would suggest a bug.
-      console.error(
-        JSON.stringify({ level: "error", msg: "upload verification failed", err: String(err) }),
-      );
-      throw errors.unavailable();
-    }
-  }
-  if (g.state === "rejected") return g.reason ?? "The file was refused.";
-  if (g.state !== "verified") return "The file has not been uploaded yet.";
-  return g;
-}
-
-/**
- * Paths already attached by an operation being built: two submissions of one group commit
- * naming the same file would both pass the check on the unchanged entry.
- */
-const attaching = new WeakMap<Deno.AtomicOperation, Set<string>>();
-
-/** Marks a verified grant attached to the submission, inside the submission's commit. */
-function attachRider(deps: Deps, form: Form, field: Field, path: string, mode: Mode): Rider {
-  return {
-    checks: 1,
-    apply: async (op, submissionId) => {
-      const entry = await withKvRetry(() => deps.kv.get<UploadGrant>(keys.uploadGrant(path)));
-      const g = entry.value;
-      if (!g || g.state !== "verified" || g.form_id !== form.id || g.field_id !== field.id) {
-        throw errors.validation([
-          fileError(
-            field,
-            g?.state === "attached" ? "This file is already attached to another submission." : GONE,
-          ),
-        ]);
-      }
-      if (deps.now() >= g.due_at) throw errors.validation([fileError(field, GONE)]);
-      const taken = attaching.get(op) ?? new Set<string>();
-      if (taken.has(path)) {
-        throw errors.validation([
-          fileError(field, "This file is already attached to another submission."),
-        ]);
-      }
-      taken.add(path);
-      attaching.set(op, taken);
-      // The index entry stays: once the URL expired, cleanup clears `incoming/` of an
-      // attached grant, where a re-PUT to the still-valid S3 URL would otherwise linger.
-      op.check(entry)
-        .set(entry.key, { ...g, state: "attached", submission_id: submissionId, mode });
-    },
-  };
-}
-
-/**
- * GET /server/forms/:id/files/download: a short-lived link to a file that a submission
- * of this form, in the key's workspace and mode, references; anything else is 404.
- */
-export async function signFileDownload(
-  deps: Deps,
-  auth: KeyAuth,
-  formId: string,
-  path: string | undefined,
-): Promise<{ url: string; expires_at: string }> {
-  requireScope(auth, "read");
-  const notFound = () => errors.notFound("File not found.");
-  const form = await getForm(deps, formId);
-  if (!form || form.workspace_id !== auth.workspace.id) throw errors.formNotFound();
-  if (!path) throw errors.badRequest("Missing 'path' query parameter.");
-  if (!isUploadPath(path)) throw notFound();
-  const g = (await withKvRetry(() => deps.kv.get<UploadGrant>(keys.uploadGrant(path)))).value;
-  if (
-    !g || g.state !== "attached" || g.form_id !== form.id || g.mode !== auth.mode ||
-    !g.submission_id
-  ) throw notFound();
-  const sub =
-    (await withKvRetry(() => deps.kv.get<Submission>(keys.submission(form.id, g.submission_id!))))
-      .value;
-  if (!sub || sub.workspace_id !== auth.workspace.id || !sub.files?.includes(path)) {
-    throw notFound();
-  }
-  const signed = await deps.storage.signDownload(fileKey(path), {
-    filename: g.original_filename,
-    contentType: g.mime_type ?? "application/octet-stream",
-    ttlSec: DOWNLOAD_TTL_SEC,
-  });
-  return { url: signed.url, expires_at: new Date(signed.expiresAt).toISOString() };
 }

@@ -24,7 +24,6 @@ import {
   sanitiseFileName,
   typeAllowed,
 } from "./checks.ts";
-import { verifyUpload } from "./files.ts";
 
 /** Upload URLs (and local storage tokens) are valid this long. */
 export const UPLOAD_URL_TTL_SEC = 15 * 60;
@@ -173,34 +172,6 @@ export async function createUploadGrant(
     uploadToken: grant.token,
     ...(signed.token ? { storageToken: signed.token } : {}),
   };
-}
-
-/**
- * Stores a file the service received itself (the no-JS multipart path) through the same
- * checks as a signed upload; returns the verified reference to put in the submission's
- * data, or throws the 422 the two-step flow would give.
- */
-export async function acceptDirectUpload(
-  deps: Deps,
-  form: Form,
-  field: Field,
-  fileName: string,
-  contentType: string,
-  bytes: Uint8Array,
-): Promise<FileRef> {
-  const { workspace } = await requireLiveForm(deps, form.id);
-  const grant = await issueGrant(deps, form, workspace, field, {
-    fileName,
-    contentType,
-    size: bytes.byteLength,
-  });
-  await deps.storage.write(incomingKey(grant.path), bytes, grant.declared_type);
-  const entry = await withKvRetry(() => deps.kv.get<UploadGrant>(keys.uploadGrant(grant.path)));
-  const verified = await verifyUpload(deps, entry as Deno.KvEntry<UploadGrant>);
-  if (verified.state !== "verified") {
-    throw errors.validation([fileError(field, verified.reason ?? "The file was refused.")]);
-  }
-  return fileRefOf(verified);
 }
 
 /** A 422 item of type `file` for a field. */

@@ -7,14 +7,14 @@ import { Hono } from "hono";
 import { eventBodySchema, recordEvent } from "@/lib/forms/analytics.ts";
 import { mediaType, parseJsonObject, readBody } from "@/lib/http/body.ts";
 import type { Deps } from "@/lib/deps.ts";
-import { AppError, errors } from "@/lib/errors.ts";
+import { errors } from "@/lib/errors.ts";
 import { requireLiveForm } from "@/lib/forms/forms.ts";
 import { type AppEnv, clientIp } from "@/lib/http/http.ts";
 import {
+  countingRefusals,
   ipIdentity,
   type LimitSpend,
   peekLimit,
-  spendQuietly,
 } from "@/lib/ratelimit/rate_limit.ts";
 
 /** The events sub-app, mounted at `/api/v1`. */
@@ -28,7 +28,8 @@ export function eventsApi(deps: Deps): Hono<AppEnv> {
       perMinute: deps.config.rateLimits.events,
     };
     if (!(await peekLimit(deps, spend))) throw errors.rateLimited();
-    try {
+    // Refused attempts (unknown form, bad body) still cost the caller one unit.
+    await countingRefusals(deps, () => spend, async () => {
       const { form } = await requireLiveForm(deps, c.req.param("id"));
       if (mediaType(c.req.header("content-type")) !== "application/json") {
         throw errors.unsupportedMediaType(["application/json"]);
@@ -46,11 +47,7 @@ export function eventsApi(deps: Deps): Hono<AppEnv> {
         sessionId: parsed.data.session_id,
         spend,
       });
-    } catch (err) {
-      // Refused attempts (unknown form, bad body) still cost the caller one unit.
-      if (err instanceof AppError && err.status !== 429) await spendQuietly(deps, spend);
-      throw err;
-    }
+    });
     return c.json({ success: true }, 202);
   });
 

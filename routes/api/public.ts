@@ -3,24 +3,15 @@
  * @module
  */
 import { Hono } from "hono";
-import { authenticateKey } from "@/lib/keys/api_keys.ts";
 import { mediaType, parseJsonObject, readBody } from "@/lib/http/body.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
 import { publicSchema, requireLiveForm } from "@/lib/forms/forms.ts";
 import { type AppEnv, clientIp, limitByClientIp } from "@/lib/http/http.ts";
-import { parseIdempotencyKey } from "@/lib/submissions/idempotency.ts";
-import { ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
-import {
-  checkStoredSize,
-  countingRefusals,
-  parseSubmitBody,
-  submit,
-  type SubmitContext,
-  submitSpend,
-} from "@/lib/submissions/submit.ts";
+import { checkStoredSize, parseSubmitBody } from "@/lib/submissions/parse.ts";
+import { submitRequest } from "@/lib/submissions/submit.ts";
 import { validateData } from "@/lib/forms/validator.ts";
-import { handleFormPost } from "./form_post.ts";
+import { answerFormPost } from "./_form_post.ts";
 
 /** The public API sub-app, mounted at `/api/v1`. */
 export function publicApi(deps: Deps): Hono<AppEnv> {
@@ -38,42 +29,15 @@ export function publicApi(deps: Deps): Hono<AppEnv> {
   });
 
   app.post("/submit/p/:id", async (c) => {
-    const ip = clientIp(c, deps.config.trustProxy);
-    const identity = ipIdentity(ip);
-    // Refusals before submit() (bad key, bad header, wrong type, bad body) count against
-    // the caller's limit too; submit() counts its own.
-    return await countingRefusals(deps, submitSpend(deps, { auth: null, identity }), async () => {
-      const authorization = c.req.header("authorization");
-      const ctx: SubmitContext = {
-        formId: c.req.param("id"),
-        // submit() reads the key's workspace along with the form, and checks it.
-        auth: authorization !== undefined
-          ? await authenticateKey(deps, authorization, { callerChecksWorkspace: true })
-          : null,
-        ip,
-        identity,
-        origin: c.req.header("origin") ?? null,
-        userAgent: c.req.header("user-agent") ?? null,
-        idempotencyKey: parseIdempotencyKey(c.req.header("idempotency-key")),
-        source: "json",
-        onForm: (form) => c.set("submitForm", form),
-      };
-      const type = mediaType(c.req.header("content-type"));
-      if (type === "application/x-www-form-urlencoded" || type === "multipart/form-data") {
-        return await handleFormPost(deps, c, ctx, type);
-      }
-      if (type !== "application/json") {
-        throw errors.unsupportedMediaType([
-          "application/json",
-          "application/x-www-form-urlencoded",
-          "multipart/form-data",
-        ]);
-      }
-      const body = parseSubmitBody(parseJsonObject(await readBody(c.req.raw)));
-      const outcome = await submit(deps, ctx, body);
-      if (outcome.replayed) c.header("Idempotent-Replayed", "true");
-      return c.json(outcome.body, 201);
+    const answer = await submitRequest(deps, {
+      formId: c.req.param("id"),
+      request: c.req.raw,
+      ip: clientIp(c, deps.config.trustProxy),
+      onForm: (form) => c.set("submitForm", form),
     });
+    if (answer.kind !== "json") return answerFormPost(deps, c, answer);
+    if (answer.outcome.replayed) c.header("Idempotent-Replayed", "true");
+    return c.json(answer.outcome.body, 201);
   });
 
   app.post("/forms/p/:id/validate", async (c) => {

@@ -6,7 +6,8 @@
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { formAnalytics } from "@/lib/forms/analytics.ts";
-import { authenticateKey, type KeyAuth, requireScope } from "@/lib/keys/api_keys.ts";
+import { authenticateKey, requireScope } from "@/lib/keys/auth.ts";
+import type { KeyAuth } from "@/lib/keys/types.ts";
 import { mediaType, parseJsonObject, readBody } from "@/lib/http/body.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
@@ -23,7 +24,7 @@ import {
   submissionListQuerySchema,
   submissionView,
 } from "@/lib/submissions/query.ts";
-import { signFileDownload } from "@/lib/uploads/files.ts";
+import { signFileDownload } from "@/lib/uploads/downloads.ts";
 
 /** Hono env of key-authenticated routes: `c.get("auth")` is the caller. */
 export type ServerEnv = {

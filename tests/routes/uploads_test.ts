@@ -2,12 +2,8 @@ import assert from "node:assert/strict";
 import { sweepUploads } from "@/lib/jobs/cleanup_upload.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import type { FileRef } from "@/lib/schemas.ts";
-import {
-  acceptDirectUpload,
-  fileKey,
-  incomingKey,
-  UPLOAD_URL_TTL_SEC,
-} from "@/lib/uploads/grants.ts";
+import { fileKey, incomingKey, UPLOAD_URL_TTL_SEC } from "@/lib/uploads/grants.ts";
+import { acceptDirectUpload } from "@/lib/uploads/direct.ts";
 import { makeForm, makeWorkspace } from "@/tests/helpers.ts";
 import {
   assertFileError,

@@ -8,7 +8,7 @@ import { keys } from "@/lib/kv/keys.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
 import type { Submission } from "@/lib/schemas.ts";
 import { isPlausibleSubmissionId } from "@/lib/submissions/query.ts";
-import { DOWNLOAD_TTL_SEC } from "@/lib/uploads/files.ts";
+import { DOWNLOAD_TTL_SEC } from "@/lib/uploads/downloads.ts";
 import { fileKey, type UploadGrant } from "@/lib/uploads/grants.ts";
 import { type PageContext, requireForm } from "@/routes/admin/_page.ts";
 

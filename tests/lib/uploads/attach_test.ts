@@ -2,13 +2,13 @@ import assert from "node:assert/strict";
 import type { AppError } from "@/lib/errors.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import type { Submission } from "@/lib/schemas.ts";
-import type { SubmissionDraft } from "@/lib/submissions/writer.ts";
-import { prepareAttachments } from "@/lib/uploads/files.ts";
+import type { SubmissionDraft } from "@/lib/submissions/types.ts";
+import { prepareAttachments } from "@/lib/uploads/attach.ts";
 import type { UploadGrant } from "@/lib/uploads/grants.ts";
 import { makeForm, makeWorkspace } from "@/tests/helpers.ts";
 import { FILES_FORM, grantFor, putBytes, SAMPLES, uploadEnv } from "@/tests/upload_fixtures.ts";
 
-Deno.test("upload_files - one file attaches to one submission, even within one commit", async () => {
+Deno.test("uploads attach - one file attaches to one submission, even within one commit", async () => {
   const u = await uploadEnv("local");
   try {
     const ws = await makeWorkspace(u.deps, "pro");

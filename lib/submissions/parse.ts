@@ -1,0 +1,59 @@
+/**
+ * Stage one of a submit, parse: the JSON body's shape and the stored-size limit. A form
+ * post is parsed by form_post.ts into the same body plus its files.
+ * @module
+ */
+import { z } from "zod";
+import { isPlainObject, MAX_STORED_BYTES, storedSize } from "@/lib/http/body.ts";
+import { errors } from "@/lib/errors.ts";
+import type { PostedFile } from "./types.ts";
+
+/** The body of a submit, whichever content type carried it. */
+export const submitBodySchema = z.object({
+  data: z.record(z.string(), z.unknown()),
+  captcha_token: z.string().max(10_000).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  schema_version: z.number().int().positive().optional(),
+  /** When the client rendered the form (epoch ms), for the time-to-submit signal. */
+  rendered_at: z.number().int().positive().optional(),
+  redirect: z.string().max(2000).optional(),
+}).strict();
+/** A parsed submit body. */
+export type SubmitBody = z.infer<typeof submitBodySchema>;
+
+/** What a submit carries: the body and, from a multipart post, the files to store. */
+export interface SubmitInput {
+  body: SubmitBody;
+  files: PostedFile[];
+}
+
+/** Parses a JSON submit body; a missing or non-object `data` is a 400 naming it. */
+export function parseSubmitBody(raw: Record<string, unknown>): SubmitBody {
+  if (!("data" in raw)) {
+    throw errors.badRequest("Missing 'data': send the field values as a JSON object.");
+  }
+  if (!isPlainObject(raw.data)) {
+    throw errors.badRequest("'data' must be a JSON object of field values.");
+  }
+  const parsed = submitBodySchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue.path.join(".") || "body";
+    const message = issue.code === "unrecognized_keys"
+      ? `Unknown parameter(s): ${issue.keys.join(", ")}.`
+      : `'${where}': ${issue.message}.`;
+    throw errors.badRequest(message);
+  }
+  return parsed.data;
+}
+
+/** The stored size of a submission's values and metadata; over the limit is 413. */
+export function checkStoredSize(values: unknown, metadata: unknown): number {
+  const size = storedSize({ values, metadata });
+  if (size > MAX_STORED_BYTES) {
+    throw errors.payloadTooLarge(
+      `The submission's data and metadata exceed ${MAX_STORED_BYTES / 1024} KiB.`,
+    );
+  }
+  return size;
+}

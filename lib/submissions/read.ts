@@ -1,0 +1,113 @@
+/**
+ * Stage two of a submit, read: the form, its workspace, the caller's rate-limit state, the
+ * idempotency record and a browser sender's protection failures, in one KV operation.
+ * @module
+ */
+import { checkKeyWorkspace, requireScope } from "@/lib/keys/auth.ts";
+import type { Deps } from "@/lib/deps.ts";
+import { errors } from "@/lib/errors.ts";
+import { isPlausibleFormId, requireLiveForm, workspaceOf } from "@/lib/forms/forms.ts";
+import type { IdempotencyRecord } from "./idempotency.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import { limitKey, type LimitSpend } from "@/lib/ratelimit/rate_limit.ts";
+import type { Form, Workspace } from "@/lib/schemas.ts";
+import { failuresIn } from "@/lib/protection/failures.ts";
+import type { SubmitContext } from "./types.ts";
+
+/** What a submit reads before deciding, fetched together. */
+export interface SubmitState {
+  form: Form;
+  workspace: Workspace;
+  /** The caller's rate-limit state for this route. */
+  limit: Deno.KvEntryMaybe<unknown>;
+  /** A stored result under the request's Idempotency-Key, or null. */
+  idempotency: IdempotencyRecord | null;
+  /** The form's sequence versionstamp in the same snapshot (lets the writer skip a re-read). */
+  seqSeen: string | null;
+  /** A browser sender's protection failures in the window (0 for key calls). */
+  failures: number;
+}
+
+/** The form a submit targets, read before its body when the body's shape depends on it. */
+export async function loadSubmitTarget(
+  deps: Pick<Deps, "reads" | "formWorkspaces">,
+  ctx: Pick<SubmitContext, "formId" | "auth">,
+): Promise<{ form: Form; workspace: Workspace }> {
+  if (ctx.auth) requireScope(ctx.auth, "submit");
+  const target = await requireLiveForm(deps, ctx.formId);
+  if (ctx.auth && ctx.auth.workspace.id !== target.workspace.id) throw errors.formNotFound();
+  return target;
+}
+
+/** The rate-limit spend of a submit: per workspace with a key, per client IP without. */
+export function submitSpend(
+  deps: Pick<Deps, "config">,
+  ctx: Pick<SubmitContext, "auth" | "identity">,
+): LimitSpend {
+  return ctx.auth
+    ? {
+      route: "submit",
+      identity: `ws:${ctx.auth.workspace.id}`,
+      perMinute: deps.config.rateLimits.workspace,
+    }
+    : { route: "submit", identity: ctx.identity, perMinute: deps.config.rateLimits.submit };
+}
+
+/** The keys a submit reads first, in order (see readSubmitState). */
+function stateKeys(
+  formId: string,
+  mode: "live" | "test",
+  spend: LimitSpend,
+  idempotencyKey: string | undefined,
+): Deno.KvKey[] {
+  const wanted: Deno.KvKey[] = [keys.form(formId), limitKey(spend)];
+  if (idempotencyKey) {
+    // The sequence rides along: every record is written with it, see SubmissionDraft.
+    wanted.push(keys.idempotency(formId, mode, idempotencyKey), keys.submissionSeq(formId, mode));
+  }
+  return wanted;
+}
+
+/**
+ * Reads the form, its workspace, the caller's rate-limit state, the idempotency record and
+ * a browser sender's protection failures in ONE KV operation (the workspace in a second
+ * one the first time a browser submits to a form): KV operations are the cost to count on
+ * this path. A key's workspace is read here, not when the key was authenticated, and
+ * checked as authenticateKey would.
+ */
+export async function readSubmitState(
+  deps: Pick<Deps, "reads" | "formWorkspaces" | "now">,
+  ctx: SubmitContext,
+  spend: LimitSpend,
+): Promise<SubmitState> {
+  if (ctx.auth) requireScope(ctx.auth, "submit");
+  if (!isPlausibleFormId(ctx.formId)) throw errors.formNotFound();
+  const mode = ctx.auth?.mode ?? "live";
+  const wanted = stateKeys(ctx.formId, mode, spend, ctx.idempotencyKey);
+  const wsId = ctx.auth?.workspace.id ?? deps.formWorkspaces.get(ctx.formId);
+  const failuresAt = ctx.auth ? -1 : wanted.push(keys.protectionFailures(ctx.identity)) - 1;
+  const wsAt = wsId ? wanted.push(keys.workspace(wsId)) - 1 : -1;
+  const entries = await deps.reads.getMany(wanted);
+  const [formEntry, limit] = entries;
+  const [idem, seq] = ctx.idempotencyKey ? entries.slice(2, 4) : [];
+  const read = wsAt >= 0 ? entries[wsAt].value as Workspace | null : null;
+  const form = formEntry.value as Form | null;
+  let workspace: Workspace | null;
+  if (ctx.auth) {
+    const own = checkKeyWorkspace(read);
+    // A key of another workspace gets the same 404 as a missing form.
+    workspace = form?.workspace_id === own.id ? own : null;
+  } else {
+    workspace = form ? await workspaceOf(deps, form, wsId, read) : null;
+  }
+  if (!form || !workspace || workspace.suspended) throw errors.formNotFound();
+  ctx.onForm?.(form);
+  return {
+    form,
+    workspace,
+    limit,
+    idempotency: (idem?.value ?? null) as IdempotencyRecord | null,
+    seqSeen: seq?.versionstamp ?? null,
+    failures: failuresAt >= 0 ? failuresIn(entries[failuresAt].value, deps.now()) : 0,
+  };
+}

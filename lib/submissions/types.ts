@@ -1,0 +1,93 @@
+/**
+ * Shared types of the submit path: who submits (the context every stage reads), what the
+ * writer stores and answers, and the writer's port that `Deps` names.
+ * @module
+ */
+import type { KeyAuth } from "@/lib/keys/types.ts";
+import type { Mode } from "@/lib/kv/keys.ts";
+import type { LimitSpend } from "@/lib/ratelimit/types.ts";
+import type { ValueSource } from "@/lib/forms/validator.ts";
+import type { MultipartFile } from "@/lib/http/multipart.ts";
+import type { Field, Form, SubmissionSignals, Workspace } from "@/lib/schemas.ts";
+
+/** Who is submitting and from where. */
+export interface SubmitContext {
+  formId: string;
+  auth: KeyAuth | null;
+  ip: string;
+  identity: string;
+  origin: string | null;
+  userAgent: string | null;
+  idempotencyKey?: string;
+  /** What the key is compared on when not `data` (a multipart post: files by name and size). */
+  payloadHash?: string;
+  source: ValueSource;
+  /** Called with the form once submit has read it live (CORS grants from that read). */
+  onForm?: (form: Form) => void;
+}
+
+/** A file part of a multipart post, for a file-like field. */
+export interface PostedFile {
+  field: Field;
+  file: MultipartFile;
+  /** The field's limit on this workspace; `file.bytes` is null when the file exceeds it. */
+  maxBytes: number;
+}
+
+/** Everything needed to store one submission. */
+export interface SubmissionDraft {
+  form: Form;
+  workspace: Workspace;
+  mode: Mode;
+  fields: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  files: string[];
+  signals: SubmissionSignals;
+  idempotency?: {
+    key: string;
+    hash: string;
+    /**
+     * The versionstamp of the form's sequence in the snapshot where the request found no
+     * live record under the key. Records are written only by sequence-moving commits, so
+     * when every commit since is this writer's own (none wrote the key), the writer need
+     * not read the record again.
+     */
+    seenAt?: string | null;
+  };
+  limits: LimitSpend[];
+  /** Approximate stored size in bytes (for batch sizing). */
+  size: number;
+  /** Extra writes riding in the same commit (spent CAPTCHA tokens, attached files). */
+  riders?: Rider[];
+}
+
+/**
+ * A write that rides in a submission's commit. `apply` is called on every attempt with
+ * fresh reads and may throw an AppError to refuse this submission alone; it adds at most
+ * `checks` checks to the operation.
+ */
+export interface Rider {
+  checks: number;
+  apply: (op: Deno.AtomicOperation, submissionId: string) => Promise<void>;
+}
+
+/** The 201 body of an accepted submission. */
+export interface CreatedBody {
+  success: true;
+  submission_id: string;
+  submission_number: number;
+}
+
+/** What a write produced: a new submission or the replay of an earlier one. */
+export type WriteOutcome = { replayed: false; body: CreatedBody } | {
+  replayed: true;
+  body: CreatedBody;
+};
+
+/** The per-process group committer of submissions (submissions/writer.ts). */
+export interface SubmissionWriterPort {
+  /** Queues a submission; resolves once it is durably stored (or replayed). */
+  write(draft: SubmissionDraft): Promise<WriteOutcome>;
+  /** Commits made, submissions stored and conflicts met, for tests and benchmarks. */
+  readonly stats: { commits: number; submissions: number; conflicts: number };
+}

@@ -1,0 +1,92 @@
+/**
+ * The answer to a no-JS submit (`POST /api/v1/submit/p/:id` with a form body), whose
+ * pipeline is lib/submissions/submit.ts: a 303 to the success target, or on refusal a 303
+ * to the error target with `?error=<code>`, or the hosted form page re-rendered with the
+ * posted values, the field errors and the error's status.
+ * @module
+ */
+import type { Context } from "hono";
+import type { Deps } from "@/lib/deps.ts";
+import type { AppError, FieldError } from "@/lib/errors.ts";
+import type { FormPost } from "@/lib/submissions/form_post.ts";
+import type { AppEnv } from "@/lib/http/http.ts";
+import { errorLocation, successLocation } from "@/lib/submissions/redirects.ts";
+import type { Form } from "@/lib/schemas.ts";
+import type { SubmitAnswer } from "@/lib/submissions/submit.ts";
+import type { HostedNotice } from "@/islands/hosted/types.ts";
+import { newPageKey, renderFormPage } from "@/routes/f/_form_page.tsx";
+import { errorPage, notFoundPage } from "@/routes/f/_message.tsx";
+
+/** Answers a form post's outcome: a redirect, or an HTML page (JSON for non-browsers). */
+export function answerFormPost(
+  deps: Deps,
+  c: Context<AppEnv>,
+  answer: Extract<SubmitAnswer, { kind: "form" | "form_refused" }>,
+): Response {
+  if (answer.kind === "form") {
+    const { form, post, outcome } = answer;
+    const id = outcome.body.submission_id;
+    return c.redirect(successLocation(form, post.redirect, deps.config.baseUrl, id), 303);
+  }
+  return failure(deps, c, answer.error, answer.form, answer.post, answer.headerKey);
+}
+
+const NOTICES: Partial<Record<string, string>> = {
+  schema_changed: "This form changed since you opened it. Check your answers and send it again.",
+  idempotency_key_reused:
+    "This page already sent a response with different answers. Send again to submit these answers as a new response.",
+};
+
+/** The answer to a refused post: the error redirect, or the form page re-rendered. */
+function failure(
+  deps: Deps,
+  c: Context<AppEnv>,
+  err: AppError,
+  form: Form | null,
+  post: FormPost | null,
+  headerKey: string | undefined,
+): Response {
+  const items = Array.isArray(err.extra.errors) ? err.extra.errors as FieldError[] : [];
+  const params: Record<string, string> = { error: err.code };
+  const named = [...new Set(items.map((e) => e.field).filter(Boolean))];
+  if (named.length) params.fields = named.join(",").slice(0, 500);
+  const location = errorLocation(form, post?.redirect, deps.config.baseUrl, params);
+  if (location) return c.redirect(location, 303);
+  // A browser navigation asks for HTML; scripts and tools (curl) get the JSON error body.
+  if (!/\btext\/html\b/i.test(c.req.header("accept") ?? "")) throw err;
+  if (!form) return err.status === 404 ? notFoundPage() : errorPage(err.status, err.message);
+  const notice = noticeFor(err, form, items);
+  // A page cannot prefill file inputs: say so rather than let the files vanish silently.
+  if (post?.files.length) notice.message = `${notice.message} Choose your files again.`.trim();
+  return renderFormPage(deps, form, {
+    values: post?.data ?? {},
+    errors: items,
+    notice,
+    // A key whose result is stored with other answers is spent: the page gets a new one.
+    idempotencyKey: err.code === "idempotency_key_reused"
+      ? newPageKey()
+      : headerKey ?? post?.idempotencyKey,
+    redirect: post?.redirect,
+  }, err.status);
+}
+
+function noticeFor(err: AppError, form: Form, items: FieldError[]): HostedNotice {
+  if (err.code !== "validation_failed") {
+    return { kind: "error", message: NOTICES[err.code] ?? err.message };
+  }
+  const names = new Set(form.fields.map((f) => f.name));
+  const listed = items.filter((e) => names.has(e.field));
+  const other = items.filter((e) => !names.has(e.field)).map((e) => e.message);
+  const n = new Set(listed.map((e) => e.field)).size;
+  const message = [n === 1 ? "Please correct 1 field." : `Please correct ${n} fields.`, ...other]
+    .join(" ");
+  const seen = new Set<string>();
+  return {
+    kind: "error",
+    message: n ? message : other.join(" "),
+    items: listed.filter((e) => !seen.has(e.field) && seen.add(e.field)).map((e) => ({
+      field: e.field,
+      message: e.message,
+    })),
+  };
+}
