@@ -5,6 +5,8 @@
  * @module
  */
 import type { Mode } from "@/lib/kv/keys.ts";
+import { page } from "@/lib/ui/define.ts";
+import { safeAdminPath } from "@/routes/admin/_session.ts";
 import { type Pagination, parseQuery } from "@/lib/http/pagination.ts";
 import { type Form, STATUSES } from "@/lib/schemas.ts";
 import { deleteSubmissions, MAX_DELETE_IDS } from "@/lib/submissions/delete.ts";
@@ -17,7 +19,7 @@ import {
 } from "@/lib/submissions/query.ts";
 import { errors } from "@/lib/errors.ts";
 import { Csrf, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
-import { type PageContext, type PageProps, requireForm } from "@/routes/admin/_page.ts";
+import { define, type PageContext, requireForm } from "@/routes/admin/_page.ts";
 
 interface Data {
   form: Form;
@@ -55,16 +57,19 @@ async function load(ctx: PageContext, form: Form, query: Record<string, string>)
 }
 
 /** GET lists; POST `action` = confirm_delete (shows the confirmation) | delete. */
-export const handler = {
-  async GET(ctx: PageContext) {
+export const handler = define.handlers<Data>({
+  async GET(ctx) {
     const form = await requireForm(ctx);
     const data = await load(ctx, form, ctx.c.req.query());
-    return ctx.render(data, { title: `${form.name} submissions` });
+    return page(data, { title: `${form.name} submissions` });
   },
-  async POST(ctx: PageContext) {
+  async POST(ctx) {
     const form = await requireForm(ctx);
     const ids = ctx.body.getAll("ids").map((s) => s.trim()).filter(Boolean);
-    const back = `/admin/forms/${form.id}/submissions${ctx.body.get("back") ?? ""}`;
+    // `back` is the list's query string; anything else returns to the plain list.
+    const list = `/admin/forms/${form.id}/submissions`;
+    const query = ctx.body.get("back") ?? "";
+    const back = query.startsWith("?") ? safeAdminPath(list + query, list) : list;
     if (!ids.length) return ctx.redirect(back);
     if (ids.length > MAX_DELETE_IDS) {
       throw errors.badRequest(`Delete at most ${MAX_DELETE_IDS} submissions at a time.`);
@@ -75,9 +80,9 @@ export const handler = {
       return ctx.redirect(back, "deleted");
     }
     const data = await load(ctx, form, { mode });
-    return ctx.render({ ...data, confirm: ids }, { title: "Delete submissions?" });
+    return page({ ...data, confirm: ids }, { title: "Delete submissions?" });
   },
-};
+});
 
 /** Field values shown in the table: the first three fields, shortened. */
 function preview(form: Form, s: PublicSubmission): string {
@@ -90,7 +95,7 @@ function preview(form: Form, s: PublicSubmission): string {
 }
 
 /** The submissions page. */
-export default function Submissions({ data, csrf }: PageProps<Data>) {
+export default define.page<typeof handler>(function Submissions({ data, csrf }) {
   const { form, q, mode, pagination: pg } = data;
   const base = `/admin/forms/${form.id}/submissions`;
   const here = filterQuery(mode, q, q.page);
@@ -245,7 +250,7 @@ export default function Submissions({ data, csrf }: PageProps<Data>) {
         )}
     </>
   );
-}
+});
 
 function Pager(
   { base, mode, q, pg }: { base: string; mode: Mode; q: SubmissionListQuery; pg: Pagination },
