@@ -36,7 +36,7 @@ export const handler = define.handlers<Data>({
       submissionCounts(ctx.deps, form.id),
       formAnalytics(ctx.deps, form, workspace, "live"),
     ]);
-    const embed = embedSnippets(form, ctx.deps.config.baseUrl);
+    const embed = embedSnippets(form, ctx.deps.config.publicBaseUrl);
     return page({ form, workspace, counts, analytics, embed }, {
       title: form.name,
     });
