@@ -8,18 +8,18 @@ import type { Mode } from "@/lib/kv/keys.ts";
 import { page } from "@/lib/ui/define.ts";
 import { safeAdminPath } from "@/routes/admin/_session.ts";
 import { type Pagination, parseQuery } from "@/lib/http/pagination.ts";
-import { type Form, STATUSES } from "@/lib/schemas.ts";
+import type { Form } from "@/lib/schemas.ts";
 import { deleteSubmissions, MAX_DELETE_IDS } from "@/lib/submissions/delete.ts";
 import {
   listSubmissions,
   type PublicSubmission,
-  RANGES,
   type SubmissionListQuery,
   submissionListQuerySchema,
 } from "@/lib/submissions/query.ts";
 import { errors } from "@/lib/errors.ts";
 import { Csrf, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
 import { define, type PageContext, requireForm } from "@/routes/admin/_page.ts";
+import { filterQuery, Filters, Pager, preview } from "./_list.tsx";
 
 interface Data {
   form: Form;
@@ -33,19 +33,6 @@ interface Data {
 
 function modeOf(v: string | null | undefined): Mode {
   return v === "test" ? "test" : "live";
-}
-
-/** The query string of a filter set (for links that keep the filters). */
-export function filterQuery(mode: Mode, q: Partial<SubmissionListQuery>, page?: number): string {
-  const p = new URLSearchParams();
-  if (mode === "test") p.set("mode", "test");
-  if (q.status) p.set("status", q.status);
-  if (q.search) p.set("search", q.search);
-  if (q.range && q.range !== "all") p.set("range", q.range);
-  if (page && page > 1) p.set("page", String(page));
-  if (q.limit && q.limit !== 20) p.set("limit", String(q.limit));
-  const s = p.toString();
-  return s ? `?${s}` : "";
 }
 
 async function load(ctx: PageContext, form: Form, query: Record<string, string>): Promise<Data> {
@@ -84,16 +71,6 @@ export const handler = define.handlers<Data>({
   },
 });
 
-/** Field values shown in the table: the first three fields, shortened. */
-function preview(form: Form, s: PublicSubmission): string {
-  return form.fields.slice(0, 3)
-    .map((f) => s.fields[f.name])
-    .filter((v) => v !== undefined && v !== "")
-    .map((v) => (typeof v === "object" ? JSON.stringify(v) : String(v)))
-    .join(" · ")
-    .slice(0, 120);
-}
-
 /** The submissions page. */
 export default define.page<typeof handler>(function Submissions({ data, csrf }) {
   const { form, q, mode, pagination: pg } = data;
@@ -131,45 +108,7 @@ export default define.page<typeof handler>(function Submissions({ data, csrf }) 
         </a>
       </PageHead>
       <FormTabs id={form.id} current="/submissions" />
-      <form method="get" action={base} class="filters" role="search">
-        <div>
-          <label for="f-status">Status</label>
-          <select id="f-status" name="status">
-            <option value="">All</option>
-            {STATUSES.map((s) => <option key={s} value={s} selected={q.status === s}>{s}</option>)}
-          </select>
-        </div>
-        <div class="grow">
-          <label for="f-search">Search</label>
-          <input
-            id="f-search"
-            name="search"
-            type="search"
-            value={q.search ?? ""}
-            placeholder="Any field value or submission id"
-          />
-        </div>
-        <div>
-          <label for="f-range">Received</label>
-          <select id="f-range" name="range">
-            {Object.keys(RANGES).map((r) => (
-              <option value={r} selected={q.range === r}>
-                {r === "all" ? "Any time" : `Last ${r.replace("d", " days")}`}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label for="f-mode">Data</label>
-          <select id="f-mode" name="mode">
-            <option value="live" selected={mode === "live"}>Live</option>
-            <option value="test" selected={mode === "test"}>Test</option>
-          </select>
-        </div>
-        <div>
-          <button type="submit" class="secondary">Apply</button>
-        </div>
-      </form>
+      <Filters base={base} mode={mode} q={q} />
       {data.submissions.length === 0
         ? (
           <div class="empty">
@@ -251,22 +190,3 @@ export default define.page<typeof handler>(function Submissions({ data, csrf }) 
     </>
   );
 });
-
-function Pager(
-  { base, mode, q, pg }: { base: string; mode: Mode; q: SubmissionListQuery; pg: Pagination },
-) {
-  return (
-    <nav class="pager" aria-label="Pages">
-      {pg.page > 1
-        ? <a href={`${base}${filterQuery(mode, q, pg.page - 1)}`} rel="prev">← Newer</a>
-        : <span class="muted">← Newer</span>}
-      <span>
-        Page {pg.page} of {Math.max(1, pg.total_pages)} · {pg.total.toLocaleString("en")}{" "}
-        {pg.truncated ? "matches in the newest scanned" : "total"}
-      </span>
-      {pg.has_more
-        ? <a href={`${base}${filterQuery(mode, q, pg.page + 1)}`} rel="next">Older →</a>
-        : <span class="muted">Older →</span>}
-    </nav>
-  );
-}
