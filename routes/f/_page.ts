@@ -6,11 +6,10 @@
  */
 import type { Context } from "hono";
 import type { VNode } from "preact";
-import type { Config } from "@/lib/config.ts";
 import type { Deps } from "@/lib/deps.ts";
 import type { AppEnv } from "@/lib/http/http.ts";
 import type { Form } from "@/lib/schemas.ts";
-import { hostedCsp } from "@/lib/ui/csp.ts";
+import { type CspConfig, hostedCsp } from "@/lib/ui/csp.ts";
 import { createDefine, type Define, type PageModule } from "@/lib/ui/define.ts";
 import { renderDocument } from "@/lib/ui/document.tsx";
 
@@ -35,11 +34,8 @@ export const define: Define<HostedContext, HostedProps> = createDefine<
 export type HostedPageModule<T> = PageModule<HostedContext, T, HostedProps>;
 
 /** The form-specific headers of a page showing `form`: its CSP allows its CAPTCHA only. */
-export function formPageHeaders(
-  form: Form,
-  config: Pick<Config, "baseUrl">,
-): Record<string, string> {
-  return { "Content-Security-Policy": hostedCsp(form, config.baseUrl) };
+export function formPageHeaders(form: Form, config: CspConfig): Record<string, string> {
+  return { "Content-Security-Policy": hostedCsp(form, config) };
 }
 
 /**
@@ -62,7 +58,7 @@ export function htmlPage(
     headers: {
       "Content-Type": "text/html; charset=utf-8",
       "Cache-Control": opts.store === false ? "no-store" : "private, no-cache",
-      "Content-Security-Policy": hostedCsp(null, ""),
+      "Content-Security-Policy": hostedCsp(null, null),
       "X-Content-Type-Options": "nosniff",
       "Referrer-Policy": "strict-origin-when-cross-origin",
       ...opts.headers,

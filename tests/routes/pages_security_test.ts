@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { ConfigError, loadConfig } from "@/lib/config.ts";
+import { uploadOrigins } from "@/lib/ui/csp.ts";
 import type { FormDefinition } from "@/lib/schemas.ts";
 import { CONTACT_FORM, makeForm, makeKey, makeWorkspace, testEnv } from "@/tests/helpers.ts";
 import { FORM_TYPE, page, PASSWORD, post, setup, signIn } from "@/tests/admin_support.ts";
@@ -141,6 +142,14 @@ Deno.test("pages - hosted CSP allows only the form's CAPTCHA provider", async (t
       const policy = await csp({ ...CONTACT_FORM, captcha: { provider: "altcha" } });
       assert.deepEqual(directive(policy, "worker-src"), ["blob:"]);
       assert.doesNotMatch(policy, PROVIDER_HOSTS);
+    });
+
+    await t.step("a form with a file field may upload to the storage's origin", async () => {
+      const policy = await csp({
+        ...CONTACT_FORM,
+        fields: [...(CONTACT_FORM.fields ?? []), { name: "cv", type: "file" }],
+      });
+      assert.deepEqual(directive(policy, "connect-src"), ["'self'", "http://forms.test"]);
     });
 
     await t.step("a page without a form posts nowhere", async () => {
@@ -328,4 +337,21 @@ Deno.test("pages - admin POSTs are capped at the body limit, with the admin's pa
   } finally {
     env.close();
   }
+});
+
+Deno.test("pages - upload origins for the hosted CSP follow the storage", () => {
+  const base = { SECRET: "x".repeat(32), BASE_URL: "https://admin.example" };
+  const local = loadConfig({ ...base, PUBLIC_BASE_URL: "https://forms.example/x" });
+  assert.deepEqual(uploadOrigins(local), ["https://forms.example"]);
+  const s3 = { ...base, STORAGE: "s3", S3_BUCKET: "files", S3_REGION: "eu-west-1" };
+  assert.deepEqual(uploadOrigins(loadConfig(s3)), [
+    "https://s3.eu-west-1.amazonaws.com",
+    "https://files.s3.eu-west-1.amazonaws.com",
+  ]);
+  const minio = loadConfig({
+    ...s3,
+    S3_ENDPOINT: "http://127.0.0.1:9000/",
+    S3_FORCE_PATH_STYLE: "1",
+  });
+  assert.deepEqual(uploadOrigins(minio), ["http://127.0.0.1:9000"]);
 });
