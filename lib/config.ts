@@ -48,6 +48,7 @@ const rateLimits = z
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   BASE_URL: z.url().optional(),
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   KV_PATH: z.string().optional(),
   SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   STORAGE: z.enum(["local", "s3"]).default("local"),
@@ -75,6 +76,8 @@ const envSchema = z.object({
 export interface Config {
   port: number;
   baseUrl: string;
+  /** Where hosted pages and files are served (default `baseUrl`); the admin refuses its host. */
+  publicBaseUrl: string;
   /** `undefined` means the platform's default KV (Deno Deploy). */
   kvPath: string | undefined;
   secret: string | undefined;
@@ -129,9 +132,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       "Invalid configuration:\n  STORAGE: must be s3 on Deno Deploy (no local filesystem)",
     );
   }
+  const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   return {
     port: e.PORT,
-    baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
+    baseUrl,
+    publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, "") ?? baseUrl,
     kvPath: e.KV_PATH ?? (deploy ? undefined : "./data/formwell.kv"),
     secret: e.SECRET,
     storage: e.STORAGE,

@@ -1,10 +1,18 @@
 /**
- * The HTTP application: middleware, the API sub-apps and the admin pages.
+ * The HTTP application: middleware (docs/api.md "HTTP middleware"), the API sub-apps, the
+ * admin and hosted pages, the assets.
  * @module
  */
 import { Hono } from "hono";
 import type { Deps } from "@/lib/deps.ts";
-import { type AppEnv, notFound, onError, requestId } from "@/lib/http/http.ts";
+import {
+  type AppEnv,
+  baselineHeaders,
+  noStore,
+  notFound,
+  onError,
+  requestId,
+} from "@/lib/http/http.ts";
 import { publicCors } from "@/lib/http/cors.ts";
 import { captchaApi } from "@/routes/api/captcha.ts";
 import { eventsApi } from "@/routes/api/events.ts";
@@ -19,12 +27,14 @@ import { hostedRoutes } from "@/routes/f/mod.ts";
 export function createApp(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", requestId());
+  app.use("*", baselineHeaders(deps.config));
   app.onError(onError);
   app.notFound(notFound);
   app.get("/healthz", (c) => c.json({ ok: true }));
   // Before every public route: preflights, origin grants and foreign-origin refusals.
   app.use("/api/v1/forms/p/*", publicCors(deps));
   app.use("/api/v1/submit/p/*", publicCors(deps));
+  app.use("/api/v1/server/*", noStore());
   app.route("/api/v1", captchaApi(deps));
   app.route("/api/v1/server", serverApi(deps));
   app.route("/api/v1", eventsApi(deps));

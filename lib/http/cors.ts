@@ -6,6 +6,7 @@
  * without `Origin` is not a cross-origin browser request (servers, curl) and passes.
  * @module
  */
+import type { Config } from "@/lib/config.ts";
 import type { MiddlewareHandler } from "hono";
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
@@ -21,17 +22,18 @@ const EXPOSED_HEADERS = "X-Request-Id, Idempotent-Replayed, ETag";
 const PREFLIGHT_MAX_AGE = "600";
 
 /**
- * Whether `origin` may use the form: never `null`; the service's own origin (`BASE_URL`,
- * where hosted pages live) always; any origin when the list is empty.
+ * Whether `origin` may use the form: never `null`; the service's own origins (`BASE_URL`
+ * and `PUBLIC_BASE_URL`, where hosted pages live) always; any origin when the list is empty.
  */
 export function originAllowed(
   form: Pick<Form, "allowed_origins">,
   origin: string,
-  baseUrl: string,
+  config: Pick<Config, "baseUrl" | "publicBaseUrl">,
 ): boolean {
   if (origin === "null" || !/^https?:\/\/[^/]+$/i.test(origin)) return false;
   const normalised = origin.toLowerCase();
-  if (normalised === new URL(baseUrl).origin) return true;
+  if (normalised === new URL(config.baseUrl).origin) return true;
+  if (normalised === new URL(config.publicBaseUrl).origin) return true;
   // Stored origins are normalised (lower-case, no trailing slash), as browsers send them.
   return !form.allowed_origins.length || form.allowed_origins.includes(normalised);
 }
@@ -67,12 +69,14 @@ export function publicCors(
       // same read, or from one here when the request failed before it.
       await next();
       const form = c.get("submitForm") ?? await liveForm();
-      if (form && originAllowed(form, origin, deps.config.baseUrl)) grant(c.res.headers, origin);
+      if (form && originAllowed(form, origin, deps.config)) {
+        grant(c.res.headers, origin);
+      }
       withVary(c.res);
       return;
     }
     const form = await liveForm();
-    const allowed = form ? originAllowed(form, origin, deps.config.baseUrl) : false;
+    const allowed = form ? originAllowed(form, origin, deps.config) : false;
     if (preflight) {
       const res = c.body(null, 204);
       if (allowed) {

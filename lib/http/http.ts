@@ -1,9 +1,13 @@
 /**
- * HTTP glue shared by every route: request ids, the one error handler, client IPs.
+ * HTTP glue shared by every route: request ids, baseline security headers, the one error
+ * handler, client IPs.
  * @module
  */
 import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { requestId as honoRequestId } from "hono/request-id";
+import { secureHeaders } from "hono/secure-headers";
+import type { Config } from "@/lib/config.ts";
 import { AppError } from "@/lib/errors.ts";
 import type { RateLimitName } from "@/lib/config.ts";
 import type { Deps } from "@/lib/deps.ts";
@@ -21,17 +25,51 @@ export type AppEnv = {
   Bindings: { remoteAddr?: { hostname?: string } };
 };
 
-const REQUEST_ID = /^[A-Za-z0-9._:@-]{8,128}$/;
+const assignRequestId = honoRequestId({
+  limitLength: 128,
+  generator: () => `req_${randomBase62(20)}`,
+});
 
-/** Keeps a well-formed incoming `X-Request-Id`, else makes one; sets it on every response. */
+/**
+ * Hono's request id (a well-formed incoming `X-Request-Id` is kept), also set after the
+ * handler so responses built as plain `Response`s carry it too.
+ */
 export function requestId(): MiddlewareHandler<AppEnv> {
+  return (c, next) =>
+    assignRequestId(c, async () => {
+      await next();
+      c.res.headers.set("X-Request-Id", c.get("requestId"));
+    });
+}
+
+/** HSTS when the service is reached over https (`BASE_URL` or `PUBLIC_BASE_URL`). */
+export function hstsValue(config: Pick<Config, "baseUrl" | "publicBaseUrl">): string | false {
+  const https = [config.baseUrl, config.publicBaseUrl].some((u) => u.startsWith("https:"));
+  return https ? "max-age=31536000" : false;
+}
+
+/**
+ * Hono's secure headers on every response that did not set its own (`nosniff`, HSTS on
+ * https...). Framing and cross-origin reads stay allowed: hosted forms are embedded and
+ * files are shown on customers' sites.
+ */
+export function baselineHeaders(
+  config: Pick<Config, "baseUrl" | "publicBaseUrl">,
+): MiddlewareHandler<AppEnv> {
+  return secureHeaders({
+    overwrite: false,
+    strictTransportSecurity: hstsValue(config),
+    xFrameOptions: false,
+    crossOriginResourcePolicy: false,
+    crossOriginOpenerPolicy: false,
+  });
+}
+
+/** `Cache-Control: no-store` on every response (admin pages, the Server Data API). */
+export function noStore(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const incoming = c.req.header("x-request-id");
-    const id = incoming && REQUEST_ID.test(incoming) ? incoming : `req_${randomBase62(20)}`;
-    c.set("requestId", id);
-    c.header("X-Request-Id", id);
     await next();
-    c.res.headers.set("X-Request-Id", id);
+    c.res.headers.set("Cache-Control", "no-store");
   };
 }
 

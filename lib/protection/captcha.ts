@@ -4,6 +4,7 @@
  * down, slow or answers nonsense is a 403 `captcha_invalid`, never a pass.
  * @module
  */
+import type { Config } from "@/lib/config.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { sha256Hex } from "@/lib/ids.ts";
 import type { CaptchaConfig, Form } from "@/lib/schemas.ts";
@@ -52,7 +53,7 @@ export async function verifyCaptcha(
 
   const answer = await postSiteverify(deps, url, params, opts.timeoutMs ?? CAPTCHA_TIMEOUT_MS);
   if (!answer) return fail("The CAPTCHA provider could not be reached. Try again.", false);
-  return checkAnswer(cfg, expectedHostnames(form, deps.config.baseUrl), answer, {
+  return checkAnswer(cfg, expectedHostnames(form, deps.config), answer, {
     provider: cfg.provider,
     digest: await tokenDigest(cfg.provider, token),
     spentUntil: deps.now() + THIRD_PARTY_TOKEN_TTL_MS,
@@ -160,12 +161,16 @@ function checkAnswer(
  * `captcha.hostnames`, else the hosts of `allowed_origins`; either way plus the service's
  * own host (the hosted page solves the CAPTCHA there). No list means no check.
  */
-export function expectedHostnames(form: Form, baseUrl: string): string[] {
+export function expectedHostnames(
+  form: Form,
+  config: Pick<Config, "baseUrl" | "publicBaseUrl">,
+): string[] {
   const listed = form.captcha?.hostnames?.length
     ? form.captcha.hostnames
     : form.allowed_origins.map((o) => new URL(o).hostname);
   if (!listed.length) return [];
-  return [...new Set([...listed, new URL(baseUrl).hostname].map((h) => h.toLowerCase()))];
+  const own = [new URL(config.baseUrl).hostname, new URL(config.publicBaseUrl).hostname];
+  return [...new Set([...listed, ...own].map((h) => h.toLowerCase()))];
 }
 
 function fail(reason: string, clientFault: boolean): CaptchaFail {

@@ -23,7 +23,7 @@ interface SpentMarker {
 /** Refuses a browser request from an origin outside the form's allowlist (key calls skip). */
 export function checkOrigin(deps: Pick<Deps, "config">, form: Form, ctx: SubmitContext): void {
   if (ctx.auth || ctx.origin === null) return;
-  if (!originAllowed(form, ctx.origin, deps.config.baseUrl)) throw errors.originNotAllowed();
+  if (!originAllowed(form, ctx.origin, deps.config)) throw errors.originNotAllowed();
 }
 
 /**

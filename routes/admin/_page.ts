@@ -1,10 +1,10 @@
 /**
- * The admin's page conventions (Fresh-style without Fresh): each page module exports
- * `handler` ({GET, POST}) and a default Preact component; handlers receive a
- * {@linkcode PageContext} and answer with `ctx.render(data)` or a redirect.
+ * The admin's page context and helpers: each page module exports
+ * `handler = define.handlers({...})` and `default = define.page<typeof handler>(...)`
+ * (lib/ui/define.ts); handlers answer with `page(data)` or a redirect.
  * @module
  */
-import type { ComponentType } from "preact";
+import { createDefine, type Define, type PageModule } from "@/lib/ui/define.ts";
 import type { Context } from "hono";
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
@@ -35,29 +35,23 @@ export interface PageContext {
   state: AdminState | null;
   /** The posted form fields (POST only; CSRF already verified). */
   body: URLSearchParams;
-  /** Renders the module's default component inside the admin layout. */
-  render: (data: unknown, opts?: { status?: number; title?: string }) => Response;
-  /** A 303 redirect, optionally carrying a notice code from {@linkcode NOTICES}. */
+  /** A 303 redirect to an admin path, optionally carrying a notice from {@linkcode NOTICES}. */
   redirect: (to: string, notice?: keyof typeof NOTICES) => Response;
 }
 
-/** A GET or POST handler. */
-export type Handler = (ctx: PageContext) => Response | Promise<Response>;
-
-/** What every page component receives. */
-export interface PageProps<T> {
-  data: T;
+/** What every admin page component receives besides its `data`. */
+export interface PageProps {
   state: AdminState | null;
   url: URL;
   /** The session's CSRF token for hidden `_csrf` inputs. */
   csrf: string;
 }
 
-/** A page module. */
-export interface PageModule {
-  handler: { GET?: Handler; POST?: Handler };
-  // deno-lint-ignore no-explicit-any
-  default?: ComponentType<PageProps<any>>;
+/** The admin's `define.handlers` / `define.page`. */
+export const define: Define<PageContext, PageProps> = createDefine<PageContext, PageProps>();
+
+/** An admin page module: typed handlers, its component, and whether it needs no session. */
+export interface AdminPageModule<T> extends PageModule<PageContext, T, PageProps> {
   /** Reachable without a session (sign-in). */
   isPublic?: boolean;
 }

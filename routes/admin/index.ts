@@ -2,11 +2,11 @@
  * `/admin`: the forms list is the home page.
  * @module
  */
-import type { PageContext } from "./_page.ts";
+import { define } from "./_page.ts";
 
 /** Redirects to the forms. */
-export const handler = {
-  GET(ctx: PageContext) {
+export const handler = define.handlers({
+  GET(ctx) {
     return ctx.c.redirect("/admin/forms", 303);
   },
-};
+});

@@ -4,11 +4,13 @@
  * @module
  */
 import { AppError } from "@/lib/errors.ts";
+import { page } from "@/lib/ui/define.ts";
 import { clientIp } from "@/lib/http/http.ts";
 import { enforceLimit, ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
 import { createSession, sessionCookie } from "@/lib/admin/sessions.ts";
 import { verifyLogin } from "@/lib/admin/users.ts";
-import { field, type PageContext, type PageProps } from "./_page.ts";
+import { define, field } from "./_page.ts";
+import { safeAdminPath } from "./_session.ts";
 
 /** Reachable without a session. */
 export const isPublic = true;
@@ -19,21 +21,19 @@ interface Data {
   error?: string;
 }
 
-/** Only our own admin paths are followed after sign-in (no open redirect). */
+/** Only our own admin paths are followed after sign-in (no open redirect, no CR/LF). */
 function safeNext(next: string | null): string {
-  return next && /^\/admin(\/[^/\\]|$|\?)/.test(next) && !next.includes("//")
-    ? next
-    : "/admin/forms";
+  return safeAdminPath(next, "/admin/forms");
 }
 
 /** GET shows the form (or skips it when signed in); POST signs in. */
-export const handler = {
-  GET(ctx: PageContext) {
+export const handler = define.handlers<Data>({
+  GET(ctx) {
     const next = safeNext(ctx.url.searchParams.get("next"));
     if (ctx.state) return ctx.c.redirect(next, 303);
-    return ctx.render({ email: "", next } satisfies Data, { title: "Sign in" });
+    return page({ email: "", next }, { title: "Sign in" });
   },
-  async POST(ctx: PageContext) {
+  async POST(ctx) {
     const email = field(ctx.body, "email");
     const password = ctx.body.get("password") ?? "";
     const next = safeNext(ctx.body.get("next"));
@@ -47,22 +47,22 @@ export const handler = {
     } catch (err) {
       if (!(err instanceof AppError) || err.status !== 429) throw err;
       const error = "Too many sign-in attempts from your network. Wait a minute and try again.";
-      return ctx.render({ email, next, error } satisfies Data, { status: 429, title: "Sign in" });
+      return page({ email, next, error }, { status: 429, title: "Sign in" });
     }
     const user = email && password ? await verifyLogin(ctx.deps, email, password) : null;
     if (!user) {
       const error = "That email and password do not match an account.";
-      return ctx.render({ email, next, error } satisfies Data, { status: 401, title: "Sign in" });
+      return page({ email, next, error }, { status: 401, title: "Sign in" });
     }
     // A fresh token on every sign-in: a token planted before sign-in is never promoted.
     const { token } = await createSession(ctx.deps, user.id, user.workspace_ids[0] ?? null);
     ctx.c.header("Set-Cookie", sessionCookie(ctx.deps.config, token));
     return ctx.c.redirect(next, 303);
   },
-};
+});
 
 /** The sign-in form. */
-export default function Login({ data }: PageProps<Data>) {
+export default define.page<typeof handler>(function Login({ data }) {
   return (
     <section class="login">
       <h1>Sign in to Formwell</h1>
@@ -96,4 +96,4 @@ export default function Login({ data }: PageProps<Data>) {
       </p>
     </section>
   );
-}
+});

@@ -1,22 +1,25 @@
 /**
- * The admin's tiny router: mounts each page module (`handler` + default component) onto
- * Hono, and wraps every page in the security middleware: headers, session, the
- * Origin/Sec-Fetch-Site check and the per-session CSRF token on every POST.
+ * The admin sub-app: mounts each page module (`define.handlers` + `define.page`) onto Hono
+ * behind the admin's middleware (public-host refusal, headers, CSRF, body cap; see
+ * docs/api.md "HTTP middleware").
  * @module
  */
-import { Hono } from "hono";
-import { h, type VNode } from "preact";
-import type { Context } from "hono";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { csrf } from "hono/csrf";
+import { HTTPException } from "hono/http-exception";
+import { secureHeaders } from "hono/secure-headers";
+import { Fragment, h } from "preact";
 import type { Deps } from "@/lib/deps.ts";
-import { AppError } from "@/lib/errors.ts";
-import type { AppEnv } from "@/lib/http/http.ts";
-import { MAX_BODY_BYTES, readBody } from "@/lib/http/body.ts";
+import { AppError, errors } from "@/lib/errors.ts";
+import { type AppEnv, hstsValue, noStore, notFound } from "@/lib/http/http.ts";
+import { MAX_BODY_BYTES } from "@/lib/http/body.ts";
+import { isPageResult } from "@/lib/ui/define.ts";
 import { renderDocument } from "@/lib/ui/document.tsx";
-import { csrfMatches, getSession, readSessionToken, renewSession } from "@/lib/admin/sessions.ts";
-import { getUser } from "@/lib/admin/users.ts";
-import { getWorkspace, listWorkspaces } from "@/lib/workspaces/workspaces.ts";
+import { csrfMatches, readSessionToken } from "@/lib/admin/sessions.ts";
 import { Layout } from "./_layout.tsx";
-import { type AdminState, canAccess, type PageContext, type PageModule } from "./_page.ts";
+import type { AdminPageModule, PageContext } from "./_page.ts";
+import { loadState, refererPage, safeAdminPath } from "./_session.ts";
 import { ErrorPage } from "./_error.tsx";
 import * as login from "./login.tsx";
 import * as logout from "./logout.ts";
@@ -34,67 +37,145 @@ import * as subFile from "@/routes/admin/forms/[id]/file.ts";
 import * as apiKeys from "@/routes/admin/keys/index.tsx";
 import * as keyRevoke from "@/routes/admin/keys/[kid]/revoke.tsx";
 
-/** Path (under /admin) to page module; Hono's `:param` syntax. */
-const PAGES: [string, PageModule][] = [
-  ["/", home],
-  ["/login", login],
-  ["/logout", logout],
-  ["/switch", sw],
-  ["/workspaces", workspaces],
-  ["/forms", forms],
-  ["/forms/new", formNew],
-  ["/forms/:id", formShow],
-  ["/forms/:id/edit", formEdit],
-  ["/forms/:id/submissions", subs],
-  ["/forms/:id/submissions/:sid", subShow],
-  ["/forms/:id/export.csv", subExport],
-  ["/forms/:id/file", subFile],
-  ["/keys", apiKeys],
-  ["/keys/:kid/revoke", keyRevoke],
+/** A page module bound to the router: its data type is closed over by {@linkcode mount}. */
+type Mounted = { [M in "GET" | "POST"]?: (deps: Deps, c: Context<AppEnv>) => Promise<Response> };
+
+/** Path (under /admin, Hono's `:param` syntax) to page. */
+const PAGES: [string, Mounted][] = [
+  ["/", mount(home)],
+  ["/login", mount(login)],
+  ["/logout", mount(logout)],
+  ["/switch", mount(sw)],
+  ["/workspaces", mount(workspaces)],
+  ["/forms", mount(forms)],
+  ["/forms/new", mount(formNew)],
+  ["/forms/:id", mount(formShow)],
+  ["/forms/:id/edit", mount(formEdit)],
+  ["/forms/:id/submissions", mount(subs)],
+  ["/forms/:id/submissions/:sid", mount(subShow)],
+  ["/forms/:id/export.csv", mount(subExport)],
+  ["/forms/:id/file", mount(subFile)],
+  ["/keys", mount(apiKeys)],
+  ["/keys/:kid/revoke", mount(keyRevoke)],
 ];
 
+/** Hono's secure headers with the admin's policy: our origin only, no framing. */
+function adminHeaders(deps: Deps): MiddlewareHandler<AppEnv> {
+  return secureHeaders({
+    contentSecurityPolicy: {
+      defaultSrc: ["'none'"],
+      scriptSrc: ["'self'"],
+      styleSrc: ["'self'"],
+      imgSrc: ["'self'", "data:"],
+      connectSrc: ["'self'"],
+      formAction: ["'self'"],
+      baseUri: ["'none'"],
+      frameAncestors: ["'none'"],
+    },
+    xFrameOptions: "DENY",
+    referrerPolicy: "same-origin",
+    strictTransportSecurity: hstsValue(deps.config),
+  });
+}
+
+/** With a separate `PUBLIC_BASE_URL`, the admin does not exist on the public host. */
+function notOnPublicHost(deps: Deps): MiddlewareHandler<AppEnv> {
+  const admin = new URL(deps.config.baseUrl).host;
+  const pub = new URL(deps.config.publicBaseUrl).host;
+  return async (c, next) => {
+    if (pub !== admin && new URL(c.req.url).host === pub) return notFound(c);
+    await next();
+  };
+}
+
 /**
- * Headers on every admin response. Scripts only from our origin (the island bundles), no
- * inline script or style, no framing, no referrer leaking form ids to other sites.
+ * Hono's CSRF check (Sec-Fetch-Site same-origin, or an Origin of ours) on every POST from a
+ * browser; a client that sends neither header is no browser, and the session token still
+ * applies. Refusals answer the admin's 403 page.
  */
-const SECURITY_HEADERS: Record<string, string> = {
-  "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; " +
-    "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; " +
-    "form-action 'self'; frame-ancestors 'none'",
-  "X-Frame-Options": "DENY",
-  "X-Content-Type-Options": "nosniff",
-  "Referrer-Policy": "same-origin",
-  "Cache-Control": "no-store",
-};
+function crossSiteGuard(deps: Deps): MiddlewareHandler<AppEnv> {
+  const check = csrf({
+    origin: (origin, c) =>
+      origin === new URL(c.req.url).origin ||
+      origin === new URL(deps.config.baseUrl).origin,
+  });
+  return async (c, next) => {
+    if (c.req.header("origin") === undefined && c.req.header("sec-fetch-site") === undefined) {
+      return await next();
+    }
+    try {
+      await check(c, next);
+    } catch (err) {
+      if (!(err instanceof HTTPException) || err.status !== 403) throw err;
+      throw new AppError(
+        403,
+        "forbidden",
+        "Cross-site request blocked. Reload the page and retry.",
+      );
+    }
+  };
+}
 
 /** The admin sub-app, mounted at `/admin`. */
 export function adminRoutes(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.use("*", async (c, next) => {
-    await next();
-    for (const [k, v] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(k, v);
-  });
+  app.use("*", notOnPublicHost(deps));
+  app.use("*", adminHeaders(deps));
+  app.use("*", noStore());
+  app.use("*", crossSiteGuard(deps));
+  app.on(
+    "POST",
+    "*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw errors.payloadTooLarge();
+      },
+    }),
+  );
   app.onError((err, c) => errorResponse(c, err));
-  for (const [path, mod] of PAGES) {
-    if (mod.handler.GET) app.get(path, (c) => run(deps, c, mod, "GET"));
-    if (mod.handler.POST) app.post(path, (c) => run(deps, c, mod, "POST"));
+  for (const [path, page] of PAGES) {
+    const { GET, POST } = page;
+    if (GET) app.get(path, (c) => GET(deps, c));
+    if (POST) app.post(path, (c) => POST(deps, c));
   }
   app.all("*", (c) => errorResponse(c, new AppError(404, "not_found", "Page not found.")));
   return app;
 }
 
-async function run(
+/** Binds a page module's handlers to the router, rendering its component with their data. */
+function mount<T>(mod: AdminPageModule<T>): Mounted {
+  const bind = (method: "GET" | "POST") => {
+    const handler = mod.handler[method];
+    if (!handler) return undefined;
+    return async (deps: Deps, c: Context<AppEnv>): Promise<Response> => {
+      const ctx = await context(deps, c, mod, method);
+      if (ctx instanceof Response) return ctx;
+      const result = await handler(ctx);
+      if (!isPageResult(result)) return result;
+      const csrf = ctx.state?.session.csrf ?? "";
+      const props = { state: ctx.state, url: ctx.url, csrf };
+      const body = mod.default ? h(mod.default, { ...props, data: result.data }) : null;
+      const html = renderDocument({
+        title: result.title ? `${result.title} · Formwell` : "Formwell",
+        body: h(Fragment, null, h(Layout, { ...props, children: body })),
+        bodyClass: "admin",
+      });
+      return c.html(html, (result.status ?? 200) as 200, result.headers);
+    };
+  };
+  return { GET: bind("GET"), POST: bind("POST") };
+}
+
+/** The handler's context, or the sign-in redirect when a page needs a session. */
+async function context<T>(
   deps: Deps,
   c: Context<AppEnv>,
-  mod: PageModule,
+  mod: AdminPageModule<T>,
   method: "GET" | "POST",
-): Promise<Response> {
+): Promise<PageContext | Response> {
   const url = new URL(c.req.url);
-  if (method === "POST" && !sameOrigin(deps, c)) {
-    throw new AppError(403, "forbidden", "Cross-site request blocked. Reload the page and retry.");
-  }
-  const token = readSessionToken(deps.config, c.req.header("cookie"));
-  const state = await loadState(deps, token);
+  const state = await loadState(deps, readSessionToken(deps.config, c.req.header("cookie")));
   if (!state && !mod.isPublic) {
     // A POST-only path would be a 404 after sign-in: return to the page the form was on.
     const back = method === "GET" ? url.pathname + url.search : refererPage(deps, c);
@@ -108,85 +189,31 @@ async function run(
       "This form expired or came from another site. Reload the page and retry.",
     );
   }
-  const csrf = state?.session.csrf ?? "";
-  const ctx: PageContext = {
+  return {
     deps,
     c,
     url,
-    params: c.req.param() as Record<string, string>,
+    params: c.req.param(),
     state,
     body,
-    render: (data, opts = {}) => {
-      const page = mod.default ? h(mod.default, { data, state, url, csrf }) : null;
-      const html = renderDocument({
-        title: opts.title ? `${opts.title} · Formwell` : "Formwell",
-        body: h(Layout, { state, url, csrf, children: page }) as VNode,
-        bodyClass: "admin",
-      });
-      return c.html(html, (opts.status ?? 200) as 200);
-    },
     redirect: (to, notice) => {
       const sep = to.includes("?") ? "&" : "?";
-      return c.redirect(notice ? `${to}${sep}notice=${notice}` : to, 303);
+      return c.redirect(safeAdminPath(notice ? `${to}${sep}notice=${notice}` : to, "/admin"), 303);
     },
   };
-  return await mod.handler[method]!(ctx);
 }
 
-/**
- * A mutation must come from our own pages: `Sec-Fetch-Site` (sent by every current
- * browser) must say same-origin, and an `Origin` header, when present, must be ours.
- * The CSRF token is checked as well; this check also guards the sign-in form.
- */
-function sameOrigin(deps: Deps, c: Context<AppEnv>): boolean {
-  const site = c.req.header("sec-fetch-site");
-  if (site && site !== "same-origin") return false;
-  const origin = c.req.header("origin");
-  if (origin === undefined) return true;
-  const ours = new Set([new URL(c.req.url).origin, new URL(deps.config.baseUrl).origin]);
-  return ours.has(origin);
-}
-
-/** The same-origin admin page in `Referer` (sent in full: Referrer-Policy same-origin). */
-function refererPage(deps: Deps, c: Context<AppEnv>): string | null {
-  let ref: URL;
-  try {
-    ref = new URL(c.req.header("referer") ?? "");
-  } catch {
-    return null;
-  }
-  const ours = [new URL(c.req.url).origin, new URL(deps.config.baseUrl).origin];
-  if (!ours.includes(ref.origin)) return null;
-  if (!/^\/admin(\/|$)/.test(ref.pathname) || ref.pathname.startsWith("/admin/login")) {
-    return null;
-  }
-  return ref.pathname + ref.search;
-}
-
+/** The posted form (the body cap is Hono's bodyLimit above). */
 async function readForm(c: Context<AppEnv>): Promise<URLSearchParams> {
   const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
   if (type !== "application/x-www-form-urlencoded") {
     throw new AppError(415, "unsupported_media_type", "Send the form as a normal HTML form.");
   }
-  const bytes = await readBody(c.req.raw, MAX_BODY_BYTES);
-  return new URLSearchParams(new TextDecoder().decode(bytes));
-}
-
-async function loadState(deps: Deps, token: string | undefined): Promise<AdminState | null> {
-  const found = await getSession(deps, token);
-  if (!found || !token) return null;
-  // Any request, page view or save, keeps an active admin signed in (up to the cap).
-  const session = await renewSession(deps, token, found);
-  const user = await getUser(deps, session.user_id);
-  if (!user) return null;
-  const all = user.owner
-    ? await listWorkspaces(deps)
-    : (await Promise.all(user.workspace_ids.map((id) => getWorkspace(deps, id))))
-      .filter((w) => w !== null);
-  const base = { user, session, token, workspaces: all, workspace: null };
-  const current = all.find((w) => w.id === session.workspace_id && canAccess(base, w.id)) ??
-    all[0] ?? null;
-  return { ...base, workspace: current };
+  try {
+    return new URLSearchParams(await c.req.text());
+  } catch {
+    throw errors.badRequest("The request body could not be read.");
+  }
 }
 
 function errorResponse(c: Context<AppEnv>, err: Error): Response {
@@ -202,10 +229,8 @@ function errorResponse(c: Context<AppEnv>, err: Error): Response {
   const message = known ? err.message : "Something went wrong on our side. Try again.";
   const html = renderDocument({
     title: `Error ${status} · Formwell`,
-    body: h(ErrorPage, { status, message }) as VNode,
+    body: h(Fragment, null, h(ErrorPage, { status, message })),
     bodyClass: "admin",
   });
-  const res = c.html(html, status as 400);
-  for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.headers.set(k, v);
-  return res;
+  return c.html(html, status as 400);
 }

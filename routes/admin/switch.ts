@@ -5,11 +5,11 @@
  */
 import { errors } from "@/lib/errors.ts";
 import { setSessionWorkspace } from "@/lib/admin/sessions.ts";
-import { canAccess, field, type PageContext } from "./_page.ts";
+import { canAccess, define, field } from "./_page.ts";
 
 /** POST `workspace_id` (and `next`). */
-export const handler = {
-  async POST(ctx: PageContext) {
+export const handler = define.handlers({
+  async POST(ctx) {
     const state = ctx.state!;
     const id = field(ctx.body, "workspace_id");
     if (!state.workspaces.some((w) => w.id === id) || !canAccess(state, id)) {
@@ -21,4 +21,4 @@ export const handler = {
     const to = /^\/admin\/(keys|workspaces)$/.test(next) ? next : "/admin/forms";
     return ctx.redirect(to, "switched");
   },
-};
+});

@@ -3,11 +3,12 @@
  * @module
  */
 import { AppError, errors } from "@/lib/errors.ts";
+import { page } from "@/lib/ui/define.ts";
 import { PLAN_NAMES, type PlanName, planOf } from "@/lib/workspaces/plans.ts";
 import type { Workspace } from "@/lib/schemas.ts";
 import { createWorkspace, listWorkspaces, updateWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { Csrf, PageHead, Time } from "./_layout.tsx";
-import { field, type PageContext, type PageProps } from "./_page.ts";
+import { define, field, type PageContext } from "./_page.ts";
 
 interface Data {
   workspaces: Workspace[];
@@ -28,13 +29,13 @@ function plan(value: string): PlanName {
 }
 
 /** GET lists; POST `action` = create | plan | suspend | unsuspend. */
-export const handler = {
-  async GET(ctx: PageContext) {
+export const handler = define.handlers<Data>({
+  async GET(ctx) {
     requireOwner(ctx);
     const workspaces = await listWorkspaces(ctx.deps);
-    return ctx.render({ workspaces } satisfies Data, { title: "Workspaces" });
+    return page({ workspaces }, { title: "Workspaces" });
   },
-  async POST(ctx: PageContext) {
+  async POST(ctx) {
     requireOwner(ctx);
     const action = field(ctx.body, "action");
     const id = field(ctx.body, "workspace_id");
@@ -43,7 +44,7 @@ export const handler = {
       if (!name) {
         const workspaces = await listWorkspaces(ctx.deps);
         const error = "Give the workspace a name.";
-        return ctx.render({ workspaces, error } satisfies Data, {
+        return page({ workspaces, error }, {
           status: 400,
           title: "Workspaces",
         });
@@ -60,10 +61,10 @@ export const handler = {
     }
     return ctx.redirect("/admin/workspaces", "workspace_saved");
   },
-};
+});
 
 /** The workspaces table and the create form. */
-export default function Workspaces({ data, csrf }: PageProps<Data>) {
+export default define.page<typeof handler>(function Workspaces({ data, csrf }) {
   return (
     <>
       <PageHead
@@ -148,4 +149,4 @@ export default function Workspaces({ data, csrf }: PageProps<Data>) {
       </form>
     </>
   );
-}
+});

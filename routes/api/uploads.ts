@@ -33,7 +33,7 @@ export function uploadsApi(deps: Deps): Hono<AppEnv> {
   app.use("/uploads/:form/:file", async (c, next) => {
     const origin = c.req.header("origin");
     const form = origin ? await getForm(deps, c.req.param("form")) : null;
-    const allowed = origin && form ? originAllowed(form, origin, deps.config.baseUrl) : false;
+    const allowed = origin && form ? originAllowed(form, origin, deps.config) : false;
     if (c.req.method === "OPTIONS") {
       const res = c.body(null, 204);
       if (allowed) {

@@ -8,10 +8,11 @@ import { requireLiveForm } from "@/lib/forms/forms.ts";
 import { clientIp } from "@/lib/http/http.ts";
 import { enforceLimit, ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
 import { type Form, isFileType } from "@/lib/schemas.ts";
-import type { PostedValue } from "@/islands/hosted/types.ts";
+import type { HostedFormProps, PostedValue } from "@/islands/hosted/types.ts";
+import { page } from "@/lib/ui/define.ts";
 import { errorPage, MessagePage, notFoundPage } from "./_message.tsx";
-import { type HostedContext, htmlPage } from "./_page.ts";
-import { renderFormPage } from "./_form_page.tsx";
+import { define, formPageHeaders } from "./_page.ts";
+import { FormPage, formPageProps } from "./_form_page.tsx";
 
 /** Values from the query string prefill the form (hidden fields such as a campaign). */
 function prefill(form: Form, url: URL): Record<string, PostedValue> {
@@ -24,9 +25,15 @@ function prefill(form: Form, url: URL): Record<string, PostedValue> {
   return values;
 }
 
-/** GET handler. */
-export const handler = {
-  async GET(ctx: HostedContext): Promise<Response> {
+/** The form and its island's props; `props` is null while the form is closed. */
+interface Data {
+  form: Form;
+  props: HostedFormProps | null;
+}
+
+/** GET renders the form (prefilled from the query), or says it is closed. */
+export const handler = define.handlers<Data>({
+  async GET(ctx) {
     const { deps, c } = ctx;
     try {
       await enforceLimit(deps, {
@@ -35,21 +42,29 @@ export const handler = {
         perMinute: deps.config.rateLimits.schema,
       });
       const { form } = await requireLiveForm(deps, ctx.params.id ?? "");
-      if (!form.accepting) {
-        return htmlPage({
-          title: form.name,
-          body: (
-            <MessagePage
-              heading={form.name}
-              message="This form is not accepting responses right now."
-            />
-          ),
-        });
-      }
-      return renderFormPage(deps, form, { values: prefill(form, ctx.url) });
+      const props = form.accepting
+        ? formPageProps(deps, form, { values: prefill(form, ctx.url) })
+        : null;
+      return page({ form, props }, {
+        title: form.name,
+        headers: formPageHeaders(form, deps.config),
+      });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       return err.status === 404 ? notFoundPage() : errorPage(err.status, err.message);
     }
   },
-};
+});
+
+/** The form page, or the closed message. */
+export default define.page<typeof handler>(function HostedFormPage({ data }) {
+  if (!data.props) {
+    return (
+      <MessagePage
+        heading={data.form.name}
+        message="This form is not accepting responses right now."
+      />
+    );
+  }
+  return <FormPage form={data.form} props={data.props} />;
+});

@@ -12,7 +12,7 @@ import type { Form } from "@/lib/schemas.ts";
 import { Island } from "@/lib/ui/island.tsx";
 import HostedForm from "@/islands/HostedForm.tsx";
 import type { HostedFormProps, HostedNotice, PostedValue } from "@/islands/hosted/types.ts";
-import { htmlPage } from "./_page.ts";
+import { formPageHeaders, htmlPage } from "./_page.ts";
 
 /** What a re-render carries over from a refused post. */
 export interface FormPageState {
@@ -98,6 +98,7 @@ export function renderFormPage(
     title: failed ? `Error: ${form.name}` : form.name,
     status,
     store: !failed,
+    headers: formPageHeaders(form, deps.config),
     body: <FormPage form={form} props={props} />,
   });
 }

@@ -1,13 +1,16 @@
 /**
- * The hosted pages' conventions (Fresh-style without Fresh): each page module exports
- * `handler` ({GET}) and a default Preact component; {@linkcode htmlPage} wraps it in
- * the shared document with the hosted pages' headers.
+ * The hosted pages' context, `define`, and document: each page module exports
+ * `handler = define.handlers({...})` and `default = define.page<typeof handler>(...)`
+ * (lib/ui/define.ts); {@linkcode htmlPage} wraps a body with the hosted pages' headers.
  * @module
  */
 import type { Context } from "hono";
 import type { VNode } from "preact";
 import type { Deps } from "@/lib/deps.ts";
 import type { AppEnv } from "@/lib/http/http.ts";
+import type { Form } from "@/lib/schemas.ts";
+import { type CspConfig, hostedCsp } from "@/lib/ui/csp.ts";
+import { createDefine, type Define, type PageModule } from "@/lib/ui/define.ts";
 import { renderDocument } from "@/lib/ui/document.tsx";
 
 /** What a hosted page handler works with. */
@@ -18,28 +21,36 @@ export interface HostedContext {
   params: Record<string, string>;
 }
 
-/** A page module. */
-export interface HostedPageModule {
-  handler: { GET: (ctx: HostedContext) => Response | Promise<Response> };
+/** Hosted page components receive only their `data`. */
+export type HostedProps = Record<never, never>;
+
+/** The hosted pages' `define.handlers` / `define.page`. */
+export const define: Define<HostedContext, HostedProps> = createDefine<
+  HostedContext,
+  HostedProps
+>();
+
+/** A hosted page module. */
+export type HostedPageModule<T> = PageModule<HostedContext, T, HostedProps>;
+
+/** The form-specific headers of a page showing `form`: its CSP allows its CAPTCHA only. */
+export function formPageHeaders(form: Form, config: CspConfig): Record<string, string> {
+  return { "Content-Security-Policy": hostedCsp(form, config) };
 }
 
-/** Script hosts of the CAPTCHA providers, for the page's Content-Security-Policy. */
-const CAPTCHA_SCRIPT_HOSTS = [
-  "https://challenges.cloudflare.com",
-  "https://js.hcaptcha.com",
-  "https://*.hcaptcha.com",
-  "https://www.google.com",
-  "https://www.gstatic.com",
-  "https://www.recaptcha.net",
-].join(" ");
-
 /**
- * An HTML response. Scripts come only from our origin and the CAPTCHA providers; pages may
- * be framed (embedding a hosted form is a use); `no-cache` (not `no-store`) lets Back show
- * the same page, with the same one-time idempotency key.
+ * An HTML response. The default CSP allows our origin only and no form posts (pages with a
+ * form pass {@linkcode formPageHeaders}); pages may be framed (embedding a hosted form is a
+ * use); `no-cache` (not `no-store`) lets Back show the same page with the same one-time key.
  */
 export function htmlPage(
-  opts: { title: string; body: VNode; status?: number; store?: boolean },
+  opts: {
+    title: string;
+    body: VNode;
+    status?: number;
+    store?: boolean;
+    headers?: Record<string, string>;
+  },
 ): Response {
   const html = renderDocument({ title: opts.title, body: opts.body, bodyClass: "hosted" });
   return new Response(html, {
@@ -47,12 +58,10 @@ export function htmlPage(
     headers: {
       "Content-Type": "text/html; charset=utf-8",
       "Cache-Control": opts.store === false ? "no-store" : "private, no-cache",
-      "Content-Security-Policy":
-        // ALTCHA's bundle runs its proof-of-work workers from blob: URLs.
-        `script-src 'self' ${CAPTCHA_SCRIPT_HOSTS}; worker-src 'self' blob:; ` +
-        "object-src 'none'; base-uri 'none'",
+      "Content-Security-Policy": hostedCsp(null, null),
       "X-Content-Type-Options": "nosniff",
       "Referrer-Policy": "strict-origin-when-cross-origin",
+      ...opts.headers,
     },
   });
 }

@@ -3,18 +3,22 @@
  * served from our own origin so a hosted form needs no third party.
  * @module
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
+import { Fragment, h } from "preact";
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
 import type { AppEnv } from "@/lib/http/http.ts";
-import type { HostedPageModule } from "./_page.ts";
+import { isPageResult } from "@/lib/ui/define.ts";
+import { type HostedPageModule, htmlPage } from "./_page.ts";
 import * as formPage from "./[id].tsx";
 import * as thanksPage from "@/routes/f/[id]/thanks.tsx";
 
-/** Path to page module; Hono's `:param` syntax. */
-const PAGES: [string, HostedPageModule][] = [
-  ["/f/:id", formPage],
-  ["/f/:id/thanks", thanksPage],
+type Mounted = (deps: Deps, c: Context<AppEnv>) => Promise<Response>;
+
+/** Path to page; Hono's `:param` syntax. */
+const PAGES: [string, Mounted][] = [
+  ["/f/:id", mount(formPage)],
+  ["/f/:id/thanks", mount(thanksPage)],
 ];
 
 /** The widget's self-contained browser bundle (styles and workers inlined). */
@@ -24,12 +28,7 @@ let altcha: Promise<Uint8Array> | null = null;
 /** The hosted pages sub-app, mounted at `/`. */
 export function hostedRoutes(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  for (const [path, mod] of PAGES) {
-    app.get(
-      path,
-      (c) => mod.handler.GET({ deps, c, url: new URL(c.req.url), params: c.req.param() }),
-    );
-  }
+  for (const [path, run] of PAGES) app.get(path, (c) => run(deps, c));
   app.get("/_vendor/altcha.js", async (c) => {
     altcha ??= Deno.readFile(ALTCHA_BUNDLE);
     let body: Uint8Array;
@@ -44,4 +43,20 @@ export function hostedRoutes(deps: Deps): Hono<AppEnv> {
     return c.body(body as Uint8Array<ArrayBuffer>);
   });
   return app;
+}
+
+/** Binds a page module's GET to the router, rendering its component with the data. */
+function mount<T>(mod: HostedPageModule<T>): Mounted {
+  return async (deps, c) => {
+    const GET = mod.handler.GET;
+    if (!GET) throw errors.notFound();
+    const result = await GET({ deps, c, url: new URL(c.req.url), params: c.req.param() });
+    if (!isPageResult(result)) return result;
+    return htmlPage({
+      title: result.title ?? "Formwell",
+      status: result.status,
+      headers: result.headers,
+      body: h(Fragment, null, mod.default ? h(mod.default, { data: result.data }) : null),
+    });
+  };
 }

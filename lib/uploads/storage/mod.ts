@@ -13,11 +13,11 @@ export { S3Storage } from "./s3.ts";
 
 /** Builds the configured driver; `secret` signs the local driver's tokens. */
 export function createStorage(
-  config: Pick<Config, "storage" | "localStorageDir" | "baseUrl" | "s3">,
+  config: Pick<Config, "storage" | "localStorageDir" | "publicBaseUrl" | "s3">,
   secret: Uint8Array,
   now: () => number = Date.now,
 ): Storage {
   return config.storage === "s3"
     ? new S3Storage(config.s3, now)
-    : new LocalStorage(config.localStorageDir, config.baseUrl, secret, now);
+    : new LocalStorage(config.localStorageDir, config.publicBaseUrl, secret, now);
 }

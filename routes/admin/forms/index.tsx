@@ -3,9 +3,10 @@
  * @module
  */
 import { type FormSummary, listFormSummaries } from "@/lib/admin/forms.ts";
+import { page } from "@/lib/ui/define.ts";
 import type { Workspace } from "@/lib/schemas.ts";
 import { PageHead, Time } from "@/routes/admin/_layout.tsx";
-import type { PageContext, PageProps } from "@/routes/admin/_page.ts";
+import { define } from "@/routes/admin/_page.ts";
 
 interface Data {
   workspace: Workspace | null;
@@ -13,16 +14,16 @@ interface Data {
 }
 
 /** GET only. */
-export const handler = {
-  async GET(ctx: PageContext) {
+export const handler = define.handlers<Data>({
+  async GET(ctx) {
     const workspace = ctx.state!.workspace;
     const forms = workspace ? await listFormSummaries(ctx.deps, workspace.id) : [];
-    return ctx.render({ workspace, forms } satisfies Data, { title: "Forms" });
+    return page({ workspace, forms }, { title: "Forms" });
   },
-};
+});
 
 /** The forms table, or an empty state that says what to do. */
-export default function Forms({ data, state }: PageProps<Data>) {
+export default define.page<typeof handler>(function Forms({ data, state }) {
   if (!data.workspace) {
     return (
       <div class="empty">
@@ -104,4 +105,4 @@ export default function Forms({ data, state }: PageProps<Data>) {
         )}
     </>
   );
-}
+});

@@ -3,10 +3,11 @@
  * @module
  */
 import { definitionFromPost } from "@/lib/admin/forms.ts";
+import { page } from "@/lib/ui/define.ts";
 import { AppError } from "@/lib/errors.ts";
 import { createForm } from "@/lib/forms/forms.ts";
 import { PageHead } from "@/routes/admin/_layout.tsx";
-import { type PageContext, type PageProps, requireWorkspace } from "@/routes/admin/_page.ts";
+import { define, requireWorkspace } from "@/routes/admin/_page.ts";
 import { type EditorData, FormEditor, refusedEditor } from "./_editor.tsx";
 
 const STARTER: EditorData["def"] = {
@@ -21,18 +22,18 @@ const STARTER: EditorData["def"] = {
 };
 
 /** GET shows the editor with a starter field set; POST creates. */
-export const handler = {
-  GET(ctx: PageContext) {
+export const handler = define.handlers<EditorData>({
+  GET(ctx) {
     requireWorkspace(ctx);
-    return ctx.render({ def: STARTER, hasSecret: false } satisfies EditorData, {
+    return page({ def: STARTER, hasSecret: false }, {
       title: "New form",
     });
   },
-  async POST(ctx: PageContext) {
+  async POST(ctx) {
     const ws = requireWorkspace(ctx);
     const { def, problems } = definitionFromPost(ctx.body, null, STARTER.fields ?? []);
     const refuse = (details: string[]) =>
-      ctx.render(refusedEditor(def, false, details, problems.length > 0), {
+      page(refusedEditor(def, false, details, problems.length > 0), {
         status: 400,
         title: "New form",
       });
@@ -45,14 +46,14 @@ export const handler = {
       return refuse((err.extra.details as string[] | undefined) ?? [err.message]);
     }
   },
-};
+});
 
 /** The new-form page. */
-export default function NewForm({ data, csrf }: PageProps<EditorData>) {
+export default define.page<typeof handler>(function NewForm({ data, csrf }) {
   return (
     <>
       <PageHead title="New form" sub="Start from these fields or change them." />
       <FormEditor data={data} csrf={csrf} action="/admin/forms/new" submitLabel="Create form" />
     </>
   );
-}
+});

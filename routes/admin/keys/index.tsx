@@ -4,6 +4,7 @@
  * @module
  */
 import CopyButton from "@/islands/CopyButton.tsx";
+import { page } from "@/lib/ui/define.ts";
 import SubmitButton from "@/islands/SubmitButton.tsx";
 import { type ApiKeyView, createApiKey, listApiKeys } from "@/lib/keys/api_keys.ts";
 import { AppError } from "@/lib/errors.ts";
@@ -11,7 +12,7 @@ import { allowsKeys, planOf } from "@/lib/workspaces/plans.ts";
 import { type Scope, SCOPES, type Workspace } from "@/lib/schemas.ts";
 import { Island } from "@/lib/ui/island.tsx";
 import { Csrf, PageHead, Time } from "@/routes/admin/_layout.tsx";
-import { field, type PageContext, type PageProps, requireWorkspace } from "@/routes/admin/_page.ts";
+import { define, field, requireWorkspace } from "@/routes/admin/_page.ts";
 
 interface Data {
   workspace: Workspace;
@@ -27,13 +28,13 @@ const SCOPE_HELP: Record<Scope, string> = {
 };
 
 /** GET lists; POST creates. */
-export const handler = {
-  async GET(ctx: PageContext) {
+export const handler = define.handlers<Data>({
+  async GET(ctx) {
     const workspace = requireWorkspace(ctx);
     const keys = await listApiKeys(ctx.deps, workspace.id);
-    return ctx.render({ workspace, keys } satisfies Data, { title: "API keys" });
+    return page({ workspace, keys }, { title: "API keys" });
   },
-  async POST(ctx: PageContext) {
+  async POST(ctx) {
     const workspace = requireWorkspace(ctx);
     const scopes = ctx.body.getAll("scopes").filter((s): s is Scope =>
       (SCOPES as readonly string[]).includes(s)
@@ -54,15 +55,15 @@ export const handler = {
       error = err.message;
     }
     const keys = await listApiKeys(ctx.deps, workspace.id);
-    return ctx.render({ workspace, keys, created, error } satisfies Data, {
+    return page({ workspace, keys, created, error }, {
       title: "API keys",
       status: error ? 400 : 201,
     });
   },
-};
+});
 
 /** The keys page. */
-export default function Keys({ data, csrf }: PageProps<Data>) {
+export default define.page<typeof handler>(function Keys({ data, csrf }) {
   const { workspace, keys, created } = data;
   const active = keys.filter((k) => !k.revoked).length;
   const cap = planOf(workspace.plan).maxActiveKeys;
@@ -190,4 +191,4 @@ export default function Keys({ data, csrf }: PageProps<Data>) {
         )}
     </>
   );
-}
+});

@@ -7,10 +7,17 @@ import { AppError } from "@/lib/errors.ts";
 import { requireLiveForm } from "@/lib/forms/forms.ts";
 import type { Form } from "@/lib/schemas.ts";
 import { errorPage, notFoundPage } from "@/routes/f/_message.tsx";
-import { type HostedContext, htmlPage } from "@/routes/f/_page.ts";
+import { page } from "@/lib/ui/define.ts";
+import { define } from "@/routes/f/_page.ts";
+
+interface Data {
+  form: Pick<Form, "id" | "name">;
+  /** Shown only when it looks like a submission id. */
+  reference: string | null;
+}
 
 /** The thank-you page body. */
-export default function ThanksPage({ form, reference }: { form: Form; reference: string | null }) {
+export default define.page<typeof handler>(function ThanksPage({ data: { form, reference } }) {
   return (
     <main class="container hosted-page">
       <h1>Thank you</h1>
@@ -26,22 +33,19 @@ export default function ThanksPage({ form, reference }: { form: Form; reference:
       <p class="powered muted">Powered by Formwell</p>
     </main>
   );
-}
+});
 
 /** GET handler. The reference is shown only when it looks like a submission id. */
-export const handler = {
-  async GET({ deps, params, url }: HostedContext): Promise<Response> {
+export const handler = define.handlers<Data>({
+  async GET({ deps, params, url }) {
     try {
       const { form } = await requireLiveForm(deps, params.id ?? "");
       const id = url.searchParams.get("submission_id");
       const reference = id && /^sub_[0-9a-z]{26}$/.test(id) ? id : null;
-      return htmlPage({
-        title: `Thank you · ${form.name}`,
-        body: <ThanksPage form={form} reference={reference} />,
-      });
+      return page({ form, reference }, { title: `Thank you · ${form.name}` });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       return err.status === 404 ? notFoundPage() : errorPage(err.status, err.message);
     }
   },
-};
+});

@@ -4,11 +4,12 @@
  * @module
  */
 import { definitionFromPost } from "@/lib/admin/forms.ts";
+import { page } from "@/lib/ui/define.ts";
 import { AppError } from "@/lib/errors.ts";
 import { updateForm } from "@/lib/forms/forms.ts";
 import type { Form } from "@/lib/schemas.ts";
 import { FormTabs, PageHead } from "@/routes/admin/_layout.tsx";
-import { type PageContext, type PageProps, requireForm } from "@/routes/admin/_page.ts";
+import { define, requireForm } from "@/routes/admin/_page.ts";
 import { type EditorData, FormEditor, refusedEditor } from "@/routes/admin/forms/_editor.tsx";
 
 interface Data extends EditorData {
@@ -28,19 +29,19 @@ function editorDef(form: Form): EditorData["def"] {
 }
 
 /** GET shows the editor; POST saves. */
-export const handler = {
-  async GET(ctx: PageContext) {
+export const handler = define.handlers<Data>({
+  async GET(ctx) {
     const form = await requireForm(ctx);
     const data: Data = { form, def: editorDef(form), hasSecret: Boolean(form.captcha?.secret) };
-    return ctx.render(data, { title: `Edit ${form.name}` });
+    return page(data, { title: `Edit ${form.name}` });
   },
-  async POST(ctx: PageContext) {
+  async POST(ctx) {
     const form = await requireForm(ctx);
     const { def, problems } = definitionFromPost(ctx.body, form, form.fields);
     const refuse = (details: string[]) => {
       const hasSecret = Boolean(form.captcha?.secret);
       const data: Data = { form, ...refusedEditor(def, hasSecret, details, problems.length > 0) };
-      return ctx.render(data, { status: 400, title: `Edit ${form.name}` });
+      return page(data, { status: 400, title: `Edit ${form.name}` });
     };
     if (problems.length) return refuse(problems);
     try {
@@ -51,10 +52,10 @@ export const handler = {
       return refuse((err.extra.details as string[] | undefined) ?? [err.message]);
     }
   },
-};
+});
 
 /** The edit page. */
-export default function EditForm({ data, csrf }: PageProps<Data>) {
+export default define.page<typeof handler>(function EditForm({ data, csrf }) {
   const f = data.form;
   return (
     <>
@@ -80,4 +81,4 @@ export default function EditForm({ data, csrf }: PageProps<Data>) {
       />
     </>
   );
-}
+});

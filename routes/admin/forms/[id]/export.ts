@@ -5,11 +5,11 @@
 import { submissionsCsv } from "@/lib/submissions/csv_export.ts";
 import { parseQuery } from "@/lib/http/pagination.ts";
 import { submissionListQuerySchema } from "@/lib/submissions/query.ts";
-import { type PageContext, requireForm } from "@/routes/admin/_page.ts";
+import { define, requireForm } from "@/routes/admin/_page.ts";
 
 /** GET streams `text/csv` as an attachment. */
-export const handler = {
-  async GET(ctx: PageContext) {
+export const handler = define.handlers({
+  async GET(ctx) {
     const form = await requireForm(ctx);
     const query = Object.fromEntries(
       Object.entries(ctx.c.req.query()).filter(([k, v]) => v !== "" && k !== "page"),
@@ -24,4 +24,4 @@ export const handler = {
       },
     });
   },
-};
+});

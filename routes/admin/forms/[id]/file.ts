@@ -10,18 +10,19 @@ import type { Submission } from "@/lib/schemas.ts";
 import { isPlausibleSubmissionId } from "@/lib/submissions/query.ts";
 import { DOWNLOAD_TTL_SEC } from "@/lib/uploads/downloads.ts";
 import { fileKey, type UploadGrant } from "@/lib/uploads/grants.ts";
-import { type PageContext, requireForm } from "@/routes/admin/_page.ts";
+import { define, requireForm } from "@/routes/admin/_page.ts";
 
 /** GET `?sub=<id>&path=<path>` redirects to the signed download. */
-export const handler = {
-  async GET(ctx: PageContext) {
+export const handler = define.handlers({
+  async GET(ctx) {
     const form = await requireForm(ctx);
     const subId = ctx.url.searchParams.get("sub") ?? "";
     const path = ctx.url.searchParams.get("path") ?? "";
     const notFound = () => errors.notFound("File not found.");
     if (!isPlausibleSubmissionId(subId)) throw notFound();
-    const sub =
-      (await withKvRetry(() => ctx.deps.kv.get<Submission>(keys.submission(form.id, subId)))).value;
+    const sub = (await withKvRetry(() =>
+      ctx.deps.kv.get<Submission>(keys.submission(form.id, subId))
+    )).value;
     if (!sub || !sub.files?.includes(path)) throw notFound();
     const grant =
       (await withKvRetry(() => ctx.deps.kv.get<UploadGrant>(keys.uploadGrant(path)))).value;
@@ -33,4 +34,4 @@ export const handler = {
     });
     return ctx.c.redirect(signed.url, 303);
   },
-};
+});

@@ -4,6 +4,7 @@
  * @module
  */
 import CopyButton from "@/islands/CopyButton.tsx";
+import { page } from "@/lib/ui/define.ts";
 import DailyChart from "@/islands/DailyChart.tsx";
 import { submissionCounts } from "@/lib/admin/forms.ts";
 import { type EmbedSnippets, embedSnippets } from "@/lib/admin/embed.ts";
@@ -15,7 +16,7 @@ import type { Form, Workspace } from "@/lib/schemas.ts";
 import { Island } from "@/lib/ui/island.tsx";
 import { getWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { Csrf, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
-import { type PageContext, type PageProps, requireForm } from "@/routes/admin/_page.ts";
+import { define, requireForm } from "@/routes/admin/_page.ts";
 
 interface Data {
   form: Form;
@@ -26,8 +27,8 @@ interface Data {
 }
 
 /** GET shows it; POST `accepting` = on | off. */
-export const handler = {
-  async GET(ctx: PageContext) {
+export const handler = define.handlers<Data>({
+  async GET(ctx) {
     const form = await requireForm(ctx);
     const workspace = await getWorkspace(ctx.deps, form.workspace_id);
     if (!workspace) throw errors.formNotFound();
@@ -35,18 +36,18 @@ export const handler = {
       submissionCounts(ctx.deps, form.id),
       formAnalytics(ctx.deps, form, workspace, "live"),
     ]);
-    const embed = embedSnippets(form, ctx.deps.config.baseUrl);
-    return ctx.render({ form, workspace, counts, analytics, embed } satisfies Data, {
+    const embed = embedSnippets(form, ctx.deps.config.publicBaseUrl);
+    return page({ form, workspace, counts, analytics, embed }, {
       title: form.name,
     });
   },
-  async POST(ctx: PageContext) {
+  async POST(ctx) {
     const form = await requireForm(ctx);
     const on = ctx.body.get("accepting") === "on";
     await setAccepting(ctx.deps, form.id, on);
     return ctx.redirect(`/admin/forms/${form.id}`, on ? "form_opened" : "form_closed");
   },
-};
+});
 
 function Snippet(
   { id, title, text, help }: { id: string; title: string; text: string; help: string },
@@ -68,7 +69,7 @@ function pct(rate: number | null): string {
 }
 
 /** The overview page. */
-export default function FormOverview({ data, csrf }: PageProps<Data>) {
+export default define.page<typeof handler>(function FormOverview({ data, csrf }) {
   const { form, counts, analytics: a, embed } = data;
   return (
     <>
@@ -174,4 +175,4 @@ export default function FormOverview({ data, csrf }: PageProps<Data>) {
       />
     </>
   );
-}
+});

@@ -3,9 +3,10 @@
  * @module
  */
 import { type ApiKeyView, listApiKeys, revokeApiKey } from "@/lib/keys/api_keys.ts";
+import { page } from "@/lib/ui/define.ts";
 import { errors } from "@/lib/errors.ts";
 import { Csrf, PageHead, Time } from "@/routes/admin/_layout.tsx";
-import { type PageContext, type PageProps, requireWorkspace } from "@/routes/admin/_page.ts";
+import { define, type PageContext, requireWorkspace } from "@/routes/admin/_page.ts";
 
 interface Data {
   key: ApiKeyView;
@@ -19,21 +20,21 @@ async function findKey(ctx: PageContext): Promise<ApiKeyView> {
 }
 
 /** GET confirms; POST revokes (only keys of the current workspace). */
-export const handler = {
-  async GET(ctx: PageContext) {
+export const handler = define.handlers<Data>({
+  async GET(ctx) {
     const key = await findKey(ctx);
     if (key.revoked) return ctx.redirect("/admin/keys");
-    return ctx.render({ key } satisfies Data, { title: "Revoke key?" });
+    return page({ key }, { title: "Revoke key?" });
   },
-  async POST(ctx: PageContext) {
+  async POST(ctx) {
     const key = await findKey(ctx);
     await revokeApiKey(ctx.deps, key.id, requireWorkspace(ctx).id);
     return ctx.redirect("/admin/keys", "key_revoked");
   },
-};
+});
 
 /** The confirmation. */
-export default function Revoke({ data, csrf }: PageProps<Data>) {
+export default define.page<typeof handler>(function Revoke({ data, csrf }) {
   const k = data.key;
   return (
     <>
@@ -55,4 +56,4 @@ export default function Revoke({ data, csrf }: PageProps<Data>) {
       </form>
     </>
   );
-}
+});

@@ -4,13 +4,14 @@
  * @module
  */
 import { errors } from "@/lib/errors.ts";
+import { page } from "@/lib/ui/define.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
 import { type Field, type Form, isFileType, type Submission } from "@/lib/schemas.ts";
 import { isPlausibleSubmissionId } from "@/lib/submissions/query.ts";
 import { setSubmissionStatus } from "@/lib/submissions/status.ts";
 import { Csrf, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
-import { type PageContext, type PageProps, requireForm } from "@/routes/admin/_page.ts";
+import { define, type PageContext, requireForm } from "@/routes/admin/_page.ts";
 
 interface Data {
   form: Form;
@@ -27,13 +28,13 @@ async function loadSubmission(ctx: PageContext, form: Form): Promise<Submission>
 }
 
 /** GET shows it; POST `status` = spam | completed. */
-export const handler = {
-  async GET(ctx: PageContext) {
+export const handler = define.handlers<Data>({
+  async GET(ctx) {
     const form = await requireForm(ctx);
     const sub = await loadSubmission(ctx, form);
-    return ctx.render({ form, sub } satisfies Data, { title: `Submission ${sub.number}` });
+    return page({ form, sub }, { title: `Submission ${sub.number}` });
   },
-  async POST(ctx: PageContext) {
+  async POST(ctx) {
     const form = await requireForm(ctx);
     const sub = await loadSubmission(ctx, form);
     const to = ctx.body.get("status");
@@ -44,7 +45,7 @@ export const handler = {
       to === "spam" ? "marked_spam" : "marked_completed",
     );
   },
-};
+});
 
 function FileLink({ form, sub, value }: { form: Form; sub: Submission; value: unknown }) {
   const refs = (Array.isArray(value) ? value : [value]) as {
@@ -80,7 +81,7 @@ function Value({ field, value }: { field: Field; value: unknown }) {
 }
 
 /** The submission page. */
-export default function SubmissionPage({ data, csrf }: PageProps<Data>) {
+export default define.page<typeof handler>(function SubmissionPage({ data, csrf }) {
   const { form, sub } = data;
   const known = new Set(form.fields.map((f) => f.name));
   const extra = Object.keys(sub.fields).filter((k) => !known.has(k));
@@ -189,4 +190,4 @@ export default function SubmissionPage({ data, csrf }: PageProps<Data>) {
       </div>
     </>
   );
-}
+});

@@ -5,19 +5,21 @@
  * @module
  */
 import type { Mode } from "@/lib/kv/keys.ts";
+import { page } from "@/lib/ui/define.ts";
+import { safeAdminPath } from "@/routes/admin/_session.ts";
 import { type Pagination, parseQuery } from "@/lib/http/pagination.ts";
-import { type Form, STATUSES } from "@/lib/schemas.ts";
+import type { Form } from "@/lib/schemas.ts";
 import { deleteSubmissions, MAX_DELETE_IDS } from "@/lib/submissions/delete.ts";
 import {
   listSubmissions,
   type PublicSubmission,
-  RANGES,
   type SubmissionListQuery,
   submissionListQuerySchema,
 } from "@/lib/submissions/query.ts";
 import { errors } from "@/lib/errors.ts";
 import { Csrf, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
-import { type PageContext, type PageProps, requireForm } from "@/routes/admin/_page.ts";
+import { define, type PageContext, requireForm } from "@/routes/admin/_page.ts";
+import { filterQuery, Filters, Pager, preview } from "./_list.tsx";
 
 interface Data {
   form: Form;
@@ -33,19 +35,6 @@ function modeOf(v: string | null | undefined): Mode {
   return v === "test" ? "test" : "live";
 }
 
-/** The query string of a filter set (for links that keep the filters). */
-export function filterQuery(mode: Mode, q: Partial<SubmissionListQuery>, page?: number): string {
-  const p = new URLSearchParams();
-  if (mode === "test") p.set("mode", "test");
-  if (q.status) p.set("status", q.status);
-  if (q.search) p.set("search", q.search);
-  if (q.range && q.range !== "all") p.set("range", q.range);
-  if (page && page > 1) p.set("page", String(page));
-  if (q.limit && q.limit !== 20) p.set("limit", String(q.limit));
-  const s = p.toString();
-  return s ? `?${s}` : "";
-}
-
 async function load(ctx: PageContext, form: Form, query: Record<string, string>): Promise<Data> {
   const mode = modeOf(query.mode);
   const clean = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== ""));
@@ -55,16 +44,19 @@ async function load(ctx: PageContext, form: Form, query: Record<string, string>)
 }
 
 /** GET lists; POST `action` = confirm_delete (shows the confirmation) | delete. */
-export const handler = {
-  async GET(ctx: PageContext) {
+export const handler = define.handlers<Data>({
+  async GET(ctx) {
     const form = await requireForm(ctx);
     const data = await load(ctx, form, ctx.c.req.query());
-    return ctx.render(data, { title: `${form.name} submissions` });
+    return page(data, { title: `${form.name} submissions` });
   },
-  async POST(ctx: PageContext) {
+  async POST(ctx) {
     const form = await requireForm(ctx);
     const ids = ctx.body.getAll("ids").map((s) => s.trim()).filter(Boolean);
-    const back = `/admin/forms/${form.id}/submissions${ctx.body.get("back") ?? ""}`;
+    // `back` is the list's query string; anything else returns to the plain list.
+    const list = `/admin/forms/${form.id}/submissions`;
+    const query = ctx.body.get("back") ?? "";
+    const back = query.startsWith("?") ? safeAdminPath(list + query, list) : list;
     if (!ids.length) return ctx.redirect(back);
     if (ids.length > MAX_DELETE_IDS) {
       throw errors.badRequest(`Delete at most ${MAX_DELETE_IDS} submissions at a time.`);
@@ -75,22 +67,12 @@ export const handler = {
       return ctx.redirect(back, "deleted");
     }
     const data = await load(ctx, form, { mode });
-    return ctx.render({ ...data, confirm: ids }, { title: "Delete submissions?" });
+    return page({ ...data, confirm: ids }, { title: "Delete submissions?" });
   },
-};
-
-/** Field values shown in the table: the first three fields, shortened. */
-function preview(form: Form, s: PublicSubmission): string {
-  return form.fields.slice(0, 3)
-    .map((f) => s.fields[f.name])
-    .filter((v) => v !== undefined && v !== "")
-    .map((v) => (typeof v === "object" ? JSON.stringify(v) : String(v)))
-    .join(" · ")
-    .slice(0, 120);
-}
+});
 
 /** The submissions page. */
-export default function Submissions({ data, csrf }: PageProps<Data>) {
+export default define.page<typeof handler>(function Submissions({ data, csrf }) {
   const { form, q, mode, pagination: pg } = data;
   const base = `/admin/forms/${form.id}/submissions`;
   const here = filterQuery(mode, q, q.page);
@@ -126,45 +108,7 @@ export default function Submissions({ data, csrf }: PageProps<Data>) {
         </a>
       </PageHead>
       <FormTabs id={form.id} current="/submissions" />
-      <form method="get" action={base} class="filters" role="search">
-        <div>
-          <label for="f-status">Status</label>
-          <select id="f-status" name="status">
-            <option value="">All</option>
-            {STATUSES.map((s) => <option key={s} value={s} selected={q.status === s}>{s}</option>)}
-          </select>
-        </div>
-        <div class="grow">
-          <label for="f-search">Search</label>
-          <input
-            id="f-search"
-            name="search"
-            type="search"
-            value={q.search ?? ""}
-            placeholder="Any field value or submission id"
-          />
-        </div>
-        <div>
-          <label for="f-range">Received</label>
-          <select id="f-range" name="range">
-            {Object.keys(RANGES).map((r) => (
-              <option value={r} selected={q.range === r}>
-                {r === "all" ? "Any time" : `Last ${r.replace("d", " days")}`}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label for="f-mode">Data</label>
-          <select id="f-mode" name="mode">
-            <option value="live" selected={mode === "live"}>Live</option>
-            <option value="test" selected={mode === "test"}>Test</option>
-          </select>
-        </div>
-        <div>
-          <button type="submit" class="secondary">Apply</button>
-        </div>
-      </form>
+      <Filters base={base} mode={mode} q={q} />
       {data.submissions.length === 0
         ? (
           <div class="empty">
@@ -245,23 +189,4 @@ export default function Submissions({ data, csrf }: PageProps<Data>) {
         )}
     </>
   );
-}
-
-function Pager(
-  { base, mode, q, pg }: { base: string; mode: Mode; q: SubmissionListQuery; pg: Pagination },
-) {
-  return (
-    <nav class="pager" aria-label="Pages">
-      {pg.page > 1
-        ? <a href={`${base}${filterQuery(mode, q, pg.page - 1)}`} rel="prev">← Newer</a>
-        : <span class="muted">← Newer</span>}
-      <span>
-        Page {pg.page} of {Math.max(1, pg.total_pages)} · {pg.total.toLocaleString("en")}{" "}
-        {pg.truncated ? "matches in the newest scanned" : "total"}
-      </span>
-      {pg.has_more
-        ? <a href={`${base}${filterQuery(mode, q, pg.page + 1)}`} rel="next">Older →</a>
-        : <span class="muted">Older →</span>}
-    </nav>
-  );
-}
+});
