@@ -17,9 +17,9 @@ export const CONTENT_SUSPICIOUS_P = 0.9;
 /** Content at or above this spam probability counts as spam on its own (+70). */
 export const CONTENT_SPAM_P = 0.998;
 /** Content leaning spam (at or above this, +15) adds to behavioural signals. */
-export const CONTENT_LEANING_P = 0.5;
+export const CONTENT_LEANING_P = 0.75;
 /** Below this probability the content reads as ham, and links weigh a quarter. */
-export const CONTENT_HAM_P = 0.2;
+export const CONTENT_HAM_P = 0.3;
 /** Window for the per-identity rate and duplicate signals. */
 export const RECENT_WINDOW_MS = 10 * 60_000;
 

@@ -89,10 +89,12 @@ function splitParts(body: string, boundary: string): string[] {
 }
 
 function base64Bytes(body: string): Uint8Array {
-  const clean = body.replace(/[^A-Za-z0-9+/]/g, "");
-  const usable = clean.slice(0, clean.length - (clean.length % 4));
+  let clean = body.replace(/[^A-Za-z0-9+/]/g, "");
+  // A lone trailing character holds no whole byte; otherwise pad to a full group.
+  if (clean.length % 4 === 1) clean = clean.slice(0, -1);
+  clean += "=".repeat((4 - (clean.length % 4)) % 4);
   try {
-    const bin = atob(usable);
+    const bin = atob(clean);
     return Uint8Array.from(bin, (c) => c.charCodeAt(0));
   } catch {
     return new Uint8Array();
@@ -123,10 +125,14 @@ function decodeBytes(bytes: Uint8Array, charset: string): string {
 
 /** Decodes RFC 2047 encoded words (`=?charset?B|Q?...?=`) in a header value. */
 export function decodeWords(value: string): string {
-  return value.replace(/=\?([^?]+)\?([bBqQ])\?([^?]*)\?=\s*/g, (_, charset, enc, data) => {
-    const bytes = enc.toUpperCase() === "B"
-      ? base64Bytes(data)
-      : qpBytes(String(data).replace(/_/g, " "));
-    return decodeBytes(bytes, String(charset));
-  });
+  // Whitespace between two encoded words is not part of the text (RFC 2047 section 6.2).
+  return value.replace(
+    /=\?([^?]+)\?([bBqQ])\?([^?]*)\?=(?:\s+(?==\?))?/g,
+    (_, charset, enc, data) => {
+      const bytes = enc.toUpperCase() === "B"
+        ? base64Bytes(data)
+        : qpBytes(String(data).replace(/_/g, " "));
+      return decodeBytes(bytes, String(charset));
+    },
+  );
 }

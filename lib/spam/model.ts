@@ -20,6 +20,13 @@ export interface ModelParams {
   maxTokens: number;
   /** Tokens seen in fewer training messages than this are pruned from the file. */
   minCount: number;
+  /**
+   * Texts with fewer telling tokens than this, and shorter than `fullEvidenceChars`,
+   * have their probability pulled toward 0.5 in proportion (a short note says little).
+   */
+  fullEvidence: number;
+  /** Texts at least this long (markup included) count as full evidence. */
+  fullEvidenceChars: number;
 }
 
 /** The committed model file: a header and the token counts `[ham, spam]`. */
@@ -91,11 +98,15 @@ export function scoreText(
   input: { subject?: string; text: string },
 ): ContentResult {
   const text = input.subject ? `${input.subject}\n${input.text}` : input.text;
-  return scoreTokens(model, tokenize(text));
+  return scoreTokens(model, tokenize(text), text.length);
 }
 
-/** Scores an already tokenized text. */
-export function scoreTokens(model: SpamModel, tokens: readonly string[]): ContentResult {
+/** Scores an already tokenized text of `chars` characters. */
+export function scoreTokens(
+  model: SpamModel,
+  tokens: readonly string[],
+  chars: number,
+): ContentResult {
   let clues: Array<[string, number]> = [];
   for (const t of tokens) {
     const p = model.f.get(t);
@@ -106,7 +117,10 @@ export function scoreTokens(model: SpamModel, tokens: readonly string[]): Conten
     clues.sort((a, b) => distance(b) - distance(a) || (a[0] < b[0] ? -1 : 1));
     clues = clues.slice(0, model.params.maxTokens);
   }
-  const p = combine(clues.map((c) => c[1]));
+  const raw = combine(clues.map((c) => c[1]));
+  const { fullEvidence, fullEvidenceChars } = model.params;
+  const evidence = Math.min(1, Math.max(clues.length / fullEvidence, chars / fullEvidenceChars));
+  const p = 0.5 + (raw - 0.5) * evidence;
   return { p, tokens: drivers(clues, p >= 0.5) };
 }
 

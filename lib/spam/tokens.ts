@@ -47,7 +47,7 @@ export function htmlToText(text: string): { text: string; html: boolean } {
   }
   let tags = 0;
   const out = text
-    .replace(COMMENT, " ")
+    .replace(COMMENT, "")
     .replace(HIDDEN, " ")
     .replace(TAG, () => {
       tags++;

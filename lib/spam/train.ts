@@ -18,6 +18,8 @@ export const PARAMS: ModelParams = {
   minDistance: 0.1,
   maxTokens: 150,
   minCount: 3,
+  fullEvidence: 30,
+  fullEvidenceChars: 800,
 };
 
 /** Everything in the model file but the counts. */
