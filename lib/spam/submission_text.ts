@@ -5,6 +5,7 @@
  * @module
  */
 import type { FieldType } from "@/lib/schemas.ts";
+import { type ContentResult, scoreText, type SpamModel } from "./model.ts";
 
 /** Field types whose values are free text a sender wrote or chose. */
 const TEXT_TYPES: ReadonlySet<FieldType> = new Set<FieldType>([
@@ -44,4 +45,13 @@ export function submissionText(
   }
   const text = lines.join("\n").slice(0, MAX_TEXT);
   return subject === undefined ? { text } : { subject, text };
+}
+
+/** What the model says about a submission: `scoreText` of its `submissionText`. */
+export function scoreSubmission(
+  model: SpamModel,
+  form: { fields: ReadonlyArray<{ name: string; type: FieldType }> },
+  fields: Record<string, unknown>,
+): ContentResult {
+  return scoreText(model, submissionText(form, fields));
 }

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { submissionText } from "@/lib/spam/submission_text.ts";
+import { loadModel } from "@/lib/spam/load.ts";
+import { scoreText } from "@/lib/spam/model.ts";
+import { scoreSubmission, submissionText } from "@/lib/spam/submission_text.ts";
 
 const FORM = {
   fields: [
@@ -33,5 +35,14 @@ Deno.test("spam submission text - what the sender typed, files skipped", () => {
   assert.deepEqual(
     submissionText({ fields: [{ name: "subject", type: "textarea" }] }, { subject: "long" }),
     { text: "long" },
+  );
+});
+
+Deno.test("spam submission text - scoreSubmission scores the submission's text", async () => {
+  const model = await loadModel();
+  const fields = { subject: "FREE money", message: "Click here to claim your prize now!!!" };
+  assert.deepEqual(
+    scoreSubmission(model, FORM, fields),
+    scoreText(model, { subject: "FREE money", text: fields.message }),
   );
 });
