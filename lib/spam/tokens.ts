@@ -12,6 +12,7 @@ const MAX_WORD = 24;
 export const MAX_CHARS = 20_000;
 
 const TAG = /<\/?([a-z][a-z0-9]*)\b[^>]*>/gi;
+const HREF = /^<a\s[^>]*\bhref\s*=\s*(?:["']([^"']*)["']|([^\s>]+))/i;
 const COMMENT = /<!--[\s\S]*?-->/g;
 const HIDDEN = /<(style|script|head)\b[^>]*>[\s\S]*?<\/\1\s*>/gi;
 const ENTITY = /&(#x?[0-9a-f]+|[a-z]+);/gi;
@@ -49,9 +50,11 @@ export function htmlToText(text: string): { text: string; html: boolean } {
   const out = text
     .replace(COMMENT, "")
     .replace(HIDDEN, " ")
-    .replace(TAG, () => {
+    .replace(TAG, (tag: string) => {
       tags++;
-      return " ";
+      // A link's target is part of what it says (mail clients show it as text too).
+      const href = tag.match(HREF);
+      return href ? ` ${href[1] ?? href[2]} ` : " ";
     })
     .replace(ENTITY, entity);
   return { text: tags >= 2 ? out : text.replace(ENTITY, entity), html: tags >= 2 };

@@ -53,3 +53,9 @@ Deno.test("spam tokens - words, links, addresses, markup and numbers", async (t)
     assert.ok(tokenize(text).includes("free") && tokenize(text).includes("finance"));
   });
 });
+
+Deno.test("spam tokens - a link's target in markup counts as a link", () => {
+  const tokens = tokenize('<p>Great <a href="http://deals.example.biz/x">offer</a></p><br>');
+  assert.ok(tokens.includes("url:example.biz") && tokens.includes("meta:link"), String(tokens));
+  assert.ok(tokens.includes("offer"));
+});
