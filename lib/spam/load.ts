@@ -17,3 +17,18 @@ export async function loadModelJson(url: URL = MODEL_URL): Promise<ModelJson> {
 export async function loadModel(url: URL = MODEL_URL): Promise<SpamModel> {
   return createSpamModel(await loadModelJson(url));
 }
+
+/**
+ * A loader that reads the model on first use and keeps it in its closure: put it in a deps
+ * field (`spamModel: modelLoader()`) and `await deps.spamModel()` where scoring needs it.
+ */
+export function modelLoader(url: URL = MODEL_URL): () => Promise<SpamModel> {
+  let model: Promise<SpamModel> | undefined;
+  return () => {
+    model ??= loadModel(url).catch((err) => {
+      model = undefined; // a failed read is retried on the next use
+      throw err;
+    });
+    return model;
+  };
+}

@@ -1,13 +1,11 @@
 /**
- * Training and validation of the content model, shared by scripts/train_spam.ts and the
- * tests: the header the model file carries, a deterministic trainer, and the figures a
- * scorer reaches on labelled texts through the one verdict (lib/protection/score.ts).
+ * Training of the content model, shared by scripts/train_spam.ts and the tests: the
+ * header the model file carries, the text a message becomes, a deterministic trainer.
  * @module
  */
-import { scoreSpam } from "@/lib/protection/score.ts";
 import type { FieldType } from "@/lib/schemas.ts";
 import { CORPUS, TRAINING_FOLDERS } from "./corpus.ts";
-import { type ContentResult, type ModelJson, type ModelParams, trainCounts } from "./model.ts";
+import { type ModelJson, type ModelParams, trainCounts } from "./model.ts";
 import { submissionText } from "./submission_text.ts";
 import { tokenize } from "./tokens.ts";
 
@@ -63,43 +61,4 @@ export function formText(m: Pick<LabelledText, "subject" | "text">): string {
 export function trainModel(texts: readonly LabelledText[]): ModelJson {
   const docs = texts.map((t) => ({ tokens: tokenize(formText(t)), spam: t.spam }));
   return { ...modelHeader(), ...trainCounts(docs, PARAMS.minCount) };
-}
-
-/** Validation figures of a content scorer through the one verdict. */
-export interface Figures {
-  ham: number;
-  spam: number;
-  /** Ham whose verdict is `spam`. */
-  hamSpam: number;
-  /** Ham whose verdict is `spam` or `suspicious`. */
-  hamFlagged: number;
-  /** Spam whose verdict is `spam` or `suspicious`. */
-  spamCaught: number;
-}
-
-/** Scores each text as an ordinary contact-form submission (neutral behaviour). */
-export function evaluate(
-  texts: readonly LabelledText[],
-  content: (t: LabelledText) => ContentResult,
-): Figures {
-  const f: Figures = { ham: 0, spam: 0, hamSpam: 0, hamFlagged: 0, spamCaught: 0 };
-  for (const t of texts) {
-    const v = scoreSpam({
-      signals: { ip: "192.0.2.1", user_agent: "Mozilla/5.0", fill_ms: 60_000 },
-      fields: { subject: t.subject, message: t.text },
-      urlFields: new Set(),
-      recentFromIdentity: 0,
-      duplicate: false,
-      content: content(t),
-    });
-    if (t.spam) {
-      f.spam++;
-      if (v.status !== "completed") f.spamCaught++;
-    } else {
-      f.ham++;
-      if (v.status === "spam") f.hamSpam++;
-      if (v.status !== "completed") f.hamFlagged++;
-    }
-  }
-  return f;
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { CONTENT_LEANING_P, CONTENT_SUSPICIOUS_P, scoreSpam } from "@/lib/protection/score.ts";
-import { loadModel, loadModelJson } from "@/lib/spam/load.ts";
+import { loadModel, loadModelJson, modelLoader } from "@/lib/spam/load.ts";
 import { createSpamModel, scoreText, serializeModel } from "@/lib/spam/model.ts";
 import { type LabelledText, modelHeader, trainModel } from "@/lib/spam/train.ts";
 
@@ -97,4 +97,20 @@ Deno.test("spam model - the committed model reads content", async (t) => {
     const empty = createSpamModel({ ...modelHeader(), messages: { ham: 0, spam: 0 }, tokens: {} });
     assert.deepEqual(scoreText(empty, { text: SPAM_TEXT }), { p: 0.5, tokens: [] });
   });
+});
+
+Deno.test("spam model - a loader reads the file once and keeps the model", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const url = new URL(`file://${dir}/model.json`);
+    const load = modelLoader(url);
+    await assert.rejects(load(), Deno.errors.NotFound);
+    await Deno.writeTextFile(url, serializeModel(trainModel(SAMPLE)));
+    const first = await load();
+    await Deno.remove(url);
+    assert.equal(await load(), first, "kept, not read again");
+    assert.ok(first.f.has("click"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
