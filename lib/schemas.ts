@@ -276,7 +276,14 @@ export interface Submission {
   files: string[];
   signals: SubmissionSignals;
   /** The spam verdict, when the submission scored above 0 (or an admin re-labelled it). */
-  spam?: { score: number; reasons: string[]; scored_at: string; manual?: boolean };
+  spam?: {
+    score: number;
+    reasons: string[];
+    scored_at: string;
+    manual?: boolean;
+    /** The content model's spam probability and the tokens that drove it (lib/spam). */
+    content?: { p: number; tokens: Array<{ token: string; weight: number }> };
+  };
 }
 
 /** A user of the admin. */

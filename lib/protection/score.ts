@@ -6,11 +6,20 @@
  * @module
  */
 import type { Status, SubmissionSignals } from "@/lib/schemas.ts";
+import type { ContentResult } from "@/lib/spam/model.ts";
 
 /** At or above this score a submission is `suspicious`. */
 export const SUSPICIOUS_AT = 40;
 /** At or above this score a submission is `spam`. */
 export const SPAM_AT = 70;
+/** Content at or above this spam probability counts as suspicious on its own (+40). */
+export const CONTENT_SUSPICIOUS_P = 0.9;
+/** Content at or above this spam probability counts as spam on its own (+70). */
+export const CONTENT_SPAM_P = 0.998;
+/** Content leaning spam (at or above this, +15) adds to behavioural signals. */
+export const CONTENT_LEANING_P = 0.75;
+/** Below this probability the content reads as ham, and links weigh a quarter. */
+export const CONTENT_HAM_P = 0.3;
 /** Window for the per-identity rate and duplicate signals. */
 export const RECENT_WINDOW_MS = 10 * 60_000;
 
@@ -24,6 +33,8 @@ export interface SpamInput {
   recentFromIdentity: number;
   /** Whether an earlier submission of this form in the window had the same values. */
   duplicate: boolean;
+  /** The content model's reading of the text, when it was scored (lib/spam). */
+  content?: ContentResult;
 }
 
 /** The scorer's answer. */
@@ -31,6 +42,8 @@ export interface SpamVerdict {
   score: number;
   reasons: string[];
   status: Status;
+  /** The content figure and the tokens that drove it, when the content was scored. */
+  content?: ContentResult;
 }
 
 const LINK = /\b(?:https?:\/\/|www\.)[^\s<>"']+|\[url[=\]]|<a\s+href/gi;
@@ -105,12 +118,32 @@ export function scoreSpam(input: SpamInput): SpamVerdict {
   // are just people agreeing, so only a duplicate holding a real message counts.
   if (input.duplicate && hasMessage(input.fields)) parts.push([40, "duplicate_payload"]);
 
+  const content = input.content;
+  if (content) {
+    const p = content.p;
+    const add = p >= CONTENT_SPAM_P
+      ? 70
+      : p >= CONTENT_SUSPICIOUS_P
+      ? 40
+      : p >= CONTENT_LEANING_P
+      ? 15
+      : 0;
+    if (add) parts.push([add, `content_${Math.floor(p * 1000) / 1000}`]);
+  }
+
+  // Links are weighed by what the text around them says: in a message the model reads
+  // as ham (a mailing-list footer, docs links) they count a quarter.
+  const linkWeight = content && content.p < CONTENT_HAM_P ? 0.25 : 1;
   const { links, density } = linkStats(input.fields, input.urlFields);
-  if (links >= 5) parts.push([45, `links_${links}`]);
-  else if (links >= 3) parts.push([25, `links_${links}`]);
-  else if (links === 2) parts.push([10, "links_2"]);
+  const link = (points: number, reason: string) => {
+    const add = Math.round(points * linkWeight);
+    if (add) parts.push([add, reason]);
+  };
+  if (links >= 5) link(45, `links_${links}`);
+  else if (links >= 3) link(25, `links_${links}`);
+  else if (links === 2) link(10, "links_2");
   // One link in a short note is normal; several making up most of the text are not.
-  if (links >= 2 && density > 0.5) parts.push([20, "mostly_links"]);
+  if (links >= 2 && density > 0.5) link(20, "mostly_links");
 
   const score = Math.min(100, parts.reduce((n, [p]) => n + p, 0));
   const status: Status = score >= SPAM_AT
@@ -118,5 +151,7 @@ export function scoreSpam(input: SpamInput): SpamVerdict {
     : score >= SUSPICIOUS_AT
     ? "suspicious"
     : "completed";
-  return { score, reasons: parts.map(([, r]) => r), status };
+  const verdict: SpamVerdict = { score, reasons: parts.map(([, r]) => r), status };
+  if (content) verdict.content = content;
+  return verdict;
 }

@@ -2,7 +2,15 @@ import assert from "node:assert/strict";
 import { keys } from "@/lib/kv/keys.ts";
 import { u64Value } from "@/lib/kv/kv.ts";
 import type { Submission } from "@/lib/schemas.ts";
-import { linkStats, scoreSpam, type SpamInput } from "@/lib/protection/score.ts";
+import {
+  CONTENT_SUSPICIOUS_P,
+  linkStats,
+  scoreSpam,
+  type SpamInput,
+} from "@/lib/protection/score.ts";
+import { loadModel } from "@/lib/spam/load.ts";
+import { scoreText } from "@/lib/spam/model.ts";
+import { submissionText } from "@/lib/spam/submission_text.ts";
 import {
   type CreatedBody,
   type SubmissionDraft,
@@ -86,6 +94,82 @@ Deno.test("spam - scoring is a pure function of the signals", async (t) => {
     );
     assert.equal(v.score, 0);
   });
+});
+
+Deno.test("spam - content joins behaviour in one verdict", async (t) => {
+  const content = (p: number) => ({ p, tokens: [{ token: "viagra", weight: 5.2 }] });
+
+  await t.step("the content figure adds 15, 40 or 70 and names itself in the reasons", () => {
+    assert.deepEqual(scoreSpam(input({ content: content(0.3) })).score, 0);
+    const leaning = scoreSpam(input({ content: content(0.8) }));
+    assert.deepEqual([leaning.score, leaning.reasons, leaning.status], [
+      15,
+      ["content_0.8"],
+      "completed",
+    ]);
+    assert.equal(scoreSpam(input({ content: content(0.95) })).status, "suspicious");
+    const spam = scoreSpam(input({ content: content(0.9995) }));
+    assert.equal(spam.status, "spam");
+    assert.deepEqual(spam.content, content(0.9995));
+    // Leaning content plus one behavioural signal is enough to flag.
+    assert.equal(
+      scoreSpam(input({ content: content(0.8) }, { fill_ms: 2_000 })).status,
+      "suspicious",
+    );
+  });
+
+  await t.step("links are weighed by the content: a quarter in text that reads as ham", () => {
+    const fields = { message: "buy http://a.test http://b.test http://c.test www.d.test" };
+    assert.equal(scoreSpam(input({ fields })).status, "suspicious");
+    const hammy = scoreSpam(input({ fields, content: content(0.05) }));
+    assert.deepEqual([hammy.score, hammy.status], [Math.round(25 / 4) + 5, "completed"]);
+    assert.equal(scoreSpam(input({ fields, content: content(0.95) })).status, "spam");
+  });
+});
+
+Deno.test("spam - ordinary contact messages read by the model stay completed", async () => {
+  const model = await loadModel();
+  const form = {
+    fields: [
+      { name: "name", type: "text" as const },
+      { name: "email", type: "email" as const },
+      { name: "topic", type: "select" as const },
+      { name: "message", type: "textarea" as const },
+    ],
+  };
+  const openers = ["Hi there,", "Hello,", "Good morning,", "Dear Sir or Madam,", ""];
+  const bodies = [
+    "I'd like a quote for 40 seats on the annual plan. Do you offer discounts for non-profits?",
+    "Our invoice #2231 shows the wrong VAT number, could you reissue it?",
+    "We met at the conference last week and I wanted to follow up about a pilot.",
+    "Can I change the billing email on my account? The old address no longer works.",
+    "Is there an on-premise option? Our security team asked. Details: https://intranet.example.org/req/7",
+    "Please delete my data as per GDPR art. 17. Account email is the one above.",
+    "Quick question about the API rate limits for the Pro plan.",
+    "We'd like to integrate with our CRM. Compare https://crm.example.net and https://wiki.example.net/3 for what we need.",
+  ];
+  const closers = ["Thanks!", "Best regards", "Kind regards, and have a nice day", ""];
+  const topics = ["sales", "support", "billing", "other"];
+  let n = 0;
+  let worst = 0;
+  for (const o of openers) {
+    for (const b of bodies) {
+      for (const c of closers) {
+        const fields = {
+          name: "Priya Patel",
+          email: "priya@mail.example",
+          topic: topics[n++ % 4],
+          message: [o, b, c].filter(Boolean).join("\n\n"),
+        };
+        const result = scoreText(model, submissionText(form, fields));
+        worst = Math.max(worst, result.p);
+        const v = scoreSpam(input({ fields, content: result }));
+        assert.equal(v.status, "completed", `${fields.message}: ${JSON.stringify(v)}`);
+      }
+    }
+  }
+  assert.equal(n, 160);
+  assert.ok(worst < CONTENT_SUSPICIOUS_P, `worst p ${worst}`);
 });
 
 Deno.test("spam - each submission is stored with its verdict, counters exact", async (t) => {
