@@ -61,6 +61,19 @@ export class AppError extends Error {
 export const SPAM_MESSAGE =
   "This submission was flagged as spam. Please reload the form and try again.";
 
+/** At most this many items in a 422 `errors` array (a hostile body cannot amplify the answer). */
+export const MAX_FIELD_ERRORS = 50;
+
+/** The first 50 items; past the cap, also `errors_total` and `errors_truncated: true`. */
+function cappedErrors(items: FieldError[]): Record<string, unknown> {
+  if (items.length <= MAX_FIELD_ERRORS) return { errors: items };
+  return {
+    errors: items.slice(0, MAX_FIELD_ERRORS),
+    errors_total: items.length,
+    errors_truncated: true,
+  };
+}
+
 /** Builders for the errors used in more than one place; one message per code. */
 export const errors = {
   badRequest: (message: string) => new AppError(400, "bad_request", message),
@@ -97,7 +110,12 @@ export const errors = {
       "This Idempotency-Key was already used with a different payload.",
     ),
   validation: (items: FieldError[]) =>
-    new AppError(422, "validation_failed", "The submission has invalid fields.", { errors: items }),
+    new AppError(
+      422,
+      "validation_failed",
+      "The submission has invalid fields.",
+      cappedErrors(items),
+    ),
   rateLimited: () =>
     new AppError(429, "rate_limited", "Too many requests. Slow down and try again later."),
   quotaExceeded: (message: string) => new AppError(429, "quota_exceeded", message),

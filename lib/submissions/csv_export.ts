@@ -26,11 +26,21 @@ export interface ExportFilter {
 export function csvCell(value: unknown): string {
   let text: string;
   if (value === undefined || value === null) text = "";
-  else if (typeof value === "string") text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  else if (typeof value === "string") text = formulaLike(value) ? `'${value}` : value;
   else if (typeof value === "number" || typeof value === "boolean") text = String(value);
   else if (Array.isArray(value)) return csvCell(value.map(plain).join("; "));
   else return csvCell(plain(value));
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/**
+ * Whether a spreadsheet could read the text as a formula: it starts with a tab or CR, or
+ * with `= + - @` once NFKC-normalised (fullwidth `＝` is `=`) and stripped of leading
+ * whitespace, control and format characters (a spreadsheet may trim them).
+ */
+export function formulaLike(text: string): boolean {
+  if (/^[\t\r]/.test(text)) return true;
+  return /^[\s\p{Cc}\p{Cf}]*[=+\-@]/u.test(text.normalize("NFKC"));
 }
 
 /** A nested value as text: a file reference by its name and path, else JSON. */
