@@ -29,7 +29,9 @@ export type ErrorCode =
   | "unauthorized"
   | "conflict"
   | "unavailable"
-  | "internal_error";
+  | "internal_error"
+  // harden (issue 15)
+  | "request_timeout";
 
 /** One item of a 422 `errors` array (SPEC part 7). */
 export interface FieldError {
@@ -126,6 +128,12 @@ export const errors = {
       415,
       "unsupported_media_type",
       `Unsupported Content-Type. Send ${allowed.join(" or ")}.`,
+    ),
+  requestTimeout: () =>
+    new AppError(
+      408,
+      "request_timeout",
+      "The request body did not arrive in time. Send it again.",
     ),
   unavailable: () =>
     new AppError(

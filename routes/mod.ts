@@ -6,6 +6,7 @@ import { Hono } from "hono";
 import type { Deps } from "@/lib/deps.ts";
 import { type AppEnv, notFound, onError, requestId } from "@/lib/http/http.ts";
 import { publicCors } from "@/lib/http/cors.ts";
+import { bodyDeadline } from "@/lib/http/body.ts";
 import { captchaApi } from "@/routes/api/captcha.ts";
 import { eventsApi } from "@/routes/api/events.ts";
 import { publicApi } from "@/routes/api/public.ts";
@@ -19,6 +20,7 @@ import { hostedRoutes } from "@/routes/f/mod.ts";
 export function createApp(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", requestId());
+  app.use("*", bodyDeadline(deps.config.bodyTimeoutMs));
   app.onError(onError);
   app.notFound(notFound);
   app.get("/healthz", (c) => c.json({ ok: true }));
