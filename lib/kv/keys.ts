@@ -129,6 +129,10 @@ export const keys = {
   /** Prefix of undelivered jobs. */
   undeliveredJobs: () => ["undelivered_jobs"] as const,
 
+  // harden (issue 15)
+  /** Failed sign-ins of one email (by HMAC of the normalised email), whether or not it has an account. */
+  signInFailures: (emailDigest: string) => ["signin_failures", emailDigest] as const,
+
   /** Reliability-suite probe (bench/soak only, in its own KV files; the service never writes it). */
   soakProbe: (what: string, id: string) => ["soak_probe", what, id] as const,
 };

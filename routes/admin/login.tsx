@@ -7,7 +7,7 @@ import { AppError } from "@/lib/errors.ts";
 import { clientIp } from "@/lib/http/http.ts";
 import { enforceLimit, ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
 import { createSession, sessionCookie } from "@/lib/admin/sessions.ts";
-import { verifyLogin } from "@/lib/admin/users.ts";
+import { signIn } from "@/lib/admin/signin.ts";
 import { field, type PageContext, type PageProps } from "./_page.ts";
 
 /** Reachable without a session. */
@@ -49,11 +49,12 @@ export const handler = {
       const error = "Too many sign-in attempts from your network. Wait a minute and try again.";
       return ctx.render({ email, next, error } satisfies Data, { status: 429, title: "Sign in" });
     }
-    const user = email && password ? await verifyLogin(ctx.deps, email, password) : null;
-    if (!user) {
-      const error = "That email and password do not match an account.";
-      return ctx.render({ email, next, error } satisfies Data, { status: 401, title: "Sign in" });
+    const outcome = await signIn(ctx.deps, email, password);
+    if (!("user" in outcome)) {
+      const { error, status } = outcome;
+      return ctx.render({ email, next, error } satisfies Data, { status, title: "Sign in" });
     }
+    const { user } = outcome;
     // A fresh token on every sign-in: a token planted before sign-in is never promoted.
     const { token } = await createSession(ctx.deps, user.id, user.workspace_ids[0] ?? null);
     ctx.c.header("Set-Cookie", sessionCookie(ctx.deps.config, token));
