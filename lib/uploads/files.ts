@@ -13,7 +13,7 @@ import { commitWithRetry, u64Value, withKvRetry } from "@/lib/kv/kv.ts";
 import type { Field, Form, Submission } from "@/lib/schemas.ts";
 import { isFileType } from "@/lib/schemas.ts";
 import type { Rider } from "@/lib/submissions/writer.ts";
-import { inspectBytes, type Inspection } from "./checks.ts";
+import { inspectBytes, type Inspection, MARKUP_REASON, streamHasActiveContent } from "./checks.ts";
 import {
   fileError,
   fileKey,
@@ -26,7 +26,10 @@ import {
 } from "./grants.ts";
 import { getWorkspace } from "@/lib/workspaces/workspaces.ts";
 
-/** Bytes read from the start of a file to inspect it (magic bytes, text rule, markers). */
+/**
+ * Bytes read from the start of a file to inspect it (magic bytes, text rule, markers); the
+ * markers are also looked for in the rest of a longer file, streamed.
+ */
 export const HEAD_BYTES = 256 * 1024;
 /** Download links are valid this long. */
 export const DOWNLOAD_TTL_SEC = 5 * 60;
@@ -73,6 +76,13 @@ export async function verifyUpload(
       info.etag,
     );
     verdict = await inspectBytes(head, g.size_bytes <= HEAD_BYTES, g.declared_type, g.allowed);
+    // Past the head, markup is looked for in every byte as it streams.
+    if (
+      verdict.ok && g.size_bytes > HEAD_BYTES &&
+      await streamHasActiveContent(await deps.storage.readStream(incoming, info.etag))
+    ) {
+      verdict = { ok: false, reason: MARKUP_REASON };
+    }
   }
   if (verdict.ok && counts) {
     // Cheap early refusal; the commit below decides for real.
