@@ -5,6 +5,7 @@
  * spreadsheet would read as a formula gets a leading `'`.
  * @module
  */
+import { writableWorkspace } from "@/lib/workspaces/suspension.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { keys, type Mode, type StatusBucket } from "@/lib/kv/keys.ts";
 import { getManyChunked } from "@/lib/kv/kv.ts";
@@ -79,6 +80,17 @@ function rowOf(form: Form, s: Submission): unknown[] {
     ...form.fields.map((f) => s.fields[f.name]),
     meta,
   ];
+}
+
+/** The export (see {@linkcode submissionsCsv}); 403 when the form's workspace is suspended. */
+export async function openSubmissionsCsv(
+  deps: Pick<Deps, "kv" | "now">,
+  form: Form,
+  mode: Mode,
+  filter: ExportFilter,
+): Promise<ReadableStream<Uint8Array>> {
+  await writableWorkspace(deps, form.workspace_id);
+  return submissionsCsv(deps, form, mode, filter);
 }
 
 /**
