@@ -41,12 +41,11 @@ export const MAX_FILES_PER_SUBMISSION = 6;
 
 /**
  * Verifies an uploaded object once: size equal to the declaration, real type allowed for
- * the field, room left in the workspace's storage. Good bytes move to their final key
- * (only the version inspected) and their size is added to `storage_used` in the commit
- * that marks the grant verified (checked against the counter, so concurrent verifications
- * cannot pass the cap together); bad bytes, or bytes that would pass the cap, are deleted
- * and the grant is marked rejected with the reason. A grant with nothing uploaded yet is
- * returned unchanged.
+ * the field, no markup anywhere. Good bytes move to their final key (only the version
+ * inspected) and the grant is marked verified; bad bytes are deleted and the grant is
+ * marked rejected with the reason. Verified bytes are not charged to the workspace yet:
+ * that happens when a submission attaches them (see attachRider). A grant with nothing
+ * uploaded yet is returned unchanged.
  */
 export async function verifyUpload(
   deps: Deps,
@@ -57,12 +56,6 @@ export async function verifyUpload(
   const incoming = incomingKey(g.path);
   const info = await deps.storage.head(incoming);
   if (!info) return g;
-  // Grants from before verification counted (no `counted`) reserved their bytes already.
-  const counts = g.counted === false;
-  const workspace = counts ? await getWorkspace(deps, g.workspace_id) : null;
-  const cap = workspace ? storageCap(workspace) : 0;
-  const full = workspace ? storageFullMessage(workspace) : "The workspace no longer exists.";
-  const usedKey = keys.storageUsed(g.workspace_id);
   let verdict: Inspection;
   if (info.size !== g.size_bytes) {
     verdict = {
@@ -84,11 +77,6 @@ export async function verifyUpload(
       verdict = { ok: false, reason: MARKUP_REASON };
     }
   }
-  if (verdict.ok && counts) {
-    // Cheap early refusal; the commit below decides for real.
-    const used = await withKvRetry(() => deps.kv.get(usedKey));
-    if (u64Value(used.value) + g.size_bytes > cap) verdict = { ok: false, reason: full };
-  }
   try {
     if (verdict.ok) await deps.storage.promote(incoming, fileKey(g.path), info.etag);
     else await deps.storage.delete(incoming);
@@ -107,27 +95,10 @@ export async function verifyUpload(
       return { ...rest, state: "rejected", reason: verdict.reason } as UploadGrant;
     }
     const verified: UploadGrant = { ...rest, state: "verified", mime_type: verdict.mimeType };
-    if (!counts) {
-      op.check(cur).set(entry.key, verified);
-      return verified;
-    }
-    const used = await deps.kv.get(usedKey);
-    const total = u64Value(used.value) + g.size_bytes;
-    if (total > cap) {
-      const refused: UploadGrant = { ...rest, state: "rejected", reason: full };
-      op.check(cur).set(entry.key, refused);
-      return refused;
-    }
-    op.check(cur, used)
-      .set(entry.key, { ...verified, counted: true })
-      .set(usedKey, new Deno.KvU64(BigInt(total)));
-    return { ...verified, counted: true };
+    op.check(cur).set(entry.key, verified);
+    return verified;
   });
-  if (next) {
-    // Promoted, then refused for quota: the file must not stay behind uncounted.
-    if (verdict.ok && next.state === "rejected") await deps.storage.delete(fileKey(g.path));
-    return next;
-  }
+  if (next) return next;
   const fresh = (await withKvRetry(() => deps.kv.get<UploadGrant>(entry.key))).value;
   if (verdict.ok && fresh?.state !== "verified" && fresh?.state !== "attached") {
     // Cleanup removed the grant meanwhile: do not leave our copy behind as an orphan.
@@ -218,7 +189,14 @@ async function resolveGrant(
  */
 const attaching = new WeakMap<Deno.AtomicOperation, Set<string>>();
 
-/** Marks a verified grant attached to the submission, inside the submission's commit. */
+/** Bytes charged to each workspace by an operation being built (group commits). */
+const charging = new WeakMap<Deno.AtomicOperation, Map<string, number>>();
+
+/**
+ * Marks a verified grant attached to the submission, inside the submission's commit: its
+ * bytes are charged to the workspace's `storage_used` there (refused with 422 when they
+ * would pass the plan's storage) and leave the client's pending pool.
+ */
 function attachRider(deps: Deps, form: Form, field: Field, path: string, mode: Mode): Rider {
   return {
     checks: 1,
@@ -240,12 +218,39 @@ function attachRider(deps: Deps, form: Form, field: Field, path: string, mode: M
           fileError(field, "This file is already attached to another submission."),
         ]);
       }
+      // Grants verified before charging moved to attach (`counted` true or absent) are paid.
+      const charge = g.counted === false ? g.size_bytes : 0;
+      const tally = charging.get(op) ?? new Map<string, number>();
+      if (charge) {
+        const usedKey = keys.storageUsed(g.workspace_id);
+        const [used, workspace] = await Promise.all([
+          withKvRetry(() => deps.kv.get(usedKey)),
+          getWorkspace(deps, g.workspace_id),
+        ]);
+        const before = u64Value(used.value) + (tally.get(g.workspace_id) ?? 0);
+        if (!workspace || before + charge > storageCap(workspace)) {
+          const full = workspace ? storageFullMessage(workspace) : GONE;
+          throw errors.validation([fileError(field, full)]);
+        }
+        tally.set(g.workspace_id, (tally.get(g.workspace_id) ?? 0) + charge);
+        charging.set(op, tally);
+        // A sum, not a set: other submissions of this commit add their own files.
+        op.sum(usedKey, BigInt(charge));
+        if (g.pending_identity) {
+          op.delete(keys.uploadPendingByClient(g.workspace_id, g.pending_identity, g.path));
+        }
+      }
       taken.add(path);
       attaching.set(op, taken);
       // The index entry stays: once the URL expired, cleanup clears `incoming/` of an
       // attached grant, where a re-PUT to the still-valid S3 URL would otherwise linger.
-      op.check(entry)
-        .set(entry.key, { ...g, state: "attached", submission_id: submissionId, mode });
+      op.check(entry).set(entry.key, {
+        ...g,
+        state: "attached",
+        submission_id: submissionId,
+        mode,
+        counted: true,
+      });
     },
   };
 }

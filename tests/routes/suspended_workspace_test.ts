@@ -11,6 +11,16 @@ import { contactData, postJson, testEnv } from "@/tests/helpers.ts";
 
 const SUSPENDED = /This workspace is suspended: it is read-only/;
 
+/**
+ * Every refused request answers 403 and names the suspension (the keys page shows any
+ * refusal of its form inline, as a 400).
+ */
+async function refused(label: string, res: Response, status = 403) {
+  const text = await res.text();
+  assert.equal(res.status, status, `${label}: ${res.status} ${text.slice(0, 200)}`);
+  assert.match(text, SUSPENDED, label);
+}
+
 Deno.test("a suspended workspace is read-only in the admin, the lib and the CLI", async (t) => {
   const env = await testEnv({ RATE_LIMITS: JSON.stringify({ submit: 1000 }) });
   try {
@@ -27,16 +37,6 @@ Deno.test("a suspended workspace is read-only in the admin, the lib and the CLI"
     const keysBefore = (await listApiKeys(env.deps, ws.id)).length;
     const formsBefore = (await listFormIds(env.deps, ws.id)).length;
     const formBefore = await getForm(env.deps, form.id);
-
-    /**
-     * Every refused request answers 403 and names the suspension (the keys page shows any
-     * refusal of its form inline, as a 400).
-     */
-    async function refused(label: string, res: Response, status = 403) {
-      const text = await res.text();
-      assert.equal(res.status, status, `${label}: ${res.status} ${text.slice(0, 200)}`);
-      assert.match(text, SUSPENDED, label);
-    }
 
     await t.step("pages still show what is there", async () => {
       assert.equal((await page(env, cookie, `/admin/forms/${form.id}`)).res.status, 200);
