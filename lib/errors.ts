@@ -3,7 +3,7 @@
  * @module
  */
 
-/** Every machine-readable error code (CONTRACT "Error codes", plus `unavailable`). */
+/** Every machine-readable error code (CONTRACT "Error codes", plus `unavailable`, `request_timeout`). */
 export type ErrorCode =
   | "bad_request"
   | "invalid_api_key"
