@@ -28,7 +28,7 @@ const USAGE = `Usage: deno task cli <command>
   key create --workspace W --name N [--type live|test] [--scopes submit,read,admin]
   key list --workspace W
   key revoke --key KEY_ID
-  user create --email E --password P [--workspace W]`;
+  user create --email E [--workspace W]   (the password on standard input, or typed at a prompt)`;
 
 function need(values: Record<string, string | undefined>, name: string): string {
   const v = values[name];
@@ -57,8 +57,23 @@ async function readDefinition(path: string): Promise<unknown> {
   }
 }
 
+/** Where a command reads a secret it must not take from the command line. */
+export interface CliInput {
+  /** The password: standard input's first line, or typed at a prompt without echo. */
+  readPassword: () => Promise<string>;
+}
+
+const PASSWORD_ON_COMMAND_LINE =
+  "--password is refused: a command-line password is visible to other users (ps) and kept " +
+  "in shell history. Pipe it on standard input instead, e.g. " +
+  "printf '%s\\n' \"$PASSWORD\" | deno task cli user create --email E, or type it at the prompt.";
+
 /** Runs one command; returns what to print. */
-export async function runCli(deps: Deps, args: string[]): Promise<unknown> {
+export async function runCli(
+  deps: Deps,
+  args: string[],
+  input: CliInput = { readPassword: readPasswordFromStdin },
+): Promise<unknown> {
   const { positionals, values } = parseArgs({
     args,
     allowPositionals: true,
@@ -131,18 +146,45 @@ export async function runCli(deps: Deps, args: string[]): Promise<unknown> {
     case "key revoke":
       return await revokeApiKey(deps, need(v, "key"));
     case "user create": {
+      if (v.password !== undefined) throw new UsageError(PASSWORD_ON_COMMAND_LINE);
       const ws = v.workspace ? [v.workspace] : [];
-      return userView(
-        await createUser(deps, {
-          email: need(v, "email"),
-          password: need(v, "password"),
-          workspaceIds: ws,
-        }),
-      );
+      const email = need(v, "email");
+      const password = await input.readPassword();
+      if (!password) throw new UsageError("No password on standard input.");
+      return userView(await createUser(deps, { email, password, workspaceIds: ws }));
     }
     default:
       throw new UsageError(USAGE);
   }
+}
+
+/**
+ * The password from standard input: at a terminal it is typed after a prompt with echo off;
+ * piped, the first line is taken (a trailing CR/LF dropped).
+ */
+export async function readPasswordFromStdin(): Promise<string> {
+  const enc = new TextEncoder();
+  if (Deno.stdin.isTerminal()) {
+    await Deno.stderr.write(enc.encode("Password: "));
+    Deno.stdin.setRaw(true);
+    const typed: number[] = [];
+    try {
+      const buf = new Uint8Array(1);
+      for (;;) {
+        const n = await Deno.stdin.read(buf);
+        if (n === null || buf[0] === 0x0d || buf[0] === 0x0a) break;
+        if (buf[0] === 0x03) throw new UsageError("Cancelled.");
+        if (buf[0] === 0x7f || buf[0] === 0x08) typed.pop();
+        else typed.push(buf[0]);
+      }
+    } finally {
+      Deno.stdin.setRaw(false);
+      await Deno.stderr.write(enc.encode("\n"));
+    }
+    return new TextDecoder().decode(new Uint8Array(typed));
+  }
+  const text = new TextDecoder().decode(await new Response(Deno.stdin.readable).arrayBuffer());
+  return text.split(/\r?\n/)[0];
 }
 
 if (import.meta.main) {

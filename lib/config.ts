@@ -69,7 +69,9 @@ const envSchema = z.object({
   HCAPTCHA_VERIFY_URL: z.url().default("https://api.hcaptcha.com/siteverify"),
   RECAPTCHA_VERIFY_URL: z.url().default("https://www.google.com/recaptcha/api/siteverify"),
   FORMWELL_ENV: z.enum(["development", "production", "test"]).default("development"),
-  FORMWELL_SEED: bool.default(true),
+  FORMWELL_SEED: bool.optional(),
+  // harden (issue 15)
+  BODY_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
 });
 
 /** The parsed configuration every module receives through `deps.config`. */
@@ -96,8 +98,14 @@ export interface Config {
   admin: { email?: string; password?: string };
   captchaVerifyUrls: { turnstile: string; hcaptcha: string; recaptcha: string };
   env: "development" | "production" | "test";
-  /** Create the demo workspace, form and admin on an empty database. */
+  /**
+   * Create the demo workspace, form and admin on an empty database: `FORMWELL_SEED`, else on
+   * everywhere but `FORMWELL_ENV=production`.
+   */
   seed: boolean;
+  // harden (issue 15)
+  /** A request body not fully received this long after the request arrived is 408. */
+  bodyTimeoutMs: number;
 }
 
 /** Thrown by {@linkcode loadConfig} with every problem listed. */
@@ -158,6 +166,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       recaptcha: e.RECAPTCHA_VERIFY_URL,
     },
     env: e.FORMWELL_ENV,
-    seed: e.FORMWELL_SEED,
+    seed: e.FORMWELL_SEED ?? e.FORMWELL_ENV !== "production",
+    bodyTimeoutMs: e.BODY_TIMEOUT_MS,
   };
 }

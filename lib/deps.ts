@@ -22,6 +22,8 @@ export interface InFlight {
   posts: Map<string, Promise<unknown>>;
   /** Upload paths attached by a commit being built (two submissions of one group commit). */
   attaching: WeakMap<Deno.AtomicOperation, Set<string>>;
+  /** Bytes a commit being built charges to each workspace's storage (group commits). */
+  charging: WeakMap<Deno.AtomicOperation, Map<string, number>>;
 }
 
 /** Everything a request, a job or a CLI command needs. */

@@ -3,7 +3,7 @@
  * @module
  */
 
-/** Every machine-readable error code (CONTRACT "Error codes", plus `unavailable`). */
+/** Every machine-readable error code (CONTRACT "Error codes", plus `unavailable`, `request_timeout`). */
 export type ErrorCode =
   | "bad_request"
   | "invalid_api_key"
@@ -29,7 +29,9 @@ export type ErrorCode =
   | "unauthorized"
   | "conflict"
   | "unavailable"
-  | "internal_error";
+  | "internal_error"
+  // harden (issue 15)
+  | "request_timeout";
 
 /** One item of a 422 `errors` array (SPEC part 7). */
 export interface FieldError {
@@ -60,6 +62,19 @@ export class AppError extends Error {
 /** The SPEC's spam message. */
 export const SPAM_MESSAGE =
   "This submission was flagged as spam. Please reload the form and try again.";
+
+/** At most this many items in a 422 `errors` array (a hostile body cannot amplify the answer). */
+export const MAX_FIELD_ERRORS = 50;
+
+/** The first 50 items; past the cap, also `errors_total` and `errors_truncated: true`. */
+function cappedErrors(items: FieldError[]): Record<string, unknown> {
+  if (items.length <= MAX_FIELD_ERRORS) return { errors: items };
+  return {
+    errors: items.slice(0, MAX_FIELD_ERRORS),
+    errors_total: items.length,
+    errors_truncated: true,
+  };
+}
 
 /** Builders for the errors used in more than one place; one message per code. */
 export const errors = {
@@ -97,7 +112,12 @@ export const errors = {
       "This Idempotency-Key was already used with a different payload.",
     ),
   validation: (items: FieldError[]) =>
-    new AppError(422, "validation_failed", "The submission has invalid fields.", { errors: items }),
+    new AppError(
+      422,
+      "validation_failed",
+      "The submission has invalid fields.",
+      cappedErrors(items),
+    ),
   rateLimited: () =>
     new AppError(429, "rate_limited", "Too many requests. Slow down and try again later."),
   quotaExceeded: (message: string) => new AppError(429, "quota_exceeded", message),
@@ -108,6 +128,12 @@ export const errors = {
       415,
       "unsupported_media_type",
       `Unsupported Content-Type. Send ${allowed.join(" or ")}.`,
+    ),
+  requestTimeout: () =>
+    new AppError(
+      408,
+      "request_timeout",
+      "The request body did not arrive in time. Send it again.",
     ),
   unavailable: () =>
     new AppError(

@@ -46,7 +46,12 @@ export async function buildDeps(
     formWorkspaces: new Map(),
     reads: new KvReads(kv),
     limits: new LimitSpends({ kv, now, budgets }),
-    inflight: { captchaClaims: new Map(), posts: new Map(), attaching: new WeakMap() },
+    inflight: {
+      captchaClaims: new Map(),
+      posts: new Map(),
+      attaching: new WeakMap(),
+      charging: new WeakMap(),
+    },
   };
   return { ...base, writer: new SubmissionWriter(base) };
 }

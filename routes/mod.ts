@@ -14,6 +14,7 @@ import {
   requestId,
 } from "@/lib/http/http.ts";
 import { publicCors } from "@/lib/http/cors.ts";
+import { bodyDeadline } from "@/lib/http/body.ts";
 import { captchaApi } from "@/routes/api/captcha.ts";
 import { eventsApi } from "@/routes/api/events.ts";
 import { publicApi } from "@/routes/api/public.ts";
@@ -28,6 +29,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", requestId());
   app.use("*", baselineHeaders(deps.config));
+  app.use("*", bodyDeadline(deps.config.bodyTimeoutMs));
   app.onError(onError);
   app.notFound(notFound);
   app.get("/healthz", (c) => c.json({ ok: true }));

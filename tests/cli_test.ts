@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { runCli } from "@/cli.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { testEnv } from "./helpers.ts";
-import { runCliProcess } from "./processes.ts";
+import { ROOT, runCliProcess } from "./processes.ts";
+import { verifyLogin } from "@/lib/admin/users.ts";
 
 Deno.test("cli - every command through runCli", async (t) => {
   const env = await testEnv();
@@ -98,16 +99,11 @@ Deno.test("cli - every command through runCli", async (t) => {
   });
 
   await t.step("user create", async () => {
-    const user = await run(
-      "user",
-      "create",
-      "--email",
-      "Bob@Example.com",
-      "--password",
-      "correct horse",
-      "--workspace",
-      String(ws.id),
-    );
+    const user = await runCli(
+      env.deps,
+      ["user", "create", "--email", "Bob@Example.com", "--workspace", String(ws.id)],
+      { readPassword: () => Promise.resolve("correct horse") },
+    ) as Record<string, unknown>;
     assert.equal(user.email, "bob@example.com");
     assert.ok(!("password_hash" in user));
     const stored = (await env.deps.kv.get<{ password_hash: string }>(keys.user(String(user.id))))
@@ -131,5 +127,55 @@ Deno.test("cli - the real process prints JSON and fails clearly", async () => {
   const missing = await run("form", "close", "--form", "fNope");
   assert.notEqual(missing.code, 0);
   assert.equal(JSON.parse(missing.stderr).error, "Form not found.");
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("cli - user create reads the password from standard input, never the command line", async () => {
+  const dir = await Deno.makeTempDir();
+  const env = { KV_PATH: `${dir}/kv.sqlite`, NO_COLOR: "1" };
+  const spawn = async (stdin: string, ...args: string[]) => {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "cli.ts", ...args],
+      cwd: ROOT,
+      env,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(stdin));
+    await writer.close();
+    const out = await child.output();
+    const text = new TextDecoder();
+    return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
+  };
+  const refused = await spawn(
+    "",
+    "user",
+    "create",
+    "--email",
+    "a@example.com",
+    "--password",
+    "pw-on-argv",
+  );
+  assert.equal(refused.code, 2);
+  assert.equal(refused.stdout, "");
+  assert.match(JSON.parse(refused.stderr).error, /--password is refused.*standard input/);
+  assert.ok(!refused.stderr.includes("pw-on-argv"));
+
+  const empty = await spawn("", "user", "create", "--email", "a@example.com");
+  assert.equal(empty.code, 2);
+  assert.match(JSON.parse(empty.stderr).error, /No password on standard input/);
+
+  const ok = await spawn("correct horse battery\n", "user", "create", "--email", "a@example.com");
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.equal(JSON.parse(ok.stdout).email, "a@example.com");
+  const kv = await Deno.openKv(`${dir}/kv.sqlite`);
+  try {
+    assert.ok(await verifyLogin({ kv }, "a@example.com", "correct horse battery"));
+    assert.equal(await verifyLogin({ kv }, "a@example.com", "correct horse battery\n"), null);
+  } finally {
+    kv.close();
+  }
   await Deno.remove(dir, { recursive: true });
 });

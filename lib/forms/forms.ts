@@ -2,6 +2,7 @@
  * Forms: definition, storage, lookup and the public view.
  * @module
  */
+import { assertNotSuspended, writableWorkspace } from "@/lib/workspaces/suspension.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { AppError, errors } from "@/lib/errors.ts";
 import { newFormId } from "@/lib/ids.ts";
@@ -70,6 +71,7 @@ export async function createForm(
   };
   const ws = await withKvRetry(() => deps.kv.get<Workspace>(keys.workspace(workspaceId)));
   if (!ws.value) throw errors.notFound("Workspace not found.");
+  assertNotSuspended(ws.value);
   const res = await withKvRetry(() =>
     deps.kv.atomic()
       .check(ws)
@@ -123,9 +125,10 @@ async function mutateForm(
   for (let attempt = 0; attempt < 10; attempt++) {
     const entry = await withKvRetry(() => deps.kv.get<Form>(keys.form(formId)));
     if (!entry.value) throw errors.formNotFound();
+    const ws = await writableWorkspace(deps, entry.value.workspace_id);
     const next = { ...change(entry.value), updated_at: new Date(deps.now()).toISOString() };
     const res = await withKvRetry(() =>
-      deps.kv.atomic().check(entry).set(entry.key, next).commit()
+      deps.kv.atomic().check(entry, ws).set(entry.key, next).commit()
     );
     if (res.ok) return next;
   }

@@ -42,7 +42,9 @@ export function validateData(
     }
   }
   for (const field of form.fields) {
-    const result = checkField(field, data[field.name], source);
+    // Own keys only: `data.constructor` must not find Object.prototype's.
+    const raw = Object.hasOwn(data, field.name) ? data[field.name] : undefined;
+    const result = checkField(field, raw, source);
     if ("error" in result) {
       errors.push({
         field: field.name,
@@ -51,7 +53,13 @@ export function validateData(
         type: result.error.type,
       });
     } else if (result.value !== undefined) {
-      values[field.name] = result.value;
+      // defineProperty: a field named `__proto__` is stored as a value, not a prototype.
+      Object.defineProperty(values, field.name, {
+        value: result.value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
   }
   return { errors, values };

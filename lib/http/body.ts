@@ -3,6 +3,7 @@
  * stored-size estimate that keeps every value inside Deno KV's 64 KiB.
  * @module
  */
+import type { MiddlewareHandler } from "hono";
 import { errors } from "@/lib/errors.ts";
 
 /** CONTRACT: request bodies up to 256 KiB. */
@@ -12,7 +13,91 @@ export const MAX_STORED_BYTES = 60 * 1024;
 /** Deeper JSON than this is refused (nothing legitimate nests so deep). */
 export const MAX_DEPTH = 32;
 
-/** Reads at most `limit` bytes of a body; more is 413 (checked before and while reading). */
+/** The body deadline of a request no middleware armed (lib calls in tests). */
+export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
+
+/** An upload PUT gets one more second of body time per this many bytes signed. */
+export const MIN_UPLOAD_BYTES_PER_SECOND = 64 * 1024;
+
+const deadlines = new WeakMap<Request, { at: number; ms: number }>();
+
+/** Middleware: every request's body must have arrived `ms` after the request did (else 408). */
+export function bodyDeadline(ms: number): MiddlewareHandler {
+  return async (c, next) => {
+    deadlines.set(c.req.raw, { at: Date.now() + ms, ms });
+    await next();
+  };
+}
+
+/** Milliseconds left before the request's body deadline (0 when past it). */
+export function bodyTimeLeft(req: Request): number {
+  const d = deadlines.get(req);
+  return d === undefined ? DEFAULT_BODY_TIMEOUT_MS : Math.max(0, d.at - Date.now());
+}
+
+/**
+ * An upload's body as a stream with a deadline: the request's body time plus one second per
+ * 64 KiB signed (a 10 MB file gets about 170 s), and no pause longer than the body time.
+ */
+export function uploadBody(
+  req: Request,
+  size: number,
+): ReadableStream<Uint8Array> | null {
+  if (!req.body) return null;
+  const ms = deadlines.get(req)?.ms ?? DEFAULT_BODY_TIMEOUT_MS;
+  const at = Date.now() + bodyTimeLeft(req) + Math.ceil(size / MIN_UPLOAD_BYTES_PER_SECOND) * 1000;
+  return timedStream(req.body, at, ms);
+}
+
+/**
+ * `p`, or a 408 `request_timeout` when it has not settled within `ms`. The losing promise's
+ * rejection is swallowed (the caller cancels the stream it came from).
+ */
+export async function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  p.catch(() => {});
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(errors.requestTimeout()), ms);
+  });
+  try {
+    return await Promise.race([p, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * A stream of `source`'s bytes that errors with 408 `request_timeout` (and cancels
+ * `source`) when it has not ended by `deadlineAt` (epoch ms) or stalls for `idleMs`.
+ */
+export function timedStream(
+  source: ReadableStream<Uint8Array>,
+  deadlineAt: number,
+  idleMs: number,
+): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const left = Math.min(idleMs, Math.max(0, deadlineAt - Date.now()));
+        const { done, value } = await within(reader.read(), left);
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch (err) {
+        reader.cancel().catch(() => {});
+        controller.error(err);
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+}
+
+/**
+ * Reads at most `limit` bytes of a body; more is 413 (checked before and while reading).
+ * A body not received by the request's deadline (see {@linkcode bodyDeadline}) is 408.
+ */
 export async function readBody(req: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array> {
   const declared = req.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw errors.payloadTooLarge();
@@ -22,8 +107,9 @@ export async function readBody(req: Request, limit = MAX_BODY_BYTES): Promise<Ui
     // so the body can be taken whole, skipping the per-chunk stream machinery.
     let whole: Uint8Array;
     try {
-      whole = new Uint8Array(await req.arrayBuffer());
-    } catch {
+      whole = new Uint8Array(await within(req.arrayBuffer(), bodyTimeLeft(req)));
+    } catch (err) {
+      if (err instanceof Error && err.name === "AppError") throw err;
       throw errors.badRequest("The request body could not be read.");
     }
     if (whole.byteLength > limit) throw errors.payloadTooLarge();
@@ -34,7 +120,7 @@ export async function readBody(req: Request, limit = MAX_BODY_BYTES): Promise<Ui
   const reader = req.body.getReader();
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await within(reader.read(), bodyTimeLeft(req));
       if (done) break;
       total += value.byteLength;
       if (total > limit) {
@@ -44,6 +130,7 @@ export async function readBody(req: Request, limit = MAX_BODY_BYTES): Promise<Ui
       chunks.push(value);
     }
   } catch (err) {
+    reader.cancel().catch(() => {});
     if (err instanceof Error && err.name === "AppError") throw err;
     throw errors.badRequest("The request body could not be read.");
   }

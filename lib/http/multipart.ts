@@ -6,7 +6,7 @@
  * hard caps (413) against abuse.
  * @module
  */
-import { decodeUtf8 } from "./body.ts";
+import { bodyTimeLeft, decodeUtf8, within } from "./body.ts";
 import { errors } from "@/lib/errors.ts";
 
 /** A file part: its bytes only while within the cap, its size always. */
@@ -219,7 +219,7 @@ export async function readMultipart(
   let total = 0;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await within(reader.read(), bodyTimeLeft(req));
       if (done) break;
       total += value.byteLength;
       if (total > limits.maxBodyBytes) throw errors.payloadTooLarge();

@@ -5,7 +5,7 @@
  * refused, it is removed then; verified, it waits for its submission until `due_at`, then
  * goes. Removal first marks the grant `expired` in a checked commit (after that no
  * submission can attach it), then deletes its objects, then the record, its index entry
- * and (when verified, so counted) its bytes from `storage_used` in one commit. A file
+ * and (when attached, so counted) its bytes from `storage_used` in one commit. A file
  * attached to an existing submission is never touched; only a stray re-PUT under
  * `incoming/` is cleared. One attached to a deleted submission is removed here too (the
  * delete writes an index entry for it), in case `delete_files` never ran.
@@ -185,6 +185,9 @@ export async function dropGrant(
     const g = entry.value;
     if (!g || g.state !== state) return null;
     op.check(entry).delete(key).delete(keys.uploadPending(g.check_at, path));
+    if (g.pending_identity) {
+      op.delete(keys.uploadPendingByClient(g.workspace_id, g.pending_identity, path));
+    }
     // `counted` absent: a grant from before verification counted, which reserved its bytes.
     if (g.counted !== false) {
       const usedKey = keys.storageUsed(g.workspace_id);

@@ -4,6 +4,7 @@
  * auth.ts (re-exported here for existing callers).
  * @module
  */
+import { assertNotSuspended } from "@/lib/workspaces/suspension.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { AppError, errors } from "@/lib/errors.ts";
 import { newId, randomBase62, sha256Hex } from "@/lib/ids.ts";
@@ -66,6 +67,7 @@ export async function createApiKey(
   for (let attempt = 0; attempt < 10; attempt++) {
     const ws = await withKvRetry(() => deps.kv.get<Workspace>(keys.workspace(input.workspaceId)));
     if (!ws.value) throw errors.notFound("Workspace not found.");
+    assertNotSuspended(ws.value);
     if (!allowsKeys(ws.value.plan)) throw errors.planRequired();
     const version = await withKvRetry(() =>
       deps.kv.get<number>(keys.apiKeysVersion(input.workspaceId))

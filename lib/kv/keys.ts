@@ -129,6 +129,19 @@ export const keys = {
   /** Prefix of undelivered jobs. */
   undeliveredJobs: () => ["undelivered_jobs"] as const,
 
+  // harden (issue 15)
+  /**
+   * Bytes (number) of one unattached upload grant in a client's pending pool in a workspace;
+   * expires with the grant, deleted when a submission attaches it or cleanup removes it.
+   */
+  uploadPendingByClient: (workspaceId: string, identity: string, path: string) =>
+    ["upload_pending_client", workspaceId, identity, path] as const,
+  /** Prefix of one client's pending pool in a workspace. */
+  uploadPendingPool: (workspaceId: string, identity: string) =>
+    ["upload_pending_client", workspaceId, identity] as const,
+  /** Failed sign-ins of one email (by HMAC of the normalised email), whether or not it has an account. */
+  signInFailures: (emailDigest: string) => ["signin_failures", emailDigest] as const,
+
   /** Reliability-suite probe (bench/soak only, in its own KV files; the service never writes it). */
   soakProbe: (what: string, id: string) => ["soak_probe", what, id] as const,
 };

@@ -5,6 +5,7 @@
  * spreadsheet would read as a formula gets a leading `'`.
  * @module
  */
+import { writableWorkspace } from "@/lib/workspaces/suspension.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { keys, type Mode, type StatusBucket } from "@/lib/kv/keys.ts";
 import { getManyChunked } from "@/lib/kv/kv.ts";
@@ -26,11 +27,21 @@ export interface ExportFilter {
 export function csvCell(value: unknown): string {
   let text: string;
   if (value === undefined || value === null) text = "";
-  else if (typeof value === "string") text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  else if (typeof value === "string") text = formulaLike(value) ? `'${value}` : value;
   else if (typeof value === "number" || typeof value === "boolean") text = String(value);
   else if (Array.isArray(value)) return csvCell(value.map(plain).join("; "));
   else return csvCell(plain(value));
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/**
+ * Whether a spreadsheet could read the text as a formula: it starts with a tab or CR, or
+ * with `= + - @` once NFKC-normalised (fullwidth `＝` is `=`) and stripped of leading
+ * whitespace, control and format characters (a spreadsheet may trim them).
+ */
+export function formulaLike(text: string): boolean {
+  if (/^[\t\r]/.test(text)) return true;
+  return /^[\s\p{Cc}\p{Cf}]*[=+\-@]/u.test(text.normalize("NFKC"));
 }
 
 /** A nested value as text: a file reference by its name and path, else JSON. */
@@ -69,6 +80,17 @@ function rowOf(form: Form, s: Submission): unknown[] {
     ...form.fields.map((f) => s.fields[f.name]),
     meta,
   ];
+}
+
+/** The export (see {@linkcode submissionsCsv}); 403 when the form's workspace is suspended. */
+export async function openSubmissionsCsv(
+  deps: Pick<Deps, "kv" | "now">,
+  form: Form,
+  mode: Mode,
+  filter: ExportFilter,
+): Promise<ReadableStream<Uint8Array>> {
+  await writableWorkspace(deps, form.workspace_id);
+  return submissionsCsv(deps, form, mode, filter);
 }
 
 /**

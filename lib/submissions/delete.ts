@@ -7,6 +7,7 @@
  * that job never succeed.
  * @module
  */
+import { writableWorkspace } from "@/lib/workspaces/suspension.ts";
 import { z } from "zod";
 import type { Deps } from "@/lib/deps.ts";
 import { AppError } from "@/lib/errors.ts";
@@ -64,6 +65,7 @@ export async function deleteSubmissions(
   mode: Mode,
   ids: string[],
 ): Promise<DeleteResult> {
+  await writableWorkspace(deps, form.workspace_id);
   const unique = [...new Set(ids)];
   const notFound = unique.filter((id) => !isPlausibleSubmissionId(id));
   const candidates = unique.filter(isPlausibleSubmissionId);

@@ -44,7 +44,8 @@ export function parseSubmitBody(raw: Record<string, unknown>): SubmitBody {
       : `'${where}': ${issue.message}.`;
     throw errors.badRequest(message);
   }
-  return parsed.data;
+  // zod's record drops a `__proto__` key; the parsed `data` keeps it, so it is an unknown field.
+  return { ...parsed.data, data: raw.data as Record<string, unknown> };
 }
 
 /** The stored size of a submission's values and metadata; over the limit is 413. */

@@ -4,6 +4,7 @@
  * counters stay equal to a recount even against a concurrent delete.
  * @module
  */
+import { assertFormWritable } from "@/lib/workspaces/suspension.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
 import { keys } from "@/lib/kv/keys.ts";
@@ -21,6 +22,7 @@ export async function setSubmissionStatus(
   submissionId: string,
   to: Status,
 ): Promise<Submission> {
+  await assertFormWritable(deps, formId);
   const key = keys.submission(formId, submissionId);
   const result = await commitWithRetry(deps.kv, async (op) => {
     const entry = await withKvRetry(() => deps.kv.get<Submission>(key));

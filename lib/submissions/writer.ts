@@ -234,7 +234,8 @@ export class SubmissionWriter implements SubmissionWriterPort {
       marks.push(numbered(mark, sub.number));
       op.set(keys.submission(sub.form_id, sub.id), sub);
       indexCreated(op, counters, sub, mark);
-      if (d.mode === "live") {
+      // harden (issue 15): spam (as scored in this commit) does not count toward the quota.
+      if (d.mode === "live" && sub.status !== "spam") {
         counters.add(keys.monthlySubmissions(d.workspace.id, month), 1);
       }
       const body: CreatedBody = {

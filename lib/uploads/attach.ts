@@ -6,11 +6,19 @@
 import type { Deps } from "@/lib/deps.ts";
 import { errors, type FieldError } from "@/lib/errors.ts";
 import { keys, type Mode } from "@/lib/kv/keys.ts";
-import { withKvRetry } from "@/lib/kv/kv.ts";
+import { u64Value, withKvRetry } from "@/lib/kv/kv.ts";
 import { type Field, type Form, isFileType } from "@/lib/schemas.ts";
 import type { Rider } from "@/lib/submissions/types.ts";
 import { verifyUpload } from "./files.ts";
-import { fileError, fileRefOf, isUploadPath, type UploadGrant } from "./grants.ts";
+import {
+  fileError,
+  fileRefOf,
+  isUploadPath,
+  storageCap,
+  storageFullMessage,
+  type UploadGrant,
+} from "./grants.ts";
+import { getWorkspace } from "@/lib/workspaces/workspaces.ts";
 
 /**
  * Files one submission may attach: each is one check in the commit, which also holds the
@@ -94,7 +102,11 @@ async function resolveGrant(
   return g;
 }
 
-/** Marks a verified grant attached to the submission, inside the submission's commit. */
+/**
+ * Marks a verified grant attached to the submission, inside the submission's commit: its
+ * bytes are charged to the workspace's `storage_used` there (refused with 422 when they
+ * would pass the plan's storage) and leave the client's pending pool.
+ */
 function attachRider(deps: Deps, form: Form, field: Field, path: string, mode: Mode): Rider {
   return {
     checks: 1,
@@ -119,12 +131,48 @@ function attachRider(deps: Deps, form: Form, field: Field, path: string, mode: M
           fileError(field, "This file is already attached to another submission."),
         ]);
       }
+      await chargeStorage(deps, op, field, g);
       taken.add(path);
       attaching.set(op, taken);
       // The index entry stays: once the URL expired, cleanup clears `incoming/` of an
       // attached grant, where a re-PUT to the still-valid S3 URL would otherwise linger.
-      op.check(entry)
-        .set(entry.key, { ...g, state: "attached", submission_id: submissionId, mode });
+      op.check(entry).set(entry.key, {
+        ...g,
+        state: "attached",
+        submission_id: submissionId,
+        mode,
+        counted: true,
+      });
     },
   };
+}
+
+/**
+ * Adds a grant's bytes to its workspace's `storage_used` in `op` (a sum: other submissions
+ * of the commit add their own), refusing with 422 past the plan's storage. Grants verified
+ * before charging moved to attach (`counted` true or absent) were paid already.
+ */
+async function chargeStorage(
+  deps: Deps,
+  op: Deno.AtomicOperation,
+  field: Field,
+  g: UploadGrant,
+): Promise<void> {
+  if (g.counted !== false) return;
+  const tally = deps.inflight.charging.get(op) ?? new Map<string, number>();
+  const usedKey = keys.storageUsed(g.workspace_id);
+  const [used, workspace] = await Promise.all([
+    withKvRetry(() => deps.kv.get(usedKey)),
+    getWorkspace(deps, g.workspace_id),
+  ]);
+  const before = u64Value(used.value) + (tally.get(g.workspace_id) ?? 0);
+  if (!workspace || before + g.size_bytes > storageCap(workspace)) {
+    throw errors.validation([fileError(field, workspace ? storageFullMessage(workspace) : GONE)]);
+  }
+  tally.set(g.workspace_id, (tally.get(g.workspace_id) ?? 0) + g.size_bytes);
+  deps.inflight.charging.set(op, tally);
+  op.sum(usedKey, BigInt(g.size_bytes));
+  if (g.pending_identity) {
+    op.delete(keys.uploadPendingByClient(g.workspace_id, g.pending_identity, g.path));
+  }
 }

@@ -110,6 +110,54 @@ const DEFAULT_ALLOWED: Record<string, string[]> = {
 const ACTIVE_CONTENT =
   /<\s*(script|html|!doctype\s+html|body|iframe|object|embed|svg|meta|xml-stylesheet)\b|<\?php|<\?=|javascript:/i;
 
+/** Why a file holding active content is refused. */
+export const MARKUP_REASON = "The file contains script or markup, which is not accepted.";
+
+/** Characters of scanned text kept between chunks (longer than any marker, once collapsed). */
+const SCAN_OVERLAP = 64;
+
+/**
+ * Whether a stream holds active content (see ACTIVE_CONTENT) anywhere, read chunk by chunk:
+ * each chunk is scanned with the last characters of the one before, runs of whitespace
+ * collapsed to one space (the markers' `\s*` means the same then), so a marker split
+ * across chunks, or padded with any amount of whitespace, is still found. Memory stays
+ * one chunk whatever the file's size; the stream is cancelled at the first hit.
+ */
+export async function streamHasActiveContent(
+  stream: ReadableStream<Uint8Array>,
+): Promise<boolean> {
+  const latin1 = new TextDecoder("latin1");
+  let carry = "";
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return markerIn(carry, true);
+      const text = (carry + latin1.decode(value, { stream: true })).replace(/\s+/g, " ");
+      if (markerIn(text, false)) {
+        reader.cancel().catch(() => {});
+        return true;
+      }
+      carry = text.slice(-SCAN_OVERLAP);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+const ACTIVE_CONTENT_ALL = new RegExp(ACTIVE_CONTENT.source, "gi");
+
+/**
+ * Whether `text` holds a marker; unless `final`, one ending at the text's end is left for
+ * the next chunk (its `\b` may not hold once more bytes follow).
+ */
+function markerIn(text: string, final: boolean): boolean {
+  for (const m of text.matchAll(ACTIVE_CONTENT_ALL)) {
+    if (final || m.index + m[0].length < text.length) return true;
+  }
+  return false;
+}
+
 /** A MIME type's canonical lower-case form without parameters, or null when malformed. */
 export function normaliseType(raw: string): string | null {
   const t = raw.split(";")[0].trim().toLowerCase();
@@ -162,7 +210,7 @@ export async function inspectBytes(
   if (head.byteLength === 0) return { ok: false, reason: "The file is empty." };
   const latin1 = new TextDecoder("latin1").decode(head);
   if (ACTIVE_CONTENT.test(latin1)) {
-    return { ok: false, reason: "The file contains script or markup, which is not accepted." };
+    return { ok: false, reason: MARKUP_REASON };
   }
   const detected = await fileTypeFromBuffer(head).catch(() => undefined);
   if (detected) {

@@ -1,32 +1,26 @@
 /**
- * After the PUT: verifying an upload's stored bytes once, moving good bytes to their final
- * key and counting them against the workspace's storage.
+ * After the PUT: verifying an upload's stored bytes once (the whole file, streamed) and
+ * moving good bytes to their final key. Storage is charged when a submission attaches them.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
-import { keys } from "@/lib/kv/keys.ts";
-import { commitWithRetry, u64Value, withKvRetry } from "@/lib/kv/kv.ts";
-import { inspectBytes, type Inspection } from "./checks.ts";
-import {
-  fileKey,
-  incomingKey,
-  storageCap,
-  storageFullMessage,
-  type UploadGrant,
-} from "./grants.ts";
-import { getWorkspace } from "@/lib/workspaces/workspaces.ts";
+import { commitWithRetry, withKvRetry } from "@/lib/kv/kv.ts";
+import { inspectBytes, type Inspection, MARKUP_REASON, streamHasActiveContent } from "./checks.ts";
+import { fileKey, incomingKey, type UploadGrant } from "./grants.ts";
 
-/** Bytes read from the start of a file to inspect it (magic bytes, text rule, markers). */
+/**
+ * Bytes read from the start of a file to inspect it (magic bytes, text rule, markers); the
+ * markers are also looked for in the rest of a longer file, streamed.
+ */
 export const HEAD_BYTES = 256 * 1024;
 
 /**
  * Verifies an uploaded object once: size equal to the declaration, real type allowed for
- * the field, room left in the workspace's storage. Good bytes move to their final key
- * (only the version inspected) and their size is added to `storage_used` in the commit
- * that marks the grant verified (checked against the counter, so concurrent verifications
- * cannot pass the cap together); bad bytes, or bytes that would pass the cap, are deleted
- * and the grant is marked rejected with the reason. A grant with nothing uploaded yet is
- * returned unchanged.
+ * the field, no markup anywhere. Good bytes move to their final key (only the version
+ * inspected) and the grant is marked verified; bad bytes are deleted and the grant is
+ * marked rejected with the reason. Verified bytes are not charged to the workspace yet:
+ * that happens when a submission attaches them (see attachRider). A grant with nothing
+ * uploaded yet is returned unchanged.
  */
 export async function verifyUpload(
   deps: Deps,
@@ -37,12 +31,6 @@ export async function verifyUpload(
   const incoming = incomingKey(g.path);
   const info = await deps.storage.head(incoming);
   if (!info) return g;
-  // Grants from before verification counted (no `counted`) reserved their bytes already.
-  const counts = g.counted === false;
-  const workspace = counts ? await getWorkspace(deps, g.workspace_id) : null;
-  const cap = workspace ? storageCap(workspace) : 0;
-  const full = workspace ? storageFullMessage(workspace) : "The workspace no longer exists.";
-  const usedKey = keys.storageUsed(g.workspace_id);
   let verdict: Inspection;
   if (info.size !== g.size_bytes) {
     verdict = {
@@ -56,11 +44,13 @@ export async function verifyUpload(
       info.etag,
     );
     verdict = await inspectBytes(head, g.size_bytes <= HEAD_BYTES, g.declared_type, g.allowed);
-  }
-  if (verdict.ok && counts) {
-    // Cheap early refusal; the commit below decides for real.
-    const used = await withKvRetry(() => deps.kv.get(usedKey));
-    if (u64Value(used.value) + g.size_bytes > cap) verdict = { ok: false, reason: full };
+    // Past the head, markup is looked for in every byte as it streams.
+    if (
+      verdict.ok && g.size_bytes > HEAD_BYTES &&
+      await streamHasActiveContent(await deps.storage.readStream(incoming, info.etag))
+    ) {
+      verdict = { ok: false, reason: MARKUP_REASON };
+    }
   }
   try {
     if (verdict.ok) await deps.storage.promote(incoming, fileKey(g.path), info.etag);
@@ -80,27 +70,10 @@ export async function verifyUpload(
       return { ...rest, state: "rejected", reason: verdict.reason } as UploadGrant;
     }
     const verified: UploadGrant = { ...rest, state: "verified", mime_type: verdict.mimeType };
-    if (!counts) {
-      op.check(cur).set(entry.key, verified);
-      return verified;
-    }
-    const used = await deps.kv.get(usedKey);
-    const total = u64Value(used.value) + g.size_bytes;
-    if (total > cap) {
-      const refused: UploadGrant = { ...rest, state: "rejected", reason: full };
-      op.check(cur).set(entry.key, refused);
-      return refused;
-    }
-    op.check(cur, used)
-      .set(entry.key, { ...verified, counted: true })
-      .set(usedKey, new Deno.KvU64(BigInt(total)));
-    return { ...verified, counted: true };
+    op.check(cur).set(entry.key, verified);
+    return verified;
   });
-  if (next) {
-    // Promoted, then refused for quota: the file must not stay behind uncounted.
-    if (verdict.ok && next.state === "rejected") await deps.storage.delete(fileKey(g.path));
-    return next;
-  }
+  if (next) return next;
   const fresh = (await withKvRetry(() => deps.kv.get<UploadGrant>(entry.key))).value;
   if (verdict.ok && fresh?.state !== "verified" && fresh?.state !== "attached") {
     // Cleanup removed the grant meanwhile: do not leave our copy behind as an orphan.

@@ -2,8 +2,10 @@
  * Upload grants, step one of SPEC part 4's two-step upload: every check of the
  * upload-URL endpoint (file-like field, allowed types, field and plan size limits, room in
  * the workspace's storage), a server-generated path, and the grant kept in KV with its own
- * expiry and a delayed cleanup job. Bytes count against storage only once verified
- * (uploads/files.ts), so upload URLs alone can never fill a workspace.
+ * expiry and a delayed cleanup job. Bytes count against the workspace's storage only when a
+ * submission attaches them (uploads/files.ts); until then they sit in the uploading client's
+ * pending pool (50 MB per client address per workspace, for at most an hour), so strangers'
+ * uploads can neither fill a workspace nor hold much of anything for long.
  * @module
  */
 import { z } from "zod";
@@ -28,7 +30,11 @@ import {
 /** Upload URLs (and local storage tokens) are valid this long. */
 export const UPLOAD_URL_TTL_SEC = 15 * 60;
 /** An unattached grant may be referenced this long; then cleanup removes it. */
-export const GRANT_TTL_MS = 24 * 60 * 60 * 1000;
+export const GRANT_TTL_MS = 60 * 60 * 1000;
+/** Bytes of unattached grants one client address may hold in one workspace. */
+export const PENDING_POOL_BYTES = 50 * 1024 * 1024;
+/** Pool entries read at most when checking a client's pending pool. */
+const POOL_SCAN_LIMIT = 1000;
 /**
  * After the upload URL expired, this long until cleanup first looks at a grant: one never
  * uploaded or refused is removed then, a verified one waits
@@ -67,11 +73,13 @@ export interface UploadGrant {
   /** Why verification refused the bytes. */
   reason?: string;
   /**
-   * Whether `size_bytes` is in the workspace's `storage_used` (set when verified; removal
+   * Whether `size_bytes` is in the workspace's `storage_used` (set when attached; removal
    * subtracts only then). Absent on grants made before verification counted: those
    * reserved their bytes when the URL was issued, so they count as counted.
    */
   counted?: boolean;
+  /** The client (rate-limit identity) whose pending pool holds the bytes until attached. */
+  pending_identity?: string;
   submission_id?: string;
   mode?: Mode;
 }
@@ -158,6 +166,7 @@ export async function createUploadGrant(
     fileName: body.fileName,
     contentType: body.contentType,
     size: body.sizeBytes,
+    identity: ipIdentity(ctx.ip),
   });
   // Signed as the client declared it (the header it will send); checked in normal form.
   const signed = await deps.storage.signUpload(
@@ -180,16 +189,16 @@ export function fileError(field: Field, message: string): FieldError {
 }
 
 /**
- * Checks a declared upload against the field, the plan and the workspace's storage as
- * used now (nothing is reserved: the bytes count once verified), and stores the grant
- * with its cleanup job in one commit.
+ * Checks a declared upload against the field, the plan, the workspace's storage as used
+ * now and, given a client `identity`, that client's pending pool; stores the grant (and its
+ * pool entry) with its cleanup job in one commit. The workspace is charged on attach.
  */
 export async function issueGrant(
   deps: Deps,
   form: Form,
   workspace: Workspace,
   field: Field,
-  input: { fileName: string; contentType: string; size: number },
+  input: { fileName: string; contentType: string; size: number; identity?: string },
 ): Promise<UploadGrant> {
   const allowed = allowedTypesOf(field);
   const type = normaliseType(input.contentType);
@@ -232,21 +241,57 @@ export async function issueGrant(
     check_at: now + UPLOAD_URL_TTL_SEC * 1000 + UPLOAD_GRACE_MS,
     state: "pending",
     counted: false,
+    ...(input.identity ? { pending_identity: input.identity } : {}),
   };
   const used = await withKvRetry(() => deps.kv.get(keys.storageUsed(workspace.id)));
   if (u64Value(used.value) + input.size > storageCap(workspace)) {
     throw new AppError(429, "quota_exceeded", storageFullMessage(workspace));
   }
+  if (input.identity) await checkPendingPool(deps, workspace.id, input.identity, input.size);
   await commitWithRetry(deps.kv, (op) => {
     op.check({ key: keys.uploadGrant(grant.path), versionstamp: null })
       .set(keys.uploadGrant(grant.path), grant)
       .set(keys.uploadPending(grant.check_at, grant.path), true);
+    if (input.identity) {
+      // Expires with the grant (plus slack), so a lost cleanup cannot hold the pool.
+      op.set(keys.uploadPendingByClient(workspace.id, input.identity, grant.path), input.size, {
+        expireIn: GRANT_TTL_MS + UPLOAD_GRACE_MS,
+      });
+    }
     enqueueJob(op, { type: "cleanup_upload", path: grant.path }, {
       delay: grant.check_at - now + 1000,
     });
     return Promise.resolve(true);
   });
   return grant;
+}
+
+/**
+ * 429 when the client's unattached uploads in the workspace plus `size` would pass
+ * PENDING_POOL_BYTES. Read, not reserved: concurrent requests of one client may pass it
+ * together by their own sizes (the per-address upload-URL rate limit bounds how many).
+ */
+async function checkPendingPool(
+  deps: Deps,
+  workspaceId: string,
+  identity: string,
+  size: number,
+): Promise<void> {
+  let pending = 0;
+  const iter = deps.kv.list<number>(
+    { prefix: keys.uploadPendingPool(workspaceId, identity) },
+    { limit: POOL_SCAN_LIMIT },
+  );
+  for await (const e of iter) pending += e.value;
+  if (pending + size > PENDING_POOL_BYTES) {
+    throw new AppError(
+      429,
+      "quota_exceeded",
+      `Uploads waiting for a submission from your network are limited to ${
+        PENDING_POOL_BYTES / MB
+      } MB per workspace. Submit the form with your files, or wait up to an hour.`,
+    );
+  }
 }
 
 /** Bytes a workspace may store under its plan. */

@@ -11,6 +11,7 @@ import { keys } from "@/lib/kv/keys.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
 import { LocalStorage } from "@/lib/uploads/storage/local.ts";
 import { attachmentDisposition } from "@/lib/uploads/storage/storage.ts";
+import { uploadBody } from "@/lib/http/body.ts";
 import { normaliseType } from "./checks.ts";
 import { verifyUpload } from "./files.ts";
 import {
@@ -60,7 +61,7 @@ export async function receiveLocalUpload(
   }
   const entry = await claim(deps, path);
   try {
-    await storage.receive(incomingKey(path), req.body, claims.size);
+    await storage.receive(incomingKey(path), uploadBody(req, claims.size), claims.size);
   } catch (err) {
     await release(deps, path);
     throw err;

@@ -8,7 +8,7 @@ import { page } from "@/lib/ui/define.ts";
 import { clientIp } from "@/lib/http/http.ts";
 import { enforceLimit, ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
 import { createSession, sessionCookie } from "@/lib/admin/sessions.ts";
-import { verifyLogin } from "@/lib/admin/users.ts";
+import { signIn } from "@/lib/admin/signin.ts";
 import { define, field } from "./_page.ts";
 import { safeAdminPath } from "./_session.ts";
 
@@ -49,11 +49,12 @@ export const handler = define.handlers<Data>({
       const error = "Too many sign-in attempts from your network. Wait a minute and try again.";
       return page({ email, next, error }, { status: 429, title: "Sign in" });
     }
-    const user = email && password ? await verifyLogin(ctx.deps, email, password) : null;
-    if (!user) {
-      const error = "That email and password do not match an account.";
-      return page({ email, next, error }, { status: 401, title: "Sign in" });
+    const outcome = await signIn(ctx.deps, email, password);
+    if (!("user" in outcome)) {
+      const { error, status } = outcome;
+      return page({ email, next, error }, { status, title: "Sign in" });
     }
+    const { user } = outcome;
     // A fresh token on every sign-in: a token planted before sign-in is never promoted.
     const { token } = await createSession(ctx.deps, user.id, user.workspace_ids[0] ?? null);
     ctx.c.header("Set-Cookie", sessionCookie(ctx.deps.config, token));

@@ -33,3 +33,17 @@ Deno.test("config - defaults, overrides and fail-fast errors", async (t) => {
     assert.equal(c.kvPath, undefined);
   });
 });
+
+Deno.test("config - the demo seed is off by default in production", () => {
+  assert.equal(loadConfig({}).seed, true);
+  assert.equal(loadConfig({ FORMWELL_ENV: "development" }).seed, true);
+  assert.equal(loadConfig({ FORMWELL_ENV: "production" }).seed, false);
+  assert.equal(loadConfig({ FORMWELL_ENV: "production", FORMWELL_SEED: "1" }).seed, true);
+  assert.equal(loadConfig({ FORMWELL_SEED: "0" }).seed, false);
+});
+
+Deno.test("config - BODY_TIMEOUT_MS sets the body deadline (10 s by default)", () => {
+  assert.equal(loadConfig({}).bodyTimeoutMs, 10_000);
+  assert.equal(loadConfig({ BODY_TIMEOUT_MS: "2500" }).bodyTimeoutMs, 2500);
+  assert.throws(() => loadConfig({ BODY_TIMEOUT_MS: "0" }), /BODY_TIMEOUT_MS/);
+});

@@ -109,6 +109,31 @@ for (const driver of DRIVERS) {
               true,
             ],
             ["plain CSV", "fld_cv", "text/csv", "ok.csv", SAMPLES.text, true],
+            // The whole file is scanned, not only the first 256 KiB.
+            [
+              "markup after 300 KiB of text",
+              "fld_cv",
+              "text/plain",
+              "long.txt",
+              enc("ok line\n".repeat(300 * 128) + "<script>alert(1)</script>\n"),
+              false,
+            ],
+            [
+              "PHP after 300 KiB of a PNG",
+              "fld_photo",
+              "image/png",
+              "long.png",
+              concat(SAMPLES.png, new Uint8Array(300 * 1024).fill(0x20), enc("<?php echo 1;")),
+              false,
+            ],
+            [
+              "400 KiB of clean text",
+              "fld_cv",
+              "text/plain",
+              "clean.txt",
+              enc("a < b, x <= y: scripture\n".repeat(16_000)),
+              true,
+            ],
           ];
           for (const [what, fieldId, type, name, bytes, accepted] of cases) {
             const res = await requestUpload(u, form.id, {

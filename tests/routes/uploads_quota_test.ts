@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
+import { sweepUploads } from "@/lib/jobs/cleanup_upload.ts";
 import { keys } from "@/lib/kv/keys.ts";
-import { fileKey, incomingKey, MB, type UploadGrant } from "@/lib/uploads/grants.ts";
+import {
+  fileKey,
+  GRANT_TTL_MS,
+  MB,
+  PENDING_POOL_BYTES,
+  type UploadGrant,
+} from "@/lib/uploads/grants.ts";
 import { makeForm, makeWorkspace } from "@/tests/helpers.ts";
 import {
   assertCounterExact,
@@ -13,6 +20,7 @@ import {
   SAMPLES,
   storageUsed,
   submitFiles,
+  type UploadEnv,
   uploadEnv,
 } from "@/tests/upload_fixtures.ts";
 
@@ -23,32 +31,47 @@ const pdf = (size: number) => ({
   sizeBytes: size,
 });
 
+/** Uploads the sample PDF from `ip` (URL and PUT); the grant is verified, not attached. */
+async function uploadPdf(u: UploadEnv, formId: string, ip: string): Promise<Grant> {
+  const res = await requestUpload(u, formId, pdf(SAMPLES.pdf.byteLength), ip);
+  assert.equal(res.status, 200, await res.clone().text());
+  const g: Grant = await res.json();
+  assert.equal(await putBytes(u, g, SAMPLES.pdf, "application/pdf"), 200);
+  return g;
+}
+
+async function pooled(u: UploadEnv, wsId: string): Promise<number> {
+  let n = 0;
+  for await (const _ of u.deps.kv.list({ prefix: ["upload_pending_client", wsId] })) n++;
+  return n;
+}
+
 for (const driver of DRIVERS) {
-  Deno.test(`uploads (${driver}) - upload URLs alone never fill the storage`, async () => {
+  Deno.test(`uploads (${driver}) - one address's pending pool is capped, others are not`, async () => {
     const u = await uploadEnv(driver);
     try {
-      const ws = await makeWorkspace(u.deps, "starter"); // 1,000 MB, 25 MB a file
+      const ws = await makeWorkspace(u.deps, "free"); // 100 MB, 10 MB a file
       const form = await makeForm(u.deps, ws, FILES_FORM);
-      const tooBig = await requestUpload(u, form.id, pdf(25 * MB + 1));
+      const tooBig = await requestUpload(u, form.id, pdf(10 * MB + 1));
       assert.equal(tooBig.status, 422);
       assert.equal((await tooBig.json()).errors[0].type, "maxSizeMB");
-      // 40 URLs of 25 MB from 4 addresses (within 10 a minute each): the whole quota.
-      for (let i = 0; i < 40; i++) {
-        const res = await requestUpload(u, form.id, pdf(25 * MB), `203.0.113.${i % 4}`);
-        assert.equal(res.status, 200);
-        await res.body?.cancel();
+      // Ten 10 MB uploads from one address: the first five fit its 50 MB pool.
+      const per = PENDING_POOL_BYTES / (10 * MB);
+      assert.equal(per, 5);
+      for (let i = 0; i < 10; i++) {
+        const res = await requestUpload(u, form.id, pdf(10 * MB), "203.0.113.1");
+        const body = await res.json();
+        if (i < per) {
+          assert.equal(res.status, 200, JSON.stringify(body));
+          continue;
+        }
+        assert.equal(res.status, 429, `upload ${i + 1}`);
+        assert.equal(body.code, "quota_exceeded");
+        assert.match(body.error, /waiting for a submission from your network/);
       }
       assert.equal(await storageUsed(u, ws.id), 0);
-      // A real visitor is not locked out, and what they store is what counts.
-      const g = await grantFor(
-        u,
-        form.id,
-        "fld_any",
-        "cv.pdf",
-        "application/pdf",
-        SAMPLES.pdf.byteLength,
-      );
-      assert.equal(await putBytes(u, g, SAMPLES.pdf, "application/pdf"), 200);
+      // Another address is not locked out, and what it stores is what counts.
+      const g = await uploadPdf(u, form.id, "198.51.100.77");
       assert.equal((await submitFiles(u, form.id, { any: { path: g.path } })).status, 201);
       assert.equal(await assertCounterExact(u, ws.id), SAMPLES.pdf.byteLength);
     } finally {
@@ -56,23 +79,58 @@ for (const driver of DRIVERS) {
     }
   });
 
-  Deno.test(`uploads (${driver}) - the storage cap holds when bytes are verified`, async () => {
+  Deno.test(`uploads (${driver}) - unattached bytes never count against the workspace`, async () => {
+    const u = await uploadEnv(driver);
+    try {
+      const ws = await makeWorkspace(u.deps, "free");
+      const form = await makeForm(u.deps, ws, FILES_FORM);
+      const size = SAMPLES.pdf.byteLength;
+      // Files stored earlier leave room for two more PDFs.
+      const base = 100 * MB - 2 * size;
+      await u.deps.kv.set(keys.storageUsed(ws.id), new Deno.KvU64(BigInt(base)));
+      // A stranger uploads (and the bytes are verified) but never submits.
+      const stray: Grant[] = [];
+      for (let i = 0; i < 4; i++) stray.push(await uploadPdf(u, form.id, "203.0.113.9"));
+      assert.equal(await storageUsed(u, ws.id), base);
+      assert.equal(await pooled(u, ws.id), 4);
+      // Real visitors still upload and submit; each attach is charged.
+      for (const ip of ["198.51.100.1", "198.51.100.2"]) {
+        const g = await uploadPdf(u, form.id, ip);
+        const r = await submitFiles(u, form.id, { any: { path: g.path } });
+        assert.equal(r.status, 201, JSON.stringify(r.body));
+      }
+      assert.equal(await assertCounterExact(u, ws.id, base), 100 * MB);
+      assert.equal(await pooled(u, ws.id), 4); // attached grants left their pools
+
+      // The stray grants expire after an hour and take their pool entries with them.
+      u.skew.ms = GRANT_TTL_MS + 60_000;
+      assert.equal(await sweepUploads(u.deps), 4);
+      assert.equal(await pooled(u, ws.id), 0);
+      for (const g of stray) assert.equal(await u.deps.storage.head(fileKey(g.path)), null);
+      assert.equal(await storageUsed(u, ws.id), 100 * MB);
+    } finally {
+      await u.close();
+    }
+  });
+
+  Deno.test(`uploads (${driver}) - the storage cap holds when files are attached`, async () => {
     const u = await uploadEnv(driver);
     try {
       const ws = await makeWorkspace(u.deps, "free"); // 100 MB
       const form = await makeForm(u.deps, ws, FILES_FORM);
       const size = SAMPLES.pdf.byteLength;
-      // Stands for files stored earlier: room for one more PDF, not two.
+      // Room for one more PDF, not two.
       const base = 100 * MB - size - 1;
       await u.deps.kv.set(keys.storageUsed(ws.id), new Deno.KvU64(BigInt(base)));
       const over = await requestUpload(u, form.id, pdf(size + 2));
       assert.equal(over.status, 429);
       assert.equal((await over.json()).code, "quota_exceeded");
 
-      // Both fit on their own, so both get a URL; only one can be stored.
+      // Both fit on their own, so both are uploaded and verified; only one can be attached.
       const mk = () => grantFor(u, form.id, "fld_any", "a.pdf", "application/pdf", size);
       const grants: Grant[] = [await mk(), await mk()];
       await Promise.all(grants.map((g) => putBytes(u, g, SAMPLES.pdf, "application/pdf")));
+      assert.equal(await storageUsed(u, ws.id), base);
       const results = await Promise.all(
         grants.map((g) => submitFiles(u, form.id, { any: { path: g.path } })),
       );
@@ -81,37 +139,26 @@ for (const driver of DRIVERS) {
       const lost = results[1 - won];
       assert.equal(lost.status, 422, JSON.stringify(lost.body));
       assert.match(JSON.stringify(lost.body.errors), /storage/);
-      const loser = grants[1 - won];
-      const g = (await u.deps.kv.get<UploadGrant>(keys.uploadGrant(loser.path))).value;
-      assert.equal(g?.state, "rejected");
-      assert.equal(await u.deps.storage.head(fileKey(loser.path)), null);
-      assert.equal(await u.deps.storage.head(incomingKey(loser.path)), null);
+      const g = (await u.deps.kv.get<UploadGrant>(keys.uploadGrant(grants[1 - won].path))).value;
+      assert.equal(g?.state, "verified"); // not attached, not charged; expires unclaimed
       assert.equal(await assertCounterExact(u, ws.id, base), base + size);
       assert.ok(base + size <= 100 * MB);
 
-      // Room taken by another verification between the early look and the commit: the
-      // checked commit still refuses, and the already promoted copy is removed.
-      await u.deps.kv.set(keys.storageUsed(ws.id), new Deno.KvU64(BigInt(base)));
-      const late = await mk();
-      const storage = u.deps.storage;
-      const promote = storage.promote;
-      const taken = 100 * MB - size + 1;
-      storage.promote = async (...args: Parameters<typeof promote>) => {
-        await promote.apply(storage, args);
-        await u.deps.kv.set(keys.storageUsed(ws.id), new Deno.KvU64(BigInt(taken)));
-      };
-      try {
-        await putBytes(u, late, SAMPLES.pdf, "application/pdf");
-        const r = await submitFiles(u, form.id, { any: { path: late.path } });
-        assert.equal(r.status, 422, JSON.stringify(r.body));
-      } finally {
-        storage.promote = promote;
-      }
-      const gl = (await u.deps.kv.get<UploadGrant>(keys.uploadGrant(late.path))).value;
-      assert.equal(gl?.state, "rejected");
-      assert.match(gl?.reason ?? "", /storage/);
-      assert.equal(await u.deps.storage.head(fileKey(late.path)), null);
-      assert.equal(await storageUsed(u, ws.id), taken);
+      // Two files in one submission are charged together, never past the cap.
+      await u.deps.kv.set(keys.storageUsed(ws.id), new Deno.KvU64(BigInt(100 * MB - size - 1)));
+      const a = await grantFor(u, form.id, "fld_any", "a.txt", "text/plain", SAMPLES.text.length);
+      const b = await grantFor(u, form.id, "fld_cv", "b.txt", "text/plain", SAMPLES.text.length);
+      for (const x of [a, b]) assert.equal(await putBytes(u, x, SAMPLES.text, "text/plain"), 200);
+      await u.deps.kv.set(
+        keys.storageUsed(ws.id),
+        new Deno.KvU64(BigInt(100 * MB - SAMPLES.text.length - 1)),
+      );
+      const both = await submitFiles(u, form.id, {
+        any: { path: a.path },
+        cv: { path: b.path },
+      });
+      assert.equal(both.status, 422, JSON.stringify(both.body));
+      assert.equal(await storageUsed(u, ws.id), 100 * MB - SAMPLES.text.length - 1);
     } finally {
       await u.close();
     }

@@ -159,6 +159,11 @@ export class LocalStorage implements Storage {
     return buf.subarray(0, off);
   }
 
+  async readStream(key: string): Promise<ReadableStream<Uint8Array>> {
+    const f = await Deno.open(this.#file(key), { read: true });
+    return f.readable;
+  }
+
   async promote(from: string, to: string): Promise<void> {
     const target = this.#file(to);
     await Deno.mkdir(dirOf(target), { recursive: true });

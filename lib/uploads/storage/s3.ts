@@ -122,6 +122,15 @@ export class S3Storage implements Storage {
     return bytes.subarray(0, n);
   }
 
+  async readStream(key: string, etag?: string): Promise<ReadableStream<Uint8Array>> {
+    assertKey(key);
+    const res = await this.#client.send(
+      new GetObjectCommand({ Bucket: this.#bucket, Key: key, IfMatch: etag }),
+    );
+    return res.Body?.transformToWebStream() as ReadableStream<Uint8Array> ??
+      new ReadableStream({ start: (c) => c.close() });
+  }
+
   async promote(from: string, to: string, etag?: string): Promise<void> {
     assertKey(from);
     assertKey(to);

@@ -43,6 +43,8 @@ export interface Storage {
   head(key: string): Promise<ObjectInfo | null>;
   /** The first `n` bytes (fewer if the object is shorter) of the version `etag`. */
   readStart(key: string, n: number, etag?: string): Promise<Uint8Array>;
+  /** The whole object (version `etag`) as a stream, for scans that must see every byte. */
+  readStream(key: string, etag?: string): Promise<ReadableStream<Uint8Array>>;
   /** Moves `from` to `to` (only the version `etag`, where the driver can condition it). */
   promote(from: string, to: string, etag?: string): Promise<void>;
   /** Deletes an object; deleting a missing one succeeds. */

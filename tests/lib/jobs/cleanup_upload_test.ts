@@ -82,10 +82,9 @@ for (const driver of DRIVERS) {
         assert.equal(res.status, 201, await res.text());
       });
 
-      // Only verified bytes count: local verifies on the PUT, S3 when a submission arrives.
+      // Only attached bytes count: verified ones wait uncharged for a submission.
       const size = (gs: UploadGrant[]) => gs.reduce((n, g) => n + g.size_bytes, 0);
-      const verified = driver === "local" ? grants.slice(0, 500) : grants.slice(0, 250);
-      assert.equal(await assertCounterExact(u, ws.id), size(verified));
+      assert.equal(await assertCounterExact(u, ws.id), size(grants.slice(0, 250)));
 
       u.skew.ms = 25 * 60 * 60_000;
       // A delayed job delivered for a referenced grant and for an orphan: both idempotent.
@@ -137,8 +136,8 @@ for (const driver of DRIVERS) {
       await putBytes(u, bad, html, "text/plain");
       assert.equal(await putBytes(u, late, text, "text/plain"), 200);
       const used = () => assertCounterExact(u, ws.id);
-      // Nothing is reserved for URLs; S3 bytes count once verified (by the sweep below).
-      assert.equal(await used(), (driver === "local" ? 2 : 0) * text.byteLength);
+      // Nothing is charged for URLs or verified bytes; only a submission's attach charges.
+      assert.equal(await used(), 0);
       const state = async (g: { path: string }) =>
         (await u.deps.kv.get<UploadGrant>(keys.uploadGrant(g.path))).value?.state ?? "gone";
 
@@ -149,7 +148,7 @@ for (const driver of DRIVERS) {
       assert.equal(await state(never), "gone");
       assert.equal(await state(bad), "gone");
       assert.equal(await state(good), "verified");
-      assert.equal(await used(), 2 * text.byteLength);
+      assert.equal(await used(), 0);
       const res = await postJson(u.env, `/api/v1/submit/p/${form.id}`, {
         data: { doc: { path: good.path } },
       });

@@ -13,6 +13,26 @@ Deno.test("csv export - cells", async (t) => {
     assert.equal(csvCell(-5), "-5");
   });
 
+  await t.step("formulas hidden behind whitespace, control characters or fullwidth forms", () => {
+    const hidden = [
+      " =1+1",
+      "\n=1+1",
+      "\u00a0=1+1",
+      "\u0000@x",
+      "\u200b+1",
+      "\uff1d1+1",
+      "\uff0b1",
+      "\uff0d1",
+      "\uff20cmd",
+      "  \r\n \uff1dHYPERLINK(1)",
+    ];
+    for (const bad of hidden) {
+      assert.ok(csvCell(bad).replace(/^"/, "").startsWith("'"), JSON.stringify(bad));
+    }
+    assert.equal(csvCell(" plain"), " plain");
+    assert.equal(csvCell("\uff21"), "\uff21");
+  });
+
   await t.step("quoting follows RFC 4180", () => {
     assert.equal(csvCell('say "hi", ok'), '"say ""hi"", ok"');
     assert.equal(csvCell("two\nlines"), '"two\nlines"');

@@ -4,6 +4,7 @@ import {
   inspectBytes,
   normaliseType,
   sanitiseFileName,
+  streamHasActiveContent,
   typeAllowed,
 } from "@/lib/uploads/checks.ts";
 import type { Field } from "@/lib/schemas.ts";
@@ -166,4 +167,33 @@ Deno.test("upload_checks - sanitiseFileName", () => {
   const long = sanitiseFileName(`${"é".repeat(300)}.pdf`);
   assert.equal([...long].length, 200);
   assert.ok(long.endsWith(".pdf"));
+});
+
+/** A stream of `text` cut into chunks of `size` bytes. */
+function chunked(text: string, size: number): ReadableStream<Uint8Array> {
+  const bytes = new TextEncoder().encode(text);
+  let off = 0;
+  return new ReadableStream({
+    pull(c) {
+      if (off >= bytes.byteLength) return c.close();
+      c.enqueue(bytes.slice(off, off + size));
+      off += size;
+    },
+  });
+}
+
+Deno.test("checks - the streaming markup scan sees every byte, across chunk edges", async () => {
+  const pad = "x".repeat(1000);
+  for (const size of [1, 3, 7, 64, 4096]) {
+    for (const marker of ["<script>", "<!DOCTYPE  html>", "<?php", "javascript:", "< \n\t svg "]) {
+      assert.equal(await streamHasActiveContent(chunked(pad + marker + pad, size)), true, marker);
+    }
+    assert.equal(await streamHasActiveContent(chunked(pad + "<script", size)), true, "at the end");
+    // Whitespace longer than the kept overlap, spread over many chunks.
+    const spaced = pad + "<" + " ".repeat(5000) + "iframe>" + pad;
+    assert.equal(await streamHasActiveContent(chunked(spaced, size)), true, `spaced ${size}`);
+    // `<bodyguard` is no marker, wherever a chunk edge falls in it.
+    const clean = pad + "a < b; x <= y; <bodyguard> <scripts scripture javascripts" + pad;
+    assert.equal(await streamHasActiveContent(chunked(clean, size)), false, `clean ${size}`);
+  }
 });

@@ -2,7 +2,7 @@
  * CSV export of the submissions the list page shows (same filters), streamed.
  * @module
  */
-import { submissionsCsv } from "@/lib/submissions/csv_export.ts";
+import { openSubmissionsCsv } from "@/lib/submissions/csv_export.ts";
 import { parseQuery } from "@/lib/http/pagination.ts";
 import { submissionListQuerySchema } from "@/lib/submissions/query.ts";
 import { define, requireForm } from "@/routes/admin/_page.ts";
@@ -17,7 +17,7 @@ export const handler = define.handlers({
     const q = parseQuery(submissionListQuerySchema, query);
     const mode = query.mode === "test" ? "test" : "live";
     const name = `${form.name.replace(/[^A-Za-z0-9_-]+/g, "-").slice(0, 60) || "form"}-${mode}.csv`;
-    return new Response(submissionsCsv(ctx.deps, form, mode, q), {
+    return new Response(await openSubmissionsCsv(ctx.deps, form, mode, q), {
       headers: {
         "Content-Type": "text/csv; charset=utf-8",
         "Content-Disposition": `attachment; filename="${name}"`,
