@@ -24,6 +24,8 @@ import {
   submissionView,
 } from "@/lib/submissions/query.ts";
 import { signFileDownload } from "@/lib/uploads/files.ts";
+import { privacyApi } from "./privacy.ts"; // privacy
+import { auditApi } from "./audit.ts"; // privacy
 
 /** Hono env of key-authenticated routes: `c.get("auth")` is the caller. */
 export type ServerEnv = {
@@ -110,6 +112,10 @@ export function serverApi(deps: Deps): Hono<ServerEnv> {
     c.header("Cache-Control", "no-store");
     return c.json(await signFileDownload(deps, c.get("auth"), form.id, c.req.query("path")));
   });
+
+  const auth = (scope: Scope, route: string) => keyAuth(deps, { scope, route }); // privacy
+  app.route("/", privacyApi(deps, auth)); // privacy: erase, jobs, export
+  app.route("/", auditApi(deps, auth)); // privacy: audit log
 
   return app;
 }
