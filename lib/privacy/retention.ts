@@ -48,14 +48,18 @@ async function expiredIds(
 
 /**
  * One run of a form's retention job: returns whether work is left (the caller enqueues
- * the next run). Deletes at most RETENTION_PER_RUN submissions and analytics keys.
+ * the next run). Deletes at most `perRun` submissions and analytics keys.
  */
-export async function retainForm(deps: Deps, formId: string): Promise<boolean> {
+export async function retainForm(
+  deps: Deps,
+  formId: string,
+  perRun = RETENTION_PER_RUN,
+): Promise<boolean> {
   const form = await getForm(deps, formId);
   if (!form) return false;
   const ws = (await withKvRetry(() => deps.kv.get<Workspace>(keys.workspace(form.workspace_id))))
     .value;
-  let budget = RETENTION_PER_RUN;
+  let budget = perRun;
   const days = form.retention_days ?? null;
   if (days !== null) {
     const cutoff = deps.now() - days * DAY_MS;
