@@ -4,7 +4,17 @@
  * default; on update an omitted setting keeps the form's current value.
  * @module
  */
-import type { Form, FormDefinition, Workspace } from "@/lib/schemas.ts";
+import type { Deps } from "@/lib/deps.ts";
+import { errors } from "@/lib/errors.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import { withKvRetry } from "@/lib/kv/kv.ts";
+import {
+  type Form,
+  type FormDefinition,
+  retentionDaysSchema,
+  type Workspace,
+} from "@/lib/schemas.ts";
+import { auditMutation } from "./audit.ts";
 import { privacyOf } from "./ip.ts";
 
 type PrivacyInput = Pick<FormDefinition, "retention_days" | "store_ip" | "store_user_agent">;
@@ -41,4 +51,64 @@ export function nextRemoval(
   if (days === null || !oldestCreatedAt) return null;
   const due = Date.parse(oldestCreatedAt) + days * 86_400_000;
   return new Date(Math.max(due, now)).toISOString();
+}
+
+/** Sets a form's retention (null = forever) and audits the change; returns the form. */
+export async function setFormRetention(
+  deps: Pick<Deps, "kv" | "now">,
+  formId: string,
+  days: number | null,
+  who: { actor: string; ip?: string | null },
+): Promise<Form> {
+  const valid = retentionDaysSchema.safeParse(days);
+  if (!valid.success) throw errors.badRequest("retention_days must be null or 1..3650.");
+  return await commitChange<Form>(deps, keys.form(formId), (form, op) => {
+    const next = { ...form, retention_days: days, updated_at: new Date(deps.now()).toISOString() };
+    auditMutation(op, deps.now(), {
+      workspaceId: form.workspace_id,
+      action: "form.retention_changed",
+      ...who,
+      details: { form: form.id, from: form.retention_days ?? null, to: days },
+    });
+    return next;
+  }, errors.formNotFound);
+}
+
+/** Sets the retention new forms of a workspace get (null = forever) and audits it. */
+export async function setDefaultRetention(
+  deps: Pick<Deps, "kv" | "now">,
+  workspaceId: string,
+  days: number | null,
+  who: { actor: string; ip?: string | null },
+): Promise<Workspace> {
+  const valid = retentionDaysSchema.safeParse(days);
+  if (!valid.success) throw errors.badRequest("default_retention_days must be null or 1..3650.");
+  return await commitChange<Workspace>(deps, keys.workspace(workspaceId), (ws, op) => {
+    auditMutation(op, deps.now(), {
+      workspaceId,
+      action: "workspace.retention_changed",
+      ...who,
+      details: { from: ws.default_retention_days ?? null, to: days },
+    });
+    return { ...ws, default_retention_days: days };
+  }, () => errors.notFound("Workspace not found."));
+}
+
+/** Reads, changes and writes one record in a checked commit (with its audit event). */
+async function commitChange<T>(
+  deps: Pick<Deps, "kv">,
+  key: Deno.KvKey,
+  change: (current: T, op: Deno.AtomicOperation) => T,
+  missing: () => Error,
+): Promise<T> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const entry = await withKvRetry(() => deps.kv.get<T>(key));
+    if (entry.value === null) throw missing();
+    const op = deps.kv.atomic().check(entry);
+    const next = change(entry.value, op);
+    op.set(key, next);
+    const res = await withKvRetry(() => op.commit());
+    if (res.ok) return next;
+  }
+  throw errors.unavailable();
 }

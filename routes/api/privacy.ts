@@ -50,6 +50,19 @@ function parseEmail(raw: unknown): string {
   return parsed.data.email;
 }
 
+/** Audits a Server Data API delete of `n` submissions (nothing when none went). */
+export async function auditDelete(deps: Deps, c: Context<KeyEnv>, formId: string, n: number) {
+  if (n === 0) return;
+  const auth = c.get("auth");
+  await audit(deps, {
+    workspaceId: auth.workspace.id,
+    action: "submissions.deleted",
+    actor: keyActor(auth),
+    ip: callerIp(deps, c),
+    details: { form: formId, mode: auth.mode, count: n },
+  });
+}
+
 /** The privacy routes, mounted under `/api/v1/server`. */
 export function privacyApi(deps: Deps, keyAuth: KeyAuthFor): Hono<KeyEnv> {
   const app = new Hono<KeyEnv>();

@@ -24,7 +24,7 @@ import {
   submissionView,
 } from "@/lib/submissions/query.ts";
 import { signFileDownload } from "@/lib/uploads/files.ts";
-import { privacyApi } from "./privacy.ts"; // privacy
+import { auditDelete, privacyApi } from "./privacy.ts"; // privacy
 import { auditApi } from "./audit.ts"; // privacy
 
 /** Hono env of key-authenticated routes: `c.get("auth")` is the caller. */
@@ -97,7 +97,9 @@ export function serverApi(deps: Deps): Hono<ServerEnv> {
         throw errors.unsupportedMediaType(["application/json"]);
       }
       const ids = parseDeleteBody(parseJsonObject(await readBody(c.req.raw)));
-      return c.json(await deleteSubmissions(deps, form, c.get("auth").mode, ids));
+      const result = await deleteSubmissions(deps, form, c.get("auth").mode, ids);
+      await auditDelete(deps, c, form.id, result.deleted); // privacy: audit log
+      return c.json(result);
     },
   );
 
