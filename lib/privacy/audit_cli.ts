@@ -11,13 +11,38 @@ import { withKvRetry } from "@/lib/kv/kv.ts";
 import type { ApiKey, Form } from "@/lib/schemas.ts";
 import { audit, type AuditAction } from "./audit.ts";
 
+/** The CLI's options that take a value (so their values are not read as positionals). */
+const STRING_OPTIONS = [
+  "workspace",
+  "form",
+  "key",
+  "plan",
+  "file",
+  "name",
+  "type",
+  "scopes",
+  "email",
+  "password",
+  "url",
+  "events",
+  "forms",
+  "webhook",
+  "days",
+];
+
 /** Writes the audit event of a successful CLI command, if it is an audited one. */
 export async function auditCli(
   deps: Pick<Deps, "kv" | "now">,
   args: string[],
   out: unknown,
 ): Promise<void> {
-  const { positionals, values } = parseArgs({ args, allowPositionals: true, strict: false });
+  const options = Object.fromEntries(STRING_OPTIONS.map((n) => [n, { type: "string" as const }]));
+  const { positionals, values } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: false,
+    options,
+  });
   const v = values as Record<string, string | boolean | undefined>;
   const str = (name: string) => typeof v[name] === "string" ? v[name] as string : "";
   const result = (out ?? {}) as Record<string, unknown>;
