@@ -20,7 +20,13 @@ export function emailDigest(secret: Uint8Array, email: string): string {
   return createHmac("sha256", secret).update(`email:${normaliseEmail(email)}`).digest("hex");
 }
 
-/** The distinct digests of the email-type field values of a submission of `form`. */
+/**
+ * Index entries one submission gets at most: a group commit holds up to 64 submissions and
+ * KV takes 1,000 mutations a commit, so each keeps to a few (the first email fields' values).
+ */
+export const MAX_EMAIL_ENTRIES = 8;
+
+/** The distinct digests of the email-type field values of a submission of `form` (capped). */
 export function emailDigestsOf(secret: Uint8Array, form: Form, s: Submission): string[] {
   const out = new Set<string>();
   for (const f of form.fields) {
@@ -30,7 +36,7 @@ export function emailDigestsOf(secret: Uint8Array, form: Form, s: Submission): s
       if (typeof one === "string" && one.trim()) out.add(emailDigest(secret, one));
     }
   }
-  return [...out];
+  return [...out].slice(0, MAX_EMAIL_ENTRIES);
 }
 
 /**

@@ -47,3 +47,22 @@ export async function exportByEmail(
   }
   return { submissions: out, truncated };
 }
+
+/** What erasing `email` would delete, per form public id, in the given modes (admin preview). */
+export async function erasePreview(
+  deps: Pick<Deps, "kv" | "secret">,
+  workspaceId: string,
+  modes: Mode[],
+  email: string,
+): Promise<{ total: number; forms: Record<string, { name: string; count: number }> }> {
+  const forms: Record<string, { name: string; count: number }> = {};
+  let total = 0;
+  for (const mode of modes) {
+    for (const s of (await exportByEmail(deps, workspaceId, mode, email)).submissions) {
+      forms[s.form.public_id] ??= { name: s.form.name, count: 0 };
+      forms[s.form.public_id].count++;
+      total++;
+    }
+  }
+  return { total, forms };
+}

@@ -12,10 +12,11 @@ import { keys, type Mode } from "@/lib/kv/keys.ts";
 import { utcDay, withKvRetry } from "@/lib/kv/kv.ts";
 import { getForm, listFormIds } from "@/lib/forms/forms.ts";
 import type { SubmissionMark } from "@/lib/protection/score_context.ts";
-import type { Workspace } from "@/lib/schemas.ts";
+import type { Form, Workspace } from "@/lib/schemas.ts";
 import { deleteSubmissions } from "@/lib/submissions/delete.ts";
 import { planOf } from "@/lib/workspaces/plans.ts";
 import { auditMutation, sweepAudit } from "./audit.ts";
+import { nextRemoval } from "./settings.ts";
 
 const DAY_MS = 86_400_000;
 /** Submissions one delete call takes (10 per commit inside it). */
@@ -152,4 +153,28 @@ export async function dailyRetentionSweep(deps: Deps): Promise<number> {
   }
   if (pending.length) await flush();
   return enqueued;
+}
+
+/** What the admin shows of a form's retention: its days and when data next goes (or null). */
+export async function retentionSummary(
+  deps: Pick<Deps, "kv" | "now">,
+  form: Form,
+): Promise<{ retention_days: number | null; next_removal: string | null }> {
+  let oldest: number | null = null;
+  for (const mode of ["live", "test"] as const) {
+    const first = await withKvRetry(async () => {
+      for await (
+        const e of deps.kv.list<SubmissionMark>({
+          prefix: keys.submissionsByNumber(form.id, mode),
+        }, { limit: 1 })
+      ) return e.value.at;
+      return null;
+    });
+    if (first !== null && (oldest === null || first < oldest)) oldest = first;
+  }
+  const at = oldest === null ? null : new Date(oldest).toISOString();
+  return {
+    retention_days: form.retention_days ?? null,
+    next_removal: nextRemoval(form, at, deps.now()),
+  };
 }

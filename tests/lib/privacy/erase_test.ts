@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { keys } from "@/lib/kv/keys.ts";
-import { emailDigest } from "@/lib/privacy/email_index.ts";
+import { emailDigest, emailDigestsOf, MAX_EMAIL_ENTRIES } from "@/lib/privacy/email_index.ts";
+import { erasePreview } from "@/lib/privacy/export.ts";
 import { requirePrivacyJob, runErase, startErase } from "@/lib/privacy/erase.ts";
 import { privateWho, storedIp, storedSignals } from "@/lib/privacy/ip.ts";
 import { updateForm } from "@/lib/forms/forms.ts";
@@ -163,6 +164,11 @@ Deno.test("privacy erase - removes every match across forms and modes of the key
     }).next();
     assert.ok(graceIdx.done, "the deleted submission's index entry went with it");
 
+    const preview = await erasePreview(env.deps, ws.id, ["live"], "ada@example.com");
+    assert.deepEqual(preview, {
+      total: 4,
+      forms: { [f1.id]: { name: f1.name, count: 2 }, [f2.id]: { name: f2.name, count: 2 } },
+    });
     const job = await startErase(env.deps, {
       workspaceId: ws.id,
       modes: ["live"],
@@ -218,4 +224,27 @@ Deno.test("privacy settings - create takes the workspace default; update keeps o
   } finally {
     env.close();
   }
+});
+
+Deno.test("privacy email index - digests are normalised, distinct and capped", () => {
+  const secret = new TextEncoder().encode("s");
+  const fields = Array.from({ length: 12 }, (_, i) => ({
+    id: `f${i}`,
+    name: `e${i}`,
+    type: "email" as const,
+    required: false,
+  }));
+  const form = { fields } as unknown as Form;
+  const values: Record<string, unknown> = {};
+  fields.forEach((f, i) => values[f.name] = `p${i}@x.io`);
+  values.e1 = " P0@X.io";
+  const sub = { fields: values } as unknown as Submission;
+  const digests = emailDigestsOf(secret, form, sub);
+  assert.equal(digests.length, MAX_EMAIL_ENTRIES);
+  assert.equal(new Set(digests).size, digests.length);
+  assert.equal(digests[0], emailDigest(secret, "p0@x.io"));
+  assert.notEqual(
+    emailDigest(secret, "a@x.io"),
+    emailDigest(new TextEncoder().encode("t"), "a@x.io"),
+  );
 });

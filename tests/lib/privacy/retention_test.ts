@@ -3,7 +3,7 @@ import { dispatch } from "@/lib/jobs/mod.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { u64Value, utcDay } from "@/lib/kv/kv.ts";
 import { audit, listAudit, sweepAudit } from "@/lib/privacy/audit.ts";
-import { dailyRetentionSweep, retainForm } from "@/lib/privacy/retention.ts";
+import { dailyRetentionSweep, retainForm, retentionSummary } from "@/lib/privacy/retention.ts";
 import { nextRemoval } from "@/lib/privacy/settings.ts";
 import { fileKey } from "@/lib/uploads/grants.ts";
 import { contactData, makeForm, makeWorkspace, postJson, testEnv } from "@/tests/helpers.ts";
@@ -51,6 +51,10 @@ Deno.test("retention - deletes exactly the expired submissions and their files a
     assert.equal(fresh.status, 201);
     const freshPlain = await submitFiles(u, form.id, { name: "new plain" });
 
+    assert.deepEqual(await retentionSummary(u.deps, form), {
+      retention_days: 7,
+      next_removal: new Date(u.deps.now()).toISOString(), // the oldest are overdue
+    });
     // First process: one bounded run, then it "crashes" (deps dropped, KV closed).
     assert.equal(await retainForm(u.deps, form.id, 5), true, "work must be left after 5");
     assert.equal((await recordsOf(u.deps.kv, form.id, "live")).length, 14 - 5);
@@ -83,6 +87,9 @@ Deno.test("retention - deletes exactly the expired submissions and their files a
     // Running again changes nothing (idempotent).
     assert.equal(await retainForm(deps, form.id, 5), false);
     assert.equal((await recordsOf(deps.kv, form.id, "live")).length, 2);
+    const summary = await retentionSummary(deps, form);
+    const oldestLeft = (await recordsOf(deps.kv, form.id, "live")).at(-1)!.created_at;
+    assert.equal(summary.next_removal, new Date(Date.parse(oldestLeft) + 7 * DAY).toISOString());
     const events = await listAudit(deps, ws.id, {
       page: 1,
       limit: 100,
