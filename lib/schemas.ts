@@ -132,6 +132,13 @@ const origin = z
 
 const redirectUrl = z.url({ protocol: /^https?$/ }).max(2000);
 
+/** How much of the submitter's IP address a form stores (privacy, issue 19). */
+export const STORE_IP_POLICIES = ["full", "truncated", "none"] as const;
+/** An IP storage policy. */
+export type StoreIpPolicy = typeof STORE_IP_POLICIES[number];
+/** Days submissions are kept (1..3650), or null to keep them forever. */
+export const retentionDaysSchema = z.number().int().min(1).max(3650).nullable();
+
 /** A form definition (CLI `--file`, admin editor). Unknown keys are rejected. */
 export const formDefinitionSchema = z
   .object({
@@ -145,6 +152,10 @@ export const formDefinitionSchema = z
       .object({ success: redirectUrl.optional(), error: redirectUrl.optional() })
       .strict()
       .optional(),
+    // privacy (issue 19): omitted = the workspace default (create) or unchanged (update).
+    retention_days: retentionDaysSchema.optional(),
+    store_ip: z.enum(STORE_IP_POLICIES).optional(),
+    store_user_agent: z.boolean().optional(),
   })
   .strict()
   .superRefine((d, ctx) => {
@@ -195,6 +206,10 @@ export interface Form {
   schema_version: number;
   created_at: string;
   updated_at: string;
+  /** Privacy (issue 19); absent on older records = forever, "truncated", true. */
+  retention_days?: number | null;
+  store_ip?: StoreIpPolicy;
+  store_user_agent?: boolean;
 }
 
 /** A workspace. */
@@ -204,6 +219,8 @@ export interface Workspace {
   plan: typeof PLAN_NAMES[number];
   suspended: boolean;
   created_at: string;
+  /** Retention given to new forms that do not set one (privacy; absent = forever). */
+  default_retention_days?: number | null;
 }
 
 /** API key scopes. */
@@ -284,6 +301,8 @@ export interface Submission {
     /** The content model's spam probability and the tokens that drove it (lib/spam). */
     content?: { p: number; tokens: Array<{ token: string; weight: number }> };
   };
+  /** Digests under which the email index holds it (privacy), so a delete removes exactly those. */
+  email_digests?: string[];
 }
 
 /** A user of the admin. */

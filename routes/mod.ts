@@ -19,6 +19,8 @@ import { captchaApi } from "@/routes/api/captcha.ts";
 import { eventsApi } from "@/routes/api/events.ts";
 import { publicApi } from "@/routes/api/public.ts";
 import { serverApi } from "@/routes/api/server.ts";
+import { privacyApi } from "@/routes/api/privacy.ts";
+import { auditApi } from "@/routes/api/audit.ts";
 import { uploadsApi } from "@/routes/api/uploads.ts";
 import { assetRoutes } from "./assets.ts";
 import { adminRoutes } from "@/routes/admin/mod.ts";
@@ -39,6 +41,8 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.use("/api/v1/server/*", noStore());
   app.route("/api/v1", captchaApi(deps));
   app.route("/api/v1/server", serverApi(deps));
+  app.route("/api/v1/server", privacyApi(deps));
+  app.route("/api/v1/server", auditApi(deps));
   app.route("/api/v1", eventsApi(deps));
   app.route("/api/v1", publicApi(deps));
   app.route("/api/v1", uploadsApi(deps));

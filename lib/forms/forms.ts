@@ -9,6 +9,7 @@ import { newFormId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
 import { canonicalJson } from "@/lib/canonical.ts";
+import { privacyOnCreate, privacyOnUpdate } from "@/lib/privacy/settings.ts"; // privacy
 import {
   type Field,
   type Form,
@@ -72,6 +73,7 @@ export async function createForm(
   const ws = await withKvRetry(() => deps.kv.get<Workspace>(keys.workspace(workspaceId)));
   if (!ws.value) throw errors.notFound("Workspace not found.");
   assertNotSuspended(ws.value);
+  Object.assign(form, privacyOnCreate(def, ws.value)); // privacy: retention, IP, user agent
   const res = await withKvRetry(() =>
     deps.kv.atomic()
       .check(ws)
@@ -104,6 +106,7 @@ export async function updateForm(
       accepting: def.accepting,
       redirect: def.redirect ?? {},
       schema_version: form.schema_version + (fieldsChanged ? 1 : 0),
+      ...privacyOnUpdate(def, form), // privacy: retention, IP, user agent
     };
   });
 }

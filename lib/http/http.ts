@@ -99,7 +99,10 @@ export const notFound: NotFoundHandler<AppEnv> = (c) =>
  * The client IP: with `TRUST_PROXY`, the right-most `X-Forwarded-For` entry (the one our
  * proxy appended); otherwise the socket's peer address.
  */
-export function clientIp(c: Context<AppEnv>, trustProxy: boolean): string {
+export function clientIp<E extends { Bindings: AppEnv["Bindings"] }>(
+  c: Context<E>,
+  trustProxy: boolean,
+): string {
   if (trustProxy) {
     const xff = c.req.header("x-forwarded-for");
     const last = xff?.split(",").map((s) => s.trim()).filter(Boolean).pop();

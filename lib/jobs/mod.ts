@@ -6,10 +6,14 @@ import type { Deps } from "@/lib/deps.ts";
 import { type Job, type JobHandler, jobSchema } from "./queue.ts";
 import { cleanupUpload } from "./cleanup_upload.ts";
 import { deleteFiles } from "./delete_files.ts";
+import { runErase } from "@/lib/privacy/erase.ts"; // privacy
+import { runRetention } from "@/lib/privacy/retention.ts"; // privacy
 
 const handlers: { [T in Job["type"]]: JobHandler<T> } = {
   delete_files: deleteFiles,
   cleanup_upload: cleanupUpload,
+  privacy_erase: (deps, job) => runErase(deps, job.job_id), // privacy
+  retention: (deps, job) => runRetention(deps, job.form_id), // privacy
 };
 
 /**

@@ -141,6 +141,24 @@ export const keys = {
     ["upload_pending_client", workspaceId, identity] as const,
   /** Failed sign-ins of one email (by HMAC of the normalised email), whether or not it has an account. */
   signInFailures: (emailDigest: string) => ["signin_failures", emailDigest] as const,
+  // --- privacy (issue 19: data lifecycle) ---
+  /** Index: a submission by the HMAC digest of an email value it holds (erase/export by person). */
+  submissionByEmail: (
+    workspaceId: string,
+    digest: string,
+    mode: Mode,
+    formId: string,
+    id: string,
+  ) => ["submissions_by_email", workspaceId, digest, mode, formId, id] as const,
+  /** Prefix of the email index for one person in a workspace and mode. */
+  submissionsByEmail: (workspaceId: string, digest: string, mode: Mode) =>
+    ["submissions_by_email", workspaceId, digest, mode] as const,
+  /** A privacy job record (erasure by email): status and progress per form. */
+  privacyJob: (id: string) => ["privacy_jobs", id] as const,
+  /** An audit event of a workspace; ids sort by time (append-only, kept 400 days). */
+  auditEvent: (workspaceId: string, id: string) => ["audit", workspaceId, id] as const,
+  /** Prefix of a workspace's audit events. */
+  auditEvents: (workspaceId: string) => ["audit", workspaceId] as const,
 
   /** Reliability-suite probe (bench/soak only, in its own KV files; the service never writes it). */
   soakProbe: (what: string, id: string) => ["soak_probe", what, id] as const,

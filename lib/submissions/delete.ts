@@ -16,6 +16,7 @@ import { delay, withKvRetry } from "@/lib/kv/kv.ts";
 import { enqueueJob } from "@/lib/jobs/queue.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
 import { UPLOAD_GRACE_MS, UPLOAD_URL_TTL_SEC } from "@/lib/uploads/grants.ts";
+import { removeEmailIndex } from "@/lib/privacy/email_index.ts"; // privacy
 import { CounterDeltas, indexDeleted } from "./indexes.ts";
 import { isPlausibleSubmissionId } from "./query.ts";
 
@@ -104,6 +105,7 @@ async function deleteChunk(
       }
       op.check(e);
       indexDeleted(op, counters, s);
+      removeEmailIndex(op, s); // privacy: email index
       paths.push(...(s.files ?? []));
       deleted++;
     });

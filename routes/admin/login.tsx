@@ -9,6 +9,7 @@ import { clientIp } from "@/lib/http/http.ts";
 import { enforceLimit, ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
 import { createSession, sessionCookie } from "@/lib/admin/sessions.ts";
 import { signIn } from "@/lib/admin/signin.ts";
+import { audit } from "@/lib/privacy/audit.ts";
 import { define, field } from "./_page.ts";
 import { safeAdminPath } from "./_session.ts";
 
@@ -55,6 +56,9 @@ export const handler = define.handlers<Data>({
       return page({ email, next, error }, { status, title: "Sign in" });
     }
     const { user } = outcome;
+    for (const workspaceId of user.workspace_ids) {
+      await audit(ctx.deps, { workspaceId, action: "sign_in", actor: `user:${user.email}`, ip });
+    }
     // A fresh token on every sign-in: a token planted before sign-in is never promoted.
     const { token } = await createSession(ctx.deps, user.id, user.workspace_ids[0] ?? null);
     ctx.c.header("Set-Cookie", sessionCookie(ctx.deps.config, token));

@@ -4,19 +4,14 @@
  * the client. Routes stay thin; the queries live in lib/.
  * @module
  */
-import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { type Context, Hono } from "hono";
 import { formAnalytics } from "@/lib/forms/analytics.ts";
-import { authenticateKey, requireScope } from "@/lib/keys/auth.ts";
-import type { KeyAuth } from "@/lib/keys/types.ts";
 import { mediaType, parseJsonObject, readBody } from "@/lib/http/body.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
 import { formListQuerySchema, listForms, requireOwnForm } from "@/lib/forms/query.ts";
 import { formView } from "@/lib/forms/forms.ts";
-import type { AppEnv } from "@/lib/http/http.ts";
 import { parseQuery } from "@/lib/http/pagination.ts";
-import { enforceLimit } from "@/lib/ratelimit/rate_limit.ts";
-import type { Scope } from "@/lib/schemas.ts";
 import { deleteSubmissions, parseDeleteBody } from "@/lib/submissions/delete.ts";
 import {
   listSubmissions,
@@ -25,37 +20,7 @@ import {
   submissionView,
 } from "@/lib/submissions/query.ts";
 import { signFileDownload } from "@/lib/uploads/downloads.ts";
-
-/** Hono env of key-authenticated routes: `c.get("auth")` is the caller. */
-export type ServerEnv = {
-  Variables: AppEnv["Variables"] & { auth: KeyAuth };
-  Bindings: AppEnv["Bindings"];
-};
-
-/**
- * Key auth for one route: no `Authorization` is 401 `missing_api_key`; an invalid or
- * revoked key 401 `Invalid API key.`; a workspace below Starter 403 `plan_required`; a
- * key without `scope` 403 `insufficient_scope`; then one unit of the workspace's
- * per-route budget (429 `rate_limited`). Sets `c.var.auth`.
- */
-export function keyAuth(
-  deps: Deps,
-  opts: { scope: Scope; route: string },
-): MiddlewareHandler<ServerEnv> {
-  return async (c, next) => {
-    const header = c.req.header("authorization");
-    if (header === undefined || header.trim() === "") throw errors.missingApiKey();
-    const auth = await authenticateKey(deps, header);
-    requireScope(auth, opts.scope);
-    await enforceLimit(deps, {
-      route: opts.route,
-      identity: `ws:${auth.workspace.id}`,
-      perMinute: deps.config.rateLimits.workspace,
-    });
-    c.set("auth", auth);
-    await next();
-  };
-}
+import { auditDelete, keyAuth, type ServerEnv } from "./_key_auth.ts";
 
 /** The Server Data API sub-app, mounted at `/api/v1/server`. */
 export function serverApi(deps: Deps): Hono<ServerEnv> {
@@ -96,7 +61,9 @@ export function serverApi(deps: Deps): Hono<ServerEnv> {
         throw errors.unsupportedMediaType(["application/json"]);
       }
       const ids = parseDeleteBody(parseJsonObject(await readBody(c.req.raw)));
-      return c.json(await deleteSubmissions(deps, form, c.get("auth").mode, ids));
+      const result = await deleteSubmissions(deps, form, c.get("auth").mode, ids);
+      await auditDelete(deps, c, form.id, result.deleted);
+      return c.json(result);
     },
   );
 

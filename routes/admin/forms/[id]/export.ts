@@ -3,6 +3,8 @@
  * @module
  */
 import { openSubmissionsCsv } from "@/lib/submissions/csv_export.ts";
+import { clientIp } from "@/lib/http/http.ts";
+import { audit } from "@/lib/privacy/audit.ts";
 import { parseQuery } from "@/lib/http/pagination.ts";
 import { submissionListQuerySchema } from "@/lib/submissions/query.ts";
 import { define, requireForm } from "@/routes/admin/_page.ts";
@@ -17,7 +19,15 @@ export const handler = define.handlers({
     const q = parseQuery(submissionListQuerySchema, query);
     const mode = query.mode === "test" ? "test" : "live";
     const name = `${form.name.replace(/[^A-Za-z0-9_-]+/g, "-").slice(0, 60) || "form"}-${mode}.csv`;
-    return new Response(await openSubmissionsCsv(ctx.deps, form, mode, q), {
+    const body = await openSubmissionsCsv(ctx.deps, form, mode, q);
+    await audit(ctx.deps, {
+      workspaceId: form.workspace_id,
+      action: "export.csv",
+      actor: `user:${ctx.state!.user.email}`,
+      ip: clientIp(ctx.c, ctx.deps.config.trustProxy),
+      details: { form: form.id, mode },
+    });
+    return new Response(body, {
       headers: {
         "Content-Type": "text/csv; charset=utf-8",
         "Content-Disposition": `attachment; filename="${name}"`,

@@ -1,0 +1,68 @@
+/**
+ * Export by person: every submission of a workspace whose email-type field holds an
+ * address, found through the email index, as the API shows one submission, with its form.
+ * @module
+ */
+import type { Deps } from "@/lib/deps.ts";
+import { keys, type Mode } from "@/lib/kv/keys.ts";
+import { getManyChunked } from "@/lib/kv/kv.ts";
+import { getForm } from "@/lib/forms/forms.ts";
+import type { Form, Submission } from "@/lib/schemas.ts";
+import { type PublicSubmission, submissionView } from "@/lib/submissions/query.ts";
+import { emailDigest, emailMatches } from "./email_index.ts";
+
+/** Most submissions one export returns (a person with more is told so by `truncated`). */
+export const EXPORT_LIMIT = 1000;
+
+/** One exported submission: the public view plus its form. */
+export type ExportedSubmission = PublicSubmission & { form: { public_id: string; name: string } };
+
+/** A person's submissions in a workspace and mode, by form then id (time). */
+export async function exportByEmail(
+  deps: Pick<Deps, "kv" | "secret">,
+  workspaceId: string,
+  mode: Mode,
+  email: string,
+): Promise<{ submissions: ExportedSubmission[]; truncated: boolean }> {
+  const digest = emailDigest(deps.secret, email);
+  const matches = await emailMatches(deps.kv, workspaceId, digest, mode, EXPORT_LIMIT + 1);
+  const truncated = matches.length > EXPORT_LIMIT;
+  const wanted = matches.slice(0, EXPORT_LIMIT);
+  const entries = await getManyChunked<Submission>(
+    deps.kv,
+    wanted.map((m) => keys.submission(m.formId, m.id)),
+  );
+  const forms = new Map<string, Form | null>();
+  const out: ExportedSubmission[] = [];
+  for (const e of entries) {
+    const s = e.value as Submission | null;
+    if (!s || s.workspace_id !== workspaceId || s.mode !== mode) continue;
+    if (!forms.has(s.form_id)) forms.set(s.form_id, await getForm(deps, s.form_id));
+    const form = forms.get(s.form_id);
+    if (!form) continue;
+    out.push({
+      form: { public_id: form.id, name: form.name },
+      ...submissionView(s),
+    });
+  }
+  return { submissions: out, truncated };
+}
+
+/** What erasing `email` would delete, per form public id, in the given modes (admin preview). */
+export async function erasePreview(
+  deps: Pick<Deps, "kv" | "secret">,
+  workspaceId: string,
+  modes: Mode[],
+  email: string,
+): Promise<{ total: number; forms: Record<string, { name: string; count: number }> }> {
+  const forms: Record<string, { name: string; count: number }> = {};
+  let total = 0;
+  for (const mode of modes) {
+    for (const s of (await exportByEmail(deps, workspaceId, mode, email)).submissions) {
+      forms[s.form.public_id] ??= { name: s.form.name, count: 0 };
+      forms[s.form.public_id].count++;
+      total++;
+    }
+  }
+  return { total, forms };
+}
