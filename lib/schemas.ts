@@ -145,6 +145,10 @@ export const formDefinitionSchema = z
       .object({ success: redirectUrl.optional(), error: redirectUrl.optional() })
       .strict()
       .optional(),
+    /** Hosted page: plain text shown under the heading (blank lines split paragraphs). */
+    intro: z.string().trim().max(2000).optional(),
+    /** Hosted thank-you page: plain text shown instead of the default message. */
+    thank_you: z.string().trim().max(1000).optional(),
   })
   .strict()
   .superRefine((d, ctx) => {
@@ -195,6 +199,9 @@ export interface Form {
   schema_version: number;
   created_at: string;
   updated_at: string;
+  /** Hosted page texts (plain text); absent on forms saved before they existed. */
+  intro?: string;
+  thank_you?: string;
 }
 
 /** A workspace. */

@@ -25,6 +25,8 @@ function editorDef(form: Form): EditorData["def"] {
     allowed_origins: form.allowed_origins,
     accepting: form.accepting,
     redirect: form.redirect,
+    intro: form.intro,
+    thank_you: form.thank_you,
   };
 }
 
