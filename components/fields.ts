@@ -54,17 +54,48 @@ export function acceptFor(f: Pick<Field, "type" | "allowedTypes">): string | und
   return byType[f.type];
 }
 
-/** A human hint for a file field: allowed types and size cap. */
+/**
+ * A human hint for a file field: "PNG, PDF or plain text, up to 2 MB." (empty when the
+ * field sets neither types nor a size).
+ */
 export function fileHint(f: Pick<Field, "allowedTypes" | "maxSizeMB">): string {
-  const parts: string[] = [];
-  if (f.allowedTypes?.length) parts.push(f.allowedTypes.map(typeName).join(", "));
-  if (f.maxSizeMB) parts.push(`up to ${f.maxSizeMB} MB`);
-  return parts.join(", ");
+  const names = [...new Set((f.allowedTypes ?? []).map(typeName))];
+  const kinds = names.length > 1
+    ? `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`
+    : names[0] ?? "";
+  const size = f.maxSizeMB ? `up to ${f.maxSizeMB} MB` : "";
+  const text = kinds && size ? `${kinds}, ${size}` : kinds || (size && `Files ${size}`);
+  return text ? `${text}.` : "";
 }
 
-/** `application/pdf` reads "PDF", `image/*` reads "any image". */
+/**
+ * The help line of a file field: the owner's help text when there is one (it usually names
+ * the types already; both would say it twice), else {@linkcode fileHint}.
+ */
+export function fileHelp(f: Pick<Field, "help" | "allowedTypes" | "maxSizeMB">): string {
+  return f.help?.trim() ? f.help : fileHint(f);
+}
+
+/** Names people know for common types; others are derived from the MIME subtype. */
+const TYPE_NAMES: Record<string, string> = {
+  "text/plain": "plain text",
+  "text/csv": "CSV",
+  "image/jpeg": "JPEG",
+  "image/svg+xml": "SVG",
+  "application/msword": "Word",
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "Word",
+  "application/vnd.ms-excel": "Excel",
+  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "Excel",
+  "application/zip": "ZIP",
+  "audio/mpeg": "MP3",
+  "video/quicktime": "MOV",
+};
+
+/** `application/pdf` reads "PDF", `image/*` reads "any image", `text/plain` "plain text". */
 function typeName(mime: string): string {
-  const [kind, sub = ""] = mime.split("/");
+  const m = mime.toLowerCase();
+  if (TYPE_NAMES[m]) return TYPE_NAMES[m];
+  const [kind, sub = ""] = m.split("/");
   if (sub === "*") return `any ${kind}`;
   return sub.replace(/^(x-|vnd\.)/, "").split(/[.+-]/)[0].toUpperCase();
 }

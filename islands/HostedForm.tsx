@@ -65,6 +65,22 @@ function summary(errors: Record<string, string>, fields: Field[]): HostedNotice 
   };
 }
 
+/**
+ * The notice as shown: a field summary follows the fields' current errors (a fixed field
+ * leaves it, and it goes once none is left); any other notice is shown as it is.
+ */
+function liveNotice(
+  notice: HostedNotice | null,
+  errors: Record<string, string>,
+  fields: Field[],
+): HostedNotice | null {
+  if (!notice?.items) return notice;
+  const now = summary(errors, fields);
+  if (!now.items?.length) return notice.extra ? { kind: "error", message: notice.extra } : null;
+  if (notice.extra) now.message = `${now.message} ${notice.extra}`;
+  return { ...now, extra: notice.extra };
+}
+
 function withParam(url: string, key: string, value: string): string {
   const u = new URL(url, location.href);
   u.searchParams.set(key, value);
@@ -88,6 +104,7 @@ export default function HostedForm(props: HostedFormProps) {
   const renderedAt = useRef(0);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const byName = new Map(props.fields.map((f) => [f.name, f]));
+  const shown = liveNotice(notice, errors, props.fields);
   const api = `${props.apiBase}/forms/p/${encodeURIComponent(props.formId)}`;
 
   useEffect(() => {
@@ -229,7 +246,7 @@ export default function HostedForm(props: HostedFormProps) {
           else other.push(it.message);
         }
         const n = summary(found, props.fields);
-        if (other.length) n.message = `${n.message} ${other.join(" ")}`;
+        if (other.length) n.extra = other.join(" ");
         return showErrors(found, n);
       }
       if (
@@ -280,12 +297,12 @@ export default function HostedForm(props: HostedFormProps) {
     >
       <div
         ref={noticeRef}
-        class={notice ? `notice ${notice.kind}` : "notice-empty"}
+        class={shown ? `notice ${shown.kind}` : "notice-empty"}
         role="alert"
         tabIndex={-1}
         id="form-notice"
       >
-        {notice && <Notice notice={notice} fields={props.fields} />}
+        {shown && <Notice notice={shown} fields={props.fields} />}
       </div>
       <input type="hidden" name="_idempotency_key" value={props.idempotencyKey} />
       <input type="hidden" name="_schema_version" value={String(props.schemaVersion)} />

@@ -156,6 +156,10 @@ export const formDefinitionSchema = z
     retention_days: retentionDaysSchema.optional(),
     store_ip: z.enum(STORE_IP_POLICIES).optional(),
     store_user_agent: z.boolean().optional(),
+    /** Hosted page: plain text shown under the heading (blank lines split paragraphs). */
+    intro: z.string().trim().max(2000).optional(),
+    /** Hosted thank-you page: plain text shown instead of the default message. */
+    thank_you: z.string().trim().max(1000).optional(),
   })
   .strict()
   .superRefine((d, ctx) => {
@@ -210,6 +214,9 @@ export interface Form {
   retention_days?: number | null;
   store_ip?: StoreIpPolicy;
   store_user_agent?: boolean;
+  /** Hosted page texts (plain text); absent on forms saved before they existed. */
+  intro?: string;
+  thank_you?: string;
 }
 
 /** A workspace. */

@@ -25,6 +25,8 @@ export function assetRoutes(): Hono<AppEnv> {
     c.header("ETag", `"${file.hash}"`);
     return c.body(file.contents);
   });
+  // Browsers ask for /favicon.ico by themselves (a JSON document, a file); pages link the SVG.
+  app.get("/favicon.ico", (c) => c.redirect("/static/favicon.svg", 301));
   app.get("/static/:file{[A-Za-z0-9_.-]+}", async (c) => {
     const name = c.req.param("file");
     const ext = name.split(".").pop() ?? "";

@@ -15,6 +15,7 @@ import {
 } from "@/lib/http/http.ts";
 import { publicCors } from "@/lib/http/cors.ts";
 import { bodyDeadline } from "@/lib/http/body.ts";
+import { landingHtml } from "@/lib/ui/plain_pages.tsx";
 import { captchaApi } from "@/routes/api/captcha.ts";
 import { eventsApi } from "@/routes/api/events.ts";
 import { publicApi } from "@/routes/api/public.ts";
@@ -35,6 +36,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.onError(onError);
   app.notFound(notFound);
   app.get("/healthz", (c) => c.json({ ok: true }));
+  app.get("/", (c) => landingHtml(deps.config, new URL(c.req.url)));
   // Before every public route: preflights, origin grants and foreign-origin refusals.
   app.use("/api/v1/forms/p/*", publicCors(deps));
   app.use("/api/v1/submit/p/*", publicCors(deps));

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Field } from "@/lib/schemas.ts";
-import { acceptFor, fileHint, ids, inputTypeOf, isFileField, SSR } from "@/components/fields.ts";
+import { acceptFor, fileHelp, ids, inputTypeOf, isFileField, SSR } from "@/components/fields.ts";
 import type { PostedValue } from "./types.ts";
 
 /** Upload progress of a file field (JS only). */
@@ -53,9 +53,7 @@ function ErrorLine({ id, error }: { id: string; error: string | undefined }) {
 export function FieldRow({ field, value, error, file }: FieldProps) {
   const id = ids(field);
   const label = field.label || field.name;
-  const help = isFileField(field) ? [field.help, fileHint(field)].filter(Boolean).join(" · ") : (
-    field.help ?? ""
-  );
+  const help = isFileField(field) ? fileHelp(field) : (field.help ?? "");
   const describedBy = [help ? id.help : "", id.error].filter(Boolean).join(" ");
   const invalid = error ? "true" as const : undefined;
   if (field.type === "hidden") {

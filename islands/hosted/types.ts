@@ -23,7 +23,10 @@ export interface HostedCaptcha {
 export interface HostedNotice {
   kind: "error" | "info";
   message: string;
+  /** Set on a field summary: the island keeps it in step with the fields' errors. */
   items?: { field: string; message: string }[];
+  /** A field summary's messages that name no field (kept while the summary shows). */
+  extra?: string;
 }
 
 /** Everything the hosted form renders from. */

@@ -139,6 +139,8 @@ export function definitionFromPost(
     redirect: success || error
       ? { success: success || undefined, error: error || undefined }
       : undefined,
+    intro: (body.get("intro") ?? "").trim() || undefined,
+    thank_you: (body.get("thank_you") ?? "").trim() || undefined,
   };
   return { def, problems };
 }

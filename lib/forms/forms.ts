@@ -8,8 +8,8 @@ import { AppError, errors } from "@/lib/errors.ts";
 import { newFormId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
-import { canonicalJson } from "@/lib/canonical.ts";
 import { privacyOnCreate, privacyOnUpdate } from "@/lib/privacy/settings.ts"; // privacy
+import { validityChanged } from "./versioning.ts";
 import {
   type Field,
   type Form,
@@ -69,6 +69,7 @@ export async function createForm(
     schema_version: 1,
     created_at: now,
     updated_at: now,
+    ...hostedTexts(def),
   };
   const ws = await withKvRetry(() => deps.kv.get<Workspace>(keys.workspace(workspaceId)));
   if (!ws.value) throw errors.notFound("Workspace not found.");
@@ -86,16 +87,19 @@ export async function createForm(
   return form;
 }
 
-/** Replaces a form's definition; bumps `schema_version` when the fields change. */
+/**
+ * Replaces a form's definition; bumps `schema_version` only when a change can change what
+ * is valid (lib/forms/versioning.ts), never for labels, help text or order.
+ */
 export async function updateForm(
   deps: Pick<Deps, "kv" | "now">,
   formId: string,
   definition: FormDefinition | unknown,
 ): Promise<Form> {
   const def = parseFormDefinition(definition);
-  return await mutateForm(deps, formId, (form) => {
+  return await mutateForm(deps, formId, ({ intro: _intro, thank_you: _thanks, ...form }) => {
     const fields = assignFieldIds(def.fields, form.fields);
-    const fieldsChanged = canonicalJson(fields) !== canonicalJson(form.fields);
+    const fieldsChanged = validityChanged(form.fields, fields);
     return {
       ...form,
       name: def.name,
@@ -107,8 +111,19 @@ export async function updateForm(
       redirect: def.redirect ?? {},
       schema_version: form.schema_version + (fieldsChanged ? 1 : 0),
       ...privacyOnUpdate(def, form), // privacy: retention, IP, user agent
+      ...hostedTexts(def),
     };
   });
+}
+
+/** The hosted page texts of a definition; blank ones are left out (an edit can clear them). */
+function hostedTexts(
+  def: { intro?: string; thank_you?: string },
+): Pick<Form, "intro" | "thank_you"> {
+  return {
+    ...(def.intro ? { intro: def.intro } : {}),
+    ...(def.thank_you ? { thank_you: def.thank_you } : {}),
+  };
 }
 
 /** Opens or closes a form for submissions. */

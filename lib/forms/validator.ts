@@ -71,11 +71,21 @@ function fail(type: string, message: string): Check {
   return { error: { type, message } };
 }
 
+/** The required-checkbox message: the label quoted, never "X is required." */
+function tickMessage(label: string): string {
+  return `Please tick “${label.replace(/[.!?:;,\s]+$/u, "")}”.`;
+}
+
 function checkField(field: Field, raw: unknown, source: ValueSource): Check {
   const label = field.label || field.name;
   const v = source === "form" ? coerce(field, raw) : raw;
   if (isEmpty(v)) {
-    return field.required ? fail("required", `${label} is required.`) : { value: undefined };
+    if (!field.required) return { value: undefined };
+    // A checkbox's label is a sentence ("I agree to be contacted"): ask for the tick.
+    return fail(
+      "required",
+      field.type === "boolean" ? tickMessage(label) : `${label} is required.`,
+    );
   }
   if (isFileType(field.type)) {
     const ref = fileRefSchema.safeParse(v);
@@ -89,7 +99,7 @@ function checkField(field: Field, raw: unknown, source: ValueSource): Check {
       return checkNumber(field, label, v);
     case "boolean":
       if (typeof v !== "boolean") return fail("type", `${label} must be true or false.`);
-      if (field.required && v !== true) return fail("required", `${label} must be checked.`);
+      if (field.required && v !== true) return fail("required", tickMessage(label));
       return { value: v };
     case "select":
     case "radio":

@@ -13,6 +13,7 @@ import type { RateLimitName } from "@/lib/config.ts";
 import type { Deps } from "@/lib/deps.ts";
 import type { Form } from "@/lib/schemas.ts";
 import { randomBase62 } from "@/lib/ids.ts";
+import { notFoundHtml, wantsHtmlPage } from "@/lib/ui/plain_pages.tsx";
 import { enforceLimit, ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
 
 /** Hono variables set by the middleware below. */
@@ -91,9 +92,11 @@ export const onError: ErrorHandler<AppEnv> = (err, c) => {
   return res;
 };
 
-/** The JSON 404 for unknown routes. */
+/** The 404 for unknown routes: JSON, or an HTML page for a browser outside `/api/`. */
 export const notFound: NotFoundHandler<AppEnv> = (c) =>
-  c.json({ error: "Not found.", code: "not_found" }, 404);
+  wantsHtmlPage(c.req.raw)
+    ? notFoundHtml()
+    : c.json({ error: "Not found.", code: "not_found" }, 404);
 
 /**
  * The client IP: with `TRUST_PROXY`, the right-most `X-Forwarded-For` entry (the one our

@@ -20,6 +20,8 @@ export function renderDocument(
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{title}</title>
+        <meta name="color-scheme" content="light dark" />
+        <link rel="icon" href="/static/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/static/style.css" />
       </head>
       <body class={bodyClass}>{body}</body>

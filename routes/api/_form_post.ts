@@ -14,7 +14,7 @@ import { errorLocation, successLocation } from "@/lib/submissions/redirects.ts";
 import type { Form } from "@/lib/schemas.ts";
 import type { SubmitAnswer } from "@/lib/submissions/submit.ts";
 import type { HostedNotice } from "@/islands/hosted/types.ts";
-import { newPageKey, renderFormPage } from "@/routes/f/_form_page.tsx";
+import { isHostedPageKey, newPageKey, renderFormPage } from "@/routes/f/_form_page.tsx";
 import { errorPage, notFoundPage } from "@/routes/f/_message.tsx";
 
 /** Answers a form post's outcome: a redirect, or an HTML page (JSON for non-browsers). */
@@ -50,14 +50,21 @@ function failure(
   const params: Record<string, string> = { error: err.code };
   const named = [...new Set(items.map((e) => e.field).filter(Boolean))];
   if (named.length) params.fields = named.join(",").slice(0, 500);
-  const location = errorLocation(form, post?.redirect, deps.config.baseUrl, params);
+  // A post from our hosted page (its one-time key says so) is re-rendered with what the
+  // visitor typed; the error redirect is for sites posting their own HTML form.
+  const hosted = isHostedPageKey(post?.idempotencyKey);
+  const location = hosted ? null : errorLocation(form, post?.redirect, deps.config.baseUrl, params);
   if (location) return c.redirect(location, 303);
   // A browser navigation asks for HTML; scripts and tools (curl) get the JSON error body.
   if (!/\btext\/html\b/i.test(c.req.header("accept") ?? "")) throw err;
   if (!form) return err.status === 404 ? notFoundPage() : errorPage(err.status, err.message);
   const notice = noticeFor(err, form, items);
   // A page cannot prefill file inputs: say so rather than let the files vanish silently.
-  if (post?.files.length) notice.message = `${notice.message} Choose your files again.`.trim();
+  if (post?.files.length) {
+    notice.message = `${notice.message} Choose your files again.`.trim();
+    // A field summary is rebuilt from the fields in the browser: keep the sentence with it.
+    if (notice.items) notice.extra = `${notice.extra ?? ""} Choose your files again.`.trim();
+  }
   return renderFormPage(deps, form, {
     values: post?.data ?? {},
     errors: items,
@@ -84,6 +91,7 @@ function noticeFor(err: AppError, form: Form, items: FieldError[]): HostedNotice
   return {
     kind: "error",
     message: n ? message : other.join(" "),
+    ...(other.length ? { extra: other.join(" ") } : {}),
     items: listed.filter((e) => !seen.has(e.field) && seen.add(e.field)).map((e) => ({
       field: e.field,
       message: e.message,

@@ -10,6 +10,7 @@ import { randomBase62 } from "@/lib/ids.ts";
 import { allowedRedirect, thanksPath } from "@/lib/submissions/redirects.ts";
 import type { Form } from "@/lib/schemas.ts";
 import { Island } from "@/lib/ui/island.tsx";
+import { PlainText } from "@/components/text.tsx";
 import HostedForm from "@/islands/HostedForm.tsx";
 import type { HostedFormProps, HostedNotice, PostedValue } from "@/islands/hosted/types.ts";
 import { formPageHeaders, htmlPage } from "./_page.ts";
@@ -28,6 +29,11 @@ export interface FormPageState {
 /** A fresh one-time key: one per rendered page, so a double post stores once. */
 export function newPageKey(): string {
   return `hf_${randomBase62(24)}`;
+}
+
+/** Whether a posted `_idempotency_key` is one a hosted page rendered. */
+export function isHostedPageKey(key: string | undefined): boolean {
+  return key !== undefined && /^hf_[0-9A-Za-z]{24}$/.test(key);
 }
 
 /** The island's props for a form and a page state. */
@@ -70,6 +76,7 @@ export function FormPage({ form, props }: { form: Form; props: HostedFormProps }
   return (
     <main class="container hosted-page">
       <h1>{form.name}</h1>
+      {form.intro && <PlainText text={form.intro} class="intro" />}
       {form.fields.some((f) => f.required) && (
         <p class="help">
           Fields marked <span class="required" aria-hidden="true">*</span>

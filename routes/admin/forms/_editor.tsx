@@ -166,6 +166,28 @@ export function FormEditor(
           />
         </div>
       </div>
+      <h2>Hosted page texts</h2>
+      <label for="intro">Introduction</label>
+      <textarea id="intro" name="intro" rows={3} maxLength={2000} aria-describedby="intro-help">
+        {d.intro ?? ""}
+      </textarea>
+      <p class="help" id="intro-help">
+        Shown under the form's name on its hosted page. Plain text; a blank line starts a new
+        paragraph.
+      </p>
+      <label for="thank-you">Thank-you message</label>
+      <textarea
+        id="thank-you"
+        name="thank_you"
+        rows={2}
+        maxLength={1000}
+        aria-describedby="thank-you-help"
+      >
+        {d.thank_you ?? ""}
+      </textarea>
+      <p class="help" id="thank-you-help">
+        Shown on the hosted thank-you page. Empty: “Your response to (form name) was received.”
+      </p>
       <label class="check">
         <input type="checkbox" name="accepting" checked={d.accepting !== false} />{" "}
         Accepting submissions

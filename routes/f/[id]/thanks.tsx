@@ -8,10 +8,11 @@ import { requireLiveForm } from "@/lib/forms/forms.ts";
 import type { Form } from "@/lib/schemas.ts";
 import { errorPage, notFoundPage } from "@/routes/f/_message.tsx";
 import { page } from "@/lib/ui/define.ts";
+import { PlainText } from "@/components/text.tsx";
 import { define } from "@/routes/f/_page.ts";
 
 interface Data {
-  form: Pick<Form, "id" | "name">;
+  form: Pick<Form, "id" | "name" | "thank_you">;
   /** Shown only when it looks like a submission id. */
   reference: string | null;
 }
@@ -21,7 +22,11 @@ export default define.page<typeof handler>(function ThanksPage({ data: { form, r
   return (
     <main class="container hosted-page">
       <h1>Thank you</h1>
-      <p class="notice ok" role="status">Your response to “{form.name}” was received.</p>
+      <div class="notice ok" role="status">
+        {form.thank_you
+          ? <PlainText text={form.thank_you} />
+          : <p>Your response to “{form.name}” was received.</p>}
+      </div>
       {reference && (
         <p class="help">
           Reference: <code>{reference}</code>

@@ -1,6 +1,6 @@
 /**
- * Edit a form. Changing the fields bumps its schema version (clients holding the old
- * schema get 409 `schema_changed`); the page says so before saving.
+ * Edit a form. A change to what is valid bumps its schema version (lib/forms/versioning.ts;
+ * clients holding the old one get 409 `schema_changed`); the page says so before saving.
  * @module
  */
 import { definitionFromPost } from "@/lib/admin/forms.ts";
@@ -25,6 +25,8 @@ function editorDef(form: Form): EditorData["def"] {
     allowed_origins: form.allowed_origins,
     accepting: form.accepting,
     redirect: form.redirect,
+    intro: form.intro,
+    thank_you: form.thank_you,
   };
 }
 
@@ -69,9 +71,11 @@ export default define.page<typeof handler>(function EditForm({ data, csrf }) {
       />
       <FormTabs id={f.id} current="/edit" />
       <p class="notice">
-        Saving changed fields makes this schema version {f.schema_version + 1}. Clients that send
-        {" "}
-        <code>schema_version</code> {f.schema_version} then get 409 and must reload.
+        Adding, removing or renaming a field, or changing its type, rules, options or whether it is
+        required makes this schema version {f.schema_version + 1}: pages and clients that send{" "}
+        <code>schema_version</code> {f.schema_version}{" "}
+        then get 409 (hosted pages show the form again with the answers kept). Labels, help text,
+        placeholders and order do not change it.
       </p>
       <FormEditor
         data={data}

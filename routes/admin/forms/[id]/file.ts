@@ -10,9 +10,13 @@ import type { Submission } from "@/lib/schemas.ts";
 import { isPlausibleSubmissionId } from "@/lib/submissions/query.ts";
 import { DOWNLOAD_TTL_SEC } from "@/lib/uploads/downloads.ts";
 import { fileKey, type UploadGrant } from "@/lib/uploads/grants.ts";
+import { previewResponse } from "@/lib/uploads/preview.ts";
 import { define, requireForm } from "@/routes/admin/_page.ts";
 
-/** GET `?sub=<id>&path=<path>` redirects to the signed download. */
+/**
+ * GET `?sub=<id>&path=<path>` redirects to the signed download; with `&preview=1` it
+ * answers a verified raster image inline (the submission page's preview), else 404.
+ */
 export const handler = define.handlers({
   async GET(ctx) {
     const form = await requireForm(ctx);
@@ -27,6 +31,12 @@ export const handler = define.handlers({
     const grant =
       (await withKvRetry(() => ctx.deps.kv.get<UploadGrant>(keys.uploadGrant(path)))).value;
     if (!grant || grant.form_id !== form.id) throw notFound();
+    if (ctx.url.searchParams.get("preview") === "1") {
+      // Inline only for verified raster images (lib/uploads/preview.ts); else 404.
+      const preview = await previewResponse(ctx.deps.storage, path, grant);
+      if (!preview) throw notFound();
+      return preview;
+    }
     const signed = await ctx.deps.storage.signDownload(fileKey(path), {
       filename: grant.original_filename,
       contentType: grant.mime_type ?? "application/octet-stream",

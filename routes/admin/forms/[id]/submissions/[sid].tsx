@@ -3,6 +3,7 @@
  * "mark as spam" / "not spam" (counters move in the same commit).
  * @module
  */
+import { previewable } from "@/lib/uploads/preview.ts";
 import { errors } from "@/lib/errors.ts";
 import { page } from "@/lib/ui/define.ts";
 import { keys } from "@/lib/kv/keys.ts";
@@ -58,6 +59,16 @@ function FileLink({ form, sub, value }: { form: Form; sub: Submission; value: un
     <>
       {refs.filter((r) => r && typeof r.path === "string").map((r) => (
         <div>
+          {previewable(r.mimeType, r.sizeBytes ?? Infinity) && (
+            <img
+              class="file-preview"
+              src={`/admin/forms/${form.id}/file?sub=${sub.id}&path=${
+                encodeURIComponent(r.path!)
+              }&preview=1`}
+              alt={`Preview of ${r.originalFilename || "the uploaded image"}`}
+              loading="lazy"
+            />
+          )}
           <a
             href={`/admin/forms/${form.id}/file?sub=${sub.id}&path=${encodeURIComponent(r.path!)}`}
           >
