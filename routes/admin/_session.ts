@@ -19,11 +19,11 @@ export async function loadState(
 ): Promise<AdminState | null> {
   const found = await getSession(deps, token);
   if (!found || !token) return null;
+  const user = await getUser(deps, found.user_id);
+  // A password change or reset ends the sessions started before it.
+  if (!user || sessionOutdated(user, found.created_at)) return null;
   // Any request, page view or save, keeps an active admin signed in (up to the cap).
   const session = await renewSession(deps, token, found);
-  const user = await getUser(deps, session.user_id);
-  // A password change or reset ends the sessions started before it.
-  if (!user || sessionOutdated(user, session.created_at)) return null;
   const all = user.owner
     ? await listWorkspaces(deps)
     : (await Promise.all(user.workspace_ids.map((id) => getWorkspace(deps, id))))
