@@ -1,7 +1,8 @@
 /**
  * Team accounts in headless Chromium against the real app on a free port: an owner invites
  * a viewer by email link, the viewer joins, is refused a delete and an export, changes their
- * password, forgets it and resets it by email. axe-core runs on every page of the flow.
+ * password, forgets it and resets it by email. axe-core runs on every page of the flow; the
+ * members page is also checked at phone width.
  */
 import assert from "node:assert/strict";
 import { listAccountMail } from "@/lib/admin/mail.ts";
@@ -89,6 +90,13 @@ Deno.test({
         await page.getByText("Invitation sent.").waitFor();
         assert.match(await page.locator("main").innerText(), /viewer@example\.com\s+viewer/);
         await assertNoAxeViolations(page, "members with a pending invitation");
+        // At phone width the members page does not scroll sideways (its tables scroll inside).
+        await page.setViewportSize({ width: 390, height: 844 });
+        const overflow = await page.evaluate(() =>
+          document.documentElement.scrollWidth - document.documentElement.clientWidth
+        );
+        assert.ok(overflow <= 0, `the members page scrolls sideways by ${overflow}px`);
+        await page.setViewportSize({ width: 1280, height: 900 });
         invite = await link("viewer@example.com", "invite");
         await signOut();
       });
