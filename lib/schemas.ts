@@ -321,4 +321,16 @@ export interface User {
   /** An instance owner may create workspaces, change plans and suspend. */
   owner: boolean;
   created_at: string;
+  /** Role per workspace id in `workspace_ids`; a workspace missing here means `owner`. */
+  roles?: Record<string, Role>;
+  /** Epoch ms of the last password change or reset: sessions started before it are over. */
+  password_changed_at?: number;
 }
+
+// --- Team accounts (issue 18) ---
+
+/** Workspace roles, weakest first: viewer reads; admin also edits, deletes, exports and
+ * manages keys; owner also manages members. */
+export const ROLES = ["viewer", "admin", "owner"] as const;
+/** A member's role in one workspace. */
+export type Role = typeof ROLES[number];

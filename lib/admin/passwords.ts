@@ -55,3 +55,15 @@ export async function verifyPassword(password: string, stored: string): Promise<
   for (let i = 0; i < actual.length; i++) diff |= actual[i] ^ expected[i];
   return diff === 0;
 }
+
+/** Longest accepted password (PBKDF2 hashes any length; this only bounds the work). */
+export const MAX_PASSWORD_LENGTH = 1000;
+
+/** Why a new password is refused, in words, or null when it is acceptable. */
+export function passwordProblem(password: string): string | null {
+  if (password.length < 8) return "The password needs at least 8 characters.";
+  if (password.length > MAX_PASSWORD_LENGTH) {
+    return `The password can have at most ${MAX_PASSWORD_LENGTH} characters.`;
+  }
+  return null;
+}

@@ -7,19 +7,25 @@ import { AppError, errors } from "@/lib/errors.ts";
 import { newId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
-import { hashPassword, verifyPassword } from "./passwords.ts";
-import type { User } from "@/lib/schemas.ts";
+import { hashPassword, passwordProblem, verifyPassword } from "./passwords.ts";
+import type { Role, User } from "@/lib/schemas.ts";
 
 /** Creates a user; the email must be unused. */
 export async function createUser(
   deps: Pick<Deps, "kv" | "now">,
-  input: { email: string; password: string; workspaceIds?: string[]; owner?: boolean },
+  input: {
+    email: string;
+    password: string;
+    workspaceIds?: string[];
+    owner?: boolean;
+    /** The role in each of `workspaceIds` (default owner, as users had before roles). */
+    role?: Role;
+  },
 ): Promise<User> {
-  const email = input.email.trim().toLowerCase();
-  if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw errors.badRequest("A valid email is required.");
-  if (input.password.length < 8) {
-    throw errors.badRequest("The password needs at least 8 characters.");
-  }
+  const email = normalizeEmail(input.email);
+  if (!validEmail(email)) throw errors.badRequest("A valid email is required.");
+  const weak = passwordProblem(input.password);
+  if (weak) throw errors.badRequest(weak);
   for (const ws of input.workspaceIds ?? []) {
     if (!(await withKvRetry(() => deps.kv.get(keys.workspace(ws)))).value) {
       throw errors.notFound("Workspace not found.");
@@ -32,6 +38,7 @@ export async function createUser(
     workspace_ids: input.workspaceIds ?? [],
     owner: input.owner ?? false,
     created_at: new Date(deps.now()).toISOString(),
+    roles: Object.fromEntries((input.workspaceIds ?? []).map((ws) => [ws, input.role ?? "owner"])),
   };
   const res = await withKvRetry(() =>
     deps.kv.atomic()
@@ -50,12 +57,29 @@ export async function verifyLogin(
   email: string,
   password: string,
 ): Promise<User | null> {
-  const id =
-    (await withKvRetry(() => deps.kv.get<string>(keys.userByEmail(email.trim().toLowerCase()))))
-      .value;
-  const user = id ? (await withKvRetry(() => deps.kv.get<User>(keys.user(id)))).value : null;
+  const user = await findUserByEmail(deps, email);
   const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
   return user && ok ? user : null;
+}
+
+/** An email as stored and looked up: trimmed, lower-cased. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** Whether a normalized email looks like one (one `@`, something either side, no spaces). */
+export function validEmail(email: string): boolean {
+  return email.length <= 320 && /^[^\s@]+@[^\s@]+$/.test(email);
+}
+
+/** The user of an email, or null. */
+export async function findUserByEmail(
+  deps: Pick<Deps, "kv">,
+  email: string,
+): Promise<User | null> {
+  const id = (await withKvRetry(() => deps.kv.get<string>(keys.userByEmail(normalizeEmail(email)))))
+    .value;
+  return id ? await getUser(deps, id) : null;
 }
 
 /** Spends the same hashing time for unknown emails, so timing does not reveal accounts. */
@@ -71,4 +95,56 @@ export async function getUser(deps: Pick<Deps, "kv">, id: string): Promise<User 
 export function userView(u: User): Omit<User, "password_hash"> {
   const { password_hash: _h, ...rest } = u;
   return rest;
+}
+
+/**
+ * Applies `change` to a user with an optimistic check (bounded retries); returns the new
+ * record, or throws 404 when the user is gone. `change` may refuse by throwing.
+ */
+export async function updateUser(
+  deps: Pick<Deps, "kv">,
+  id: string,
+  change: (user: User) => User,
+): Promise<User> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const entry = await withKvRetry(() => deps.kv.get<User>(keys.user(id)));
+    if (!entry.value) throw errors.notFound("User not found.");
+    const next = change(entry.value);
+    const res = await withKvRetry(() =>
+      deps.kv.atomic().check(entry).set(entry.key, next).commit()
+    );
+    if (res.ok) return next;
+  }
+  throw new Error("user update kept conflicting");
+}
+
+/**
+ * Changes a signed-in user's password after checking the current one; sessions started
+ * before now end (the caller starts a fresh one for the user's browser).
+ */
+export async function changePassword(
+  deps: Pick<Deps, "kv" | "now">,
+  userId: string,
+  input: { current: string; next: string },
+): Promise<User> {
+  const user = await getUser(deps, userId);
+  if (!user || !(await verifyPassword(input.current, user.password_hash))) {
+    throw errors.badRequest("The current password is not right.");
+  }
+  const weak = passwordProblem(input.next);
+  if (weak) throw errors.badRequest(weak);
+  const hash = await hashPassword(input.next);
+  const at = deps.now();
+  return await updateUser(deps, userId, (u) => {
+    // Another change won meanwhile: the current password checked above is no longer it.
+    if (u.password_hash !== user.password_hash) {
+      throw errors.badRequest("The password was changed meanwhile. Reload and try again.");
+    }
+    return { ...u, password_hash: hash, password_changed_at: at };
+  });
+}
+
+/** Whether a session started at `createdAt` predates the user's last password change. */
+export function sessionOutdated(user: User, createdAt: number): boolean {
+  return user.password_changed_at !== undefined && createdAt < user.password_changed_at;
 }

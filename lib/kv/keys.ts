@@ -159,6 +159,21 @@ export const keys = {
   auditEvent: (workspaceId: string, id: string) => ["audit", workspaceId, id] as const,
   /** Prefix of a workspace's audit events. */
   auditEvents: (workspaceId: string) => ["audit", workspaceId] as const,
+  /** An account mail (invitation, password reset) kept until the mailer sends it. */
+  accountMail: (id: string) => ["account_mail", id] as const,
+  /** Prefix of account mails. */
+  accountMails: () => ["account_mail"] as const,
+  /** A pending invitation, keyed by the SHA-256 of its link token. */
+  invite: (hash: string) => ["invites", hash] as const,
+  /** Index: the pending invitation of an email to a workspace (its token hash). */
+  inviteByWorkspace: (workspaceId: string, email: string) =>
+    ["invites_by_workspace", workspaceId, email] as const,
+  /** Prefix of a workspace's pending invitations. */
+  invitesByWorkspace: (workspaceId: string) => ["invites_by_workspace", workspaceId] as const,
+  /** A password reset, keyed by the SHA-256 of its link token. */
+  passwordReset: (hash: string) => ["password_resets", hash] as const,
+  /** Index: a user's newest password reset (its token hash and time). */
+  passwordResetByUser: (userId: string) => ["password_resets_by_user", userId] as const,
 
   /** Reliability-suite probe (bench/soak only, in its own KV files; the service never writes it). */
   soakProbe: (what: string, id: string) => ["soak_probe", what, id] as const,

@@ -28,8 +28,10 @@ export function Layout(
         {state && (
           <nav aria-label="Main">
             {nav("/admin/forms", "Forms")}
-            {nav("/admin/keys", "API keys")}
+            {state.role !== "viewer" && nav("/admin/keys", "API keys")}
+            {state.workspace && nav("/admin/members", "Members")}
             {state.user.owner && nav("/admin/workspaces", "Workspaces")}
+            {nav("/admin/account", "Account")}
           </nav>
         )}
         {state && (

@@ -7,11 +7,12 @@
 import { createDefine, type Define, type PageModule } from "@/lib/ui/define.ts";
 import type { Context } from "hono";
 import type { Deps } from "@/lib/deps.ts";
-import { errors } from "@/lib/errors.ts";
+import { AppError, errors } from "@/lib/errors.ts";
 import { getForm } from "@/lib/forms/forms.ts";
 import type { AppEnv } from "@/lib/http/http.ts";
-import type { Form, User, Workspace } from "@/lib/schemas.ts";
+import type { Form, Role, User, Workspace } from "@/lib/schemas.ts";
 import type { Session } from "@/lib/admin/sessions.ts";
+import { atLeast, roleIn } from "@/lib/admin/members.ts";
 
 /** Who is signed in and which workspace they look at. */
 export interface AdminState {
@@ -23,6 +24,8 @@ export interface AdminState {
   workspace: Workspace | null;
   /** Every workspace the user may switch to. */
   workspaces: Workspace[];
+  /** The user's role in the current workspace (null without one). */
+  role: Role | null;
 }
 
 /** What a page handler works with. */
@@ -35,6 +38,11 @@ export interface PageContext {
   state: AdminState | null;
   /** The posted form fields (POST only; CSRF already verified). */
   body: URLSearchParams;
+  /**
+   * The least role this request needs in the workspace it acts on (the router's access
+   * table); {@linkcode requireWorkspace} and {@linkcode requireForm} enforce it.
+   */
+  need: Role;
   /** A 303 redirect to an admin path, optionally carrying a notice from {@linkcode NOTICES}. */
   redirect: (to: string, notice?: keyof typeof NOTICES) => Response;
 }
@@ -70,13 +78,34 @@ export const NOTICES = {
   workspace_created: "Workspace created.",
   workspace_saved: "Workspace updated.",
   switched: "Switched workspace.",
+  invited: "Invitation sent. The link works once, for 7 days.",
+  invite_withdrawn: "Invitation withdrawn. Its link no longer works.",
+  role_changed: "Role changed.",
+  member_removed: "Member removed from this workspace.",
+  joined: "Welcome! You joined the workspace.",
+  password_changed: "Password changed. Your other sessions are signed out.",
+  password_reset: "Password changed. Sign in with the new one.",
 } as const;
 
 /** The current workspace, or a 404 page's error when the user has none. */
 export function requireWorkspace(ctx: PageContext): Workspace {
   const ws = ctx.state?.workspace;
   if (!ws) throw errors.notFound("No workspace yet. An instance owner can create one.");
+  requireRole(ctx, ws.id);
   return ws;
+}
+
+/** Refuses (403) unless the user's role in `workspaceId` meets the request's `need`. */
+export function requireRole(ctx: PageContext, workspaceId: string): void {
+  const role = ctx.state ? roleIn(ctx.state.user, workspaceId) : null;
+  if (atLeast(role, ctx.need)) return;
+  const who = { viewer: "members", admin: "admins and owners", owner: "owners" }[ctx.need];
+  throw new AppError(
+    403,
+    "forbidden",
+    `Only ${who} of this workspace can do this; your role here is ${role ?? "none"}. ` +
+      "Ask an owner of the workspace if you need it.",
+  );
 }
 
 /** Whether the signed-in user may see a workspace. */
@@ -90,6 +119,7 @@ export async function requireForm(ctx: PageContext): Promise<Form> {
   if (!form || !ctx.state || !canAccess(ctx.state, form.workspace_id)) {
     throw errors.formNotFound();
   }
+  requireRole(ctx, form.workspace_id);
   return form;
 }
 

@@ -7,7 +7,8 @@ import type { Context } from "hono";
 import type { Deps } from "@/lib/deps.ts";
 import type { AppEnv } from "@/lib/http/http.ts";
 import { getSession, renewSession } from "@/lib/admin/sessions.ts";
-import { getUser } from "@/lib/admin/users.ts";
+import { getUser, sessionOutdated } from "@/lib/admin/users.ts";
+import { roleIn } from "@/lib/admin/members.ts";
 import { getWorkspace, listWorkspaces } from "@/lib/workspaces/workspaces.ts";
 import { type AdminState, canAccess } from "./_page.ts";
 
@@ -18,18 +19,19 @@ export async function loadState(
 ): Promise<AdminState | null> {
   const found = await getSession(deps, token);
   if (!found || !token) return null;
+  const user = await getUser(deps, found.user_id);
+  // A password change or reset ends the sessions started before it.
+  if (!user || sessionOutdated(user, found.created_at)) return null;
   // Any request, page view or save, keeps an active admin signed in (up to the cap).
   const session = await renewSession(deps, token, found);
-  const user = await getUser(deps, session.user_id);
-  if (!user) return null;
   const all = user.owner
     ? await listWorkspaces(deps)
     : (await Promise.all(user.workspace_ids.map((id) => getWorkspace(deps, id))))
       .filter((w) => w !== null);
-  const base = { user, session, token, workspaces: all, workspace: null };
+  const base = { user, session, token, workspaces: all, workspace: null, role: null };
   const current = all.find((w) => w.id === session.workspace_id && canAccess(base, w.id)) ??
     all[0] ?? null;
-  return { ...base, workspace: current };
+  return { ...base, workspace: current, role: current ? roleIn(user, current.id) : null };
 }
 
 /** The same-origin admin page in `Referer` (sent in full: Referrer-Policy same-origin). */

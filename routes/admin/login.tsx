@@ -96,8 +96,12 @@ export default define.page<typeof handler>(function Login({ data }) {
           <button type="submit">Sign in</button>
         </p>
       </form>
+      <p>
+        <a href="/admin/reset">Forgot your password?</a>
+      </p>
       <p class="muted">
-        First start? The admin email and password were printed in the server log.
+        First start? The admin email and password were printed in the server log. Others join
+        through an invitation from a workspace owner.
       </p>
     </section>
   );

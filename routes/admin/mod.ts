@@ -36,6 +36,19 @@ import * as subExport from "@/routes/admin/forms/[id]/export.ts";
 import * as subFile from "@/routes/admin/forms/[id]/file.ts";
 import * as apiKeys from "@/routes/admin/keys/index.tsx";
 import * as keyRevoke from "@/routes/admin/keys/[kid]/revoke.tsx";
+import * as members from "./members.tsx";
+import * as account from "./account.tsx";
+import * as invite from "./invite.tsx";
+import * as resetRequest from "./reset.tsx";
+import * as resetToken from "./reset_token.tsx";
+import type { Role } from "@/lib/schemas.ts";
+
+/**
+ * The least workspace role a method of a page needs, where it differs from the default:
+ * GET needs a viewer, POST an admin (read-only unless stated). Pages enforce it when they
+ * load their workspace or form (routes/admin/_page.ts); docs/api.md has the roles table.
+ */
+type Access = { GET?: Role; POST?: Role };
 
 /** A page module bound to the router: its data type is closed over by {@linkcode mount}. */
 type Mounted = { [M in "GET" | "POST"]?: (deps: Deps, c: Context<AppEnv>) => Promise<Response> };
@@ -44,19 +57,24 @@ type Mounted = { [M in "GET" | "POST"]?: (deps: Deps, c: Context<AppEnv>) => Pro
 const PAGES: [string, Mounted][] = [
   ["/", mount(home)],
   ["/login", mount(login)],
-  ["/logout", mount(logout)],
-  ["/switch", mount(sw)],
+  ["/logout", mount(logout, { POST: "viewer" })],
+  ["/switch", mount(sw, { POST: "viewer" })],
   ["/workspaces", mount(workspaces)],
   ["/forms", mount(forms)],
-  ["/forms/new", mount(formNew)],
+  ["/forms/new", mount(formNew, { GET: "admin" })],
   ["/forms/:id", mount(formShow)],
-  ["/forms/:id/edit", mount(formEdit)],
+  ["/forms/:id/edit", mount(formEdit, { GET: "admin" })],
   ["/forms/:id/submissions", mount(subs)],
   ["/forms/:id/submissions/:sid", mount(subShow)],
-  ["/forms/:id/export.csv", mount(subExport)],
+  ["/forms/:id/export.csv", mount(subExport, { GET: "admin" })],
   ["/forms/:id/file", mount(subFile)],
-  ["/keys", mount(apiKeys)],
-  ["/keys/:kid/revoke", mount(keyRevoke)],
+  ["/keys", mount(apiKeys, { GET: "admin" })],
+  ["/keys/:kid/revoke", mount(keyRevoke, { GET: "admin" })],
+  ["/members", mount(members, { POST: "owner" })],
+  ["/account", mount(account, { POST: "viewer" })],
+  ["/invite/:token", mount(invite)],
+  ["/reset", mount(resetRequest)],
+  ["/reset/:token", mount(resetToken)],
 ];
 
 /** Hono's secure headers with the admin's policy: our origin only, no framing. */
@@ -144,12 +162,13 @@ export function adminRoutes(deps: Deps): Hono<AppEnv> {
 }
 
 /** Binds a page module's handlers to the router, rendering its component with their data. */
-function mount<T>(mod: AdminPageModule<T>): Mounted {
+function mount<T>(mod: AdminPageModule<T>, access: Access = {}): Mounted {
   const bind = (method: "GET" | "POST") => {
     const handler = mod.handler[method];
     if (!handler) return undefined;
+    const need = access[method] ?? (method === "GET" ? "viewer" : "admin");
     return async (deps: Deps, c: Context<AppEnv>): Promise<Response> => {
-      const ctx = await context(deps, c, mod, method);
+      const ctx = await context(deps, c, mod, method, need);
       if (ctx instanceof Response) return ctx;
       const result = await handler(ctx);
       if (!isPageResult(result)) return result;
@@ -173,6 +192,7 @@ async function context<T>(
   c: Context<AppEnv>,
   mod: AdminPageModule<T>,
   method: "GET" | "POST",
+  need: Role,
 ): Promise<PageContext | Response> {
   const url = new URL(c.req.url);
   const state = await loadState(deps, readSessionToken(deps.config, c.req.header("cookie")));
@@ -196,6 +216,7 @@ async function context<T>(
     params: c.req.param(),
     state,
     body,
+    need,
     redirect: (to, notice) => {
       const sep = to.includes("?") ? "&" : "?";
       return c.redirect(safeAdminPath(notice ? `${to}${sep}notice=${notice}` : to, "/admin"), 303);

@@ -18,7 +18,7 @@ export const handler = define.handlers({
     await setSessionWorkspace(ctx.deps, state.token, id);
     // Pages of one form belong to its workspace, so land on the new workspace's forms.
     const next = field(ctx.body, "next");
-    const to = /^\/admin\/(keys|workspaces)$/.test(next) ? next : "/admin/forms";
+    const to = /^\/admin\/(keys|workspaces|members|account)$/.test(next) ? next : "/admin/forms";
     return ctx.redirect(to, "switched");
   },
 });

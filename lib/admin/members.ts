@@ -1,0 +1,126 @@
+/**
+ * Workspace members and their roles. A user's record is the source of truth
+ * (`workspace_ids` plus `roles`); a workspace's members are found by scanning users, who
+ * are an instance's staff and few.
+ * @module
+ */
+import type { Deps } from "@/lib/deps.ts";
+import { AppError, errors } from "@/lib/errors.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import { withKvRetry } from "@/lib/kv/kv.ts";
+import { type Role, ROLES, type User } from "@/lib/schemas.ts";
+
+/** A member as the members page lists them. */
+export interface Member {
+  user_id: string;
+  email: string;
+  role: Role;
+  /** An instance owner is an owner everywhere; their role is not changed here. */
+  instance_owner: boolean;
+}
+
+/** Whether `value` names a role. */
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
+/** A user's role in a workspace: owner for instance owners, null for non-members. */
+export function roleIn(user: User, workspaceId: string): Role | null {
+  if (user.owner) return "owner";
+  if (!user.workspace_ids.includes(workspaceId)) return null;
+  return user.roles?.[workspaceId] ?? "owner";
+}
+
+/** Whether `role` grants at least what `need` does. */
+export function atLeast(role: Role | null, need: Role): boolean {
+  return role !== null && ROLES.indexOf(role) >= ROLES.indexOf(need);
+}
+
+/** A user with a workspace added (or its role replaced). */
+export function withMembership(user: User, workspaceId: string, role: Role): User {
+  const ids = user.workspace_ids.includes(workspaceId)
+    ? user.workspace_ids
+    : [...user.workspace_ids, workspaceId];
+  return { ...user, workspace_ids: ids, roles: { ...user.roles, [workspaceId]: role } };
+}
+
+/** The members of a workspace, owners first, then by email. */
+export async function listMembers(
+  deps: Pick<Deps, "kv">,
+  workspaceId: string,
+): Promise<Member[]> {
+  return (await memberEntries(deps, workspaceId)).map((e) => memberOf(e.value, workspaceId))
+    .sort((a, b) =>
+      ROLES.indexOf(b.role) - ROLES.indexOf(a.role) || a.email.localeCompare(b.email)
+    );
+}
+
+async function memberEntries(
+  deps: Pick<Deps, "kv">,
+  workspaceId: string,
+): Promise<Deno.KvEntry<User>[]> {
+  const out: Deno.KvEntry<User>[] = [];
+  for await (const e of deps.kv.list<User>({ prefix: keys.users() })) {
+    if (e.value.workspace_ids.includes(workspaceId)) out.push(e);
+  }
+  return out;
+}
+
+function memberOf(user: User, workspaceId: string): Member {
+  return {
+    user_id: user.id,
+    email: user.email,
+    role: roleIn(user, workspaceId) ?? "viewer",
+    instance_owner: user.owner,
+  };
+}
+
+/**
+ * Sets a member's role (`null` removes them). A workspace keeps at least one owner: taking
+ * the last one away is refused, checked in the same commit as another owner's record, so
+ * two owners demoting each other at once cannot both succeed.
+ */
+export async function setMemberRole(
+  deps: Pick<Deps, "kv">,
+  workspaceId: string,
+  userId: string,
+  role: Role | null,
+): Promise<void> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const entries = await memberEntries(deps, workspaceId);
+    const target = entries.find((e) => e.value.id === userId);
+    if (!target) throw errors.notFound("That person is not a member of this workspace.");
+    if (target.value.owner) {
+      throw new AppError(
+        409,
+        "conflict",
+        "An instance owner is an owner of every workspace; their role cannot change here.",
+      );
+    }
+    const checks: Deno.AtomicCheck[] = [target];
+    if (roleIn(target.value, workspaceId) === "owner" && role !== "owner") {
+      const other = entries.find((e) =>
+        e.value.id !== userId && roleIn(e.value, workspaceId) === "owner"
+      );
+      if (!other) {
+        throw new AppError(
+          409,
+          "conflict",
+          "A workspace needs at least one owner. Make someone else an owner first.",
+        );
+      }
+      checks.push(other);
+    }
+    const res = await withKvRetry(() =>
+      deps.kv.atomic().check(...checks).set(target.key, changed(target.value)).commit()
+    );
+    if (res.ok) return;
+  }
+  throw new Error("member update kept conflicting");
+
+  function changed(user: User): User {
+    if (role) return withMembership(user, workspaceId, role);
+    const { [workspaceId]: _gone, ...roles } = user.roles ?? {};
+    return { ...user, workspace_ids: user.workspace_ids.filter((w) => w !== workspaceId), roles };
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * An invitation link: shows which workspace and role it offers, then joins (a new account
+ * chooses a password; an existing one gives its password) and signs in. Works once.
+ * @module
+ */
+import { AppError } from "@/lib/errors.ts";
+import { page } from "@/lib/ui/define.ts";
+import { clientIp } from "@/lib/http/http.ts";
+import { acceptInvite, findInvite, INVITE_GONE } from "@/lib/admin/invites.ts";
+import { createSession, sessionCookie } from "@/lib/admin/sessions.ts";
+import { findUserByEmail } from "@/lib/admin/users.ts";
+import { getWorkspace } from "@/lib/workspaces/workspaces.ts";
+import type { Role } from "@/lib/schemas.ts";
+import { Csrf } from "./_layout.tsx";
+import { define, type PageContext } from "./_page.ts";
+import { confirmProblem, NewPasswordFields, spendSignInBudget, TOO_MANY } from "./_account.tsx";
+
+/** Reachable without a session (the invitee may have no account yet). */
+export const isPublic = true;
+
+type Data =
+  | { gone: true }
+  | {
+    gone?: false;
+    email: string;
+    role: Role;
+    workspace: string;
+    existing: boolean;
+    error?: string;
+  };
+
+async function offer(ctx: PageContext): Promise<Data> {
+  const entry = await findInvite(ctx.deps, ctx.params.token ?? "");
+  if (!entry) return { gone: true };
+  const { email, role, workspace_id } = entry.value;
+  const ws = await getWorkspace(ctx.deps, workspace_id);
+  if (!ws) return { gone: true };
+  const existing = (await findUserByEmail(ctx.deps, email)) !== null;
+  return { email, role, workspace: ws.name, existing };
+}
+
+const TITLE = "Join a workspace";
+
+/** GET shows the invitation; POST accepts it. */
+export const handler = define.handlers<Data>({
+  async GET(ctx) {
+    const data = await offer(ctx);
+    return page(data, { title: TITLE, status: data.gone ? 404 : 200 });
+  },
+  async POST(ctx) {
+    const data = await offer(ctx);
+    if (data.gone) return page(data, { title: TITLE, status: 404 });
+    if (!(await spendSignInBudget(ctx.deps, clientIp(ctx.c, ctx.deps.config.trustProxy)))) {
+      return page({ ...data, error: TOO_MANY }, { title: TITLE, status: 429 });
+    }
+    const password = ctx.body.get(data.existing ? "password" : "new_password") ?? "";
+    const mismatch = data.existing ? null : confirmProblem(ctx.body);
+    if (mismatch) return page({ ...data, error: mismatch }, { title: TITLE, status: 400 });
+    let user;
+    try {
+      user = await acceptInvite(ctx.deps, ctx.params.token ?? "", password);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      if (err.status === 404) return page({ gone: true }, { title: TITLE, status: 404 });
+      return page({ ...data, error: err.message }, { title: TITLE, status: err.status });
+    }
+    const entry = user.workspace_ids.at(-1) ?? null;
+    const { token } = await createSession(ctx.deps, user.id, entry);
+    ctx.c.header("Set-Cookie", sessionCookie(ctx.deps.config, token));
+    return ctx.redirect("/admin/forms", "joined");
+  },
+});
+
+/** The invitation page. */
+export default define.page<typeof handler>(function Invite({ data, csrf }) {
+  if (data.gone) {
+    return (
+      <section class="login">
+        <h1>Invitation not valid</h1>
+        <p class="notice error" role="alert">{INVITE_GONE}</p>
+        <p>
+          <a href="/admin/login">Go to sign-in</a>
+        </p>
+      </section>
+    );
+  }
+  return (
+    <section class="login">
+      <h1>Join {data.workspace}</h1>
+      <p>
+        You are invited to the workspace <strong>{data.workspace}</strong> on Formwell as{" "}
+        <strong>{data.role}</strong>, with the email <strong>{data.email}</strong>.
+      </p>
+      {data.error && <p class="notice error" role="alert">{data.error}</p>}
+      <form method="post">
+        <Csrf token={csrf} />
+        <input
+          type="email"
+          name="username"
+          autocomplete="username"
+          value={data.email}
+          hidden
+          readOnly
+        />
+        {data.existing
+          ? (
+            <>
+              <p>You already have an account: enter its password to join.</p>
+              <label for="password">Password</label>
+              <input
+                id="password"
+                name="password"
+                type="password"
+                autocomplete="current-password"
+                required
+              />
+            </>
+          )
+          : (
+            <>
+              <p>Choose a password for your new account.</p>
+              <NewPasswordFields />
+            </>
+          )}
+        <p>
+          <button type="submit">Join {data.workspace}</button>
+        </p>
+      </form>
+      {data.existing && (
+        <p class="muted">
+          Forgot it? <a href="/admin/reset">Reset your password</a>, then open this link again.
+        </p>
+      )}
+    </section>
+  );
+});

@@ -1,0 +1,261 @@
+/**
+ * Members of the current workspace and their roles; owners invite by email, change roles,
+ * remove members and withdraw invitations. Everyone in the workspace sees the list.
+ * @module
+ */
+import { AppError, errors } from "@/lib/errors.ts";
+import { page } from "@/lib/ui/define.ts";
+import { createInvite, type InviteView, listInvites, withdrawInvite } from "@/lib/admin/invites.ts";
+import { isRole, listMembers, type Member, setMemberRole } from "@/lib/admin/members.ts";
+import { type Role, ROLES, type Workspace } from "@/lib/schemas.ts";
+import { Csrf, PageHead } from "./_layout.tsx";
+import { define, field, type PageContext, requireWorkspace } from "./_page.ts";
+
+interface Data {
+  workspace: Workspace;
+  members: Member[];
+  invites: InviteView[];
+  /** Whether the viewer of the page may change anything (an owner). */
+  manage: boolean;
+  error?: string;
+  /** The invite form's values after a refusal. */
+  email?: string;
+  role?: Role;
+}
+
+/** What each role may do, shown beside the invite form. */
+const ROLE_HELP: Record<Role, string> = {
+  viewer: "sees forms, submissions and analytics; cannot change, delete or export",
+  admin: "also edits forms, deletes and exports submissions, manages API keys",
+  owner: "also invites and removes members and changes roles",
+};
+
+function role(value: string): Role {
+  if (!isRole(value)) throw errors.badRequest(`Choose a role: ${ROLES.join(", ")}.`);
+  return value;
+}
+
+async function load(ctx: PageContext, workspace: Workspace) {
+  const [members, invites] = await Promise.all([
+    listMembers(ctx.deps, workspace.id),
+    listInvites(ctx.deps, workspace.id),
+  ]);
+  return { workspace, members, invites, manage: ctx.state?.role === "owner" };
+}
+
+/** GET lists; POST `action` = invite | withdraw | role | remove (owners only). */
+export const handler = define.handlers<Data>({
+  async GET(ctx) {
+    const workspace = requireWorkspace(ctx);
+    return page(await load(ctx, workspace), { title: "Members" });
+  },
+  async POST(ctx) {
+    const workspace = requireWorkspace(ctx);
+    const action = field(ctx.body, "action");
+    const state = ctx.state!;
+    if (action === "invite") {
+      const email = field(ctx.body, "email");
+      const invitedRole = role(field(ctx.body, "role"));
+      try {
+        await createInvite(ctx.deps, {
+          workspace,
+          email,
+          role: invitedRole,
+          invitedBy: state.user,
+        });
+      } catch (err) {
+        if (!(err instanceof AppError) || err.status >= 500) throw err;
+        const data = await load(ctx, workspace);
+        return page({ ...data, error: err.message, email, role: invitedRole }, {
+          status: err.status,
+          title: "Members",
+        });
+      }
+      return ctx.redirect("/admin/members", "invited");
+    }
+    if (action === "withdraw") {
+      await withdrawInvite(ctx.deps, workspace.id, field(ctx.body, "email"));
+      return ctx.redirect("/admin/members", "invite_withdrawn");
+    }
+    const userId = field(ctx.body, "user_id");
+    if (action !== "role" && action !== "remove") throw errors.badRequest("Unknown action.");
+    try {
+      const next = action === "role" ? role(field(ctx.body, "role")) : null;
+      await setMemberRole(ctx.deps, workspace.id, userId, next);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status !== 409) throw err;
+      const data = await load(ctx, workspace);
+      return page({ ...data, error: err.message }, { status: 409, title: "Members" });
+    }
+    // Removing yourself leaves the workspace: its pages are no longer yours.
+    if (action === "remove" && userId === state.user.id) {
+      return ctx.redirect("/admin/forms", "member_removed");
+    }
+    return ctx.redirect("/admin/members", action === "role" ? "role_changed" : "member_removed");
+  },
+});
+
+function RoleSelect(
+  { id, name, value, label }: { id: string; name: string; value: Role; label: string },
+) {
+  return (
+    <>
+      <label class="visually-hidden" for={id}>{label}</label>
+      <select id={id} name={name}>
+        {ROLES.map((r) => <option key={r} value={r} selected={r === value}>{r}</option>)}
+      </select>
+    </>
+  );
+}
+
+/** The members table, pending invitations and the invite form. */
+export default define.page<typeof handler>(function Members({ data, csrf, state }) {
+  const { workspace, members, invites, manage } = data;
+  return (
+    <>
+      <PageHead
+        title="Members"
+        sub={`People who can sign in to ${workspace.name}, and what each may do.`}
+      />
+      {data.error && <p class="notice error" role="alert">{data.error}</p>}
+      <div class="table-wrap">
+        <table>
+          <caption class="visually-hidden">Members of {workspace.name}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Email</th>
+              <th scope="col">Role</th>
+              {manage && <th scope="col">Remove</th>}
+            </tr>
+          </thead>
+          <tbody>
+            {members.map((m) => (
+              <tr key={m.user_id}>
+                <td>
+                  {m.email}
+                  {m.user_id === state?.user.id && <span class="muted">(you)</span>}
+                </td>
+                <td>
+                  {manage && !m.instance_owner
+                    ? (
+                      <form method="post" class="inline">
+                        <Csrf token={csrf} />
+                        <input type="hidden" name="action" value="role" />
+                        <input type="hidden" name="user_id" value={m.user_id} />
+                        <RoleSelect
+                          id={`role-${m.user_id}`}
+                          name="role"
+                          value={m.role}
+                          label={`Role of ${m.email}`}
+                        />
+                        <button type="submit" class="secondary small">Change role</button>
+                      </form>
+                    )
+                    : <span>{m.role}{m.instance_owner ? " (instance owner)" : ""}</span>}
+                </td>
+                {manage && (
+                  <td>
+                    {!m.instance_owner && (
+                      <form method="post" class="inline">
+                        <Csrf token={csrf} />
+                        <input type="hidden" name="action" value="remove" />
+                        <input type="hidden" name="user_id" value={m.user_id} />
+                        <button
+                          type="submit"
+                          class="danger small"
+                          aria-label={`Remove ${m.email}`}
+                        >
+                          Remove
+                        </button>
+                      </form>
+                    )}
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {manage && (
+        <>
+          <h2>Pending invitations</h2>
+          {invites.length === 0
+            ? <p class="muted">No pending invitations.</p>
+            : (
+              <div class="table-wrap">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Email</th>
+                      <th scope="col">Role</th>
+                      <th scope="col">Link expires</th>
+                      <th scope="col">Withdraw</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {invites.map((i) => (
+                      <tr key={i.hash}>
+                        <td>{i.email}</td>
+                        <td>{i.role}</td>
+                        <td>
+                          <time datetime={new Date(i.expires_at).toISOString()}>
+                            {new Date(i.expires_at).toISOString().slice(0, 16).replace("T", " ")}
+                            {" "}
+                            UTC
+                          </time>
+                        </td>
+                        <td>
+                          <form method="post" class="inline">
+                            <Csrf token={csrf} />
+                            <input type="hidden" name="action" value="withdraw" />
+                            <input type="hidden" name="email" value={i.email} />
+                            <button
+                              type="submit"
+                              class="secondary small"
+                              aria-label={`Withdraw the invitation of ${i.email}`}
+                            >
+                              Withdraw
+                            </button>
+                          </form>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          <h2>Invite someone</h2>
+          <form method="post" class="card">
+            <Csrf token={csrf} />
+            <input type="hidden" name="action" value="invite" />
+            <label for="invite-email">Email</label>
+            <input
+              id="invite-email"
+              name="email"
+              type="email"
+              required
+              autocomplete="off"
+              value={data.email ?? ""}
+            />
+            <label for="invite-role">Role</label>
+            <select id="invite-role" name="role" aria-describedby="invite-roles">
+              {ROLES.map((r) => (
+                <option key={r} value={r} selected={r === (data.role ?? "viewer")}>{r}</option>
+              ))}
+            </select>
+            <ul id="invite-roles" class="muted">
+              {ROLES.map((r) => <li key={r}>{r}: {ROLE_HELP[r]}</li>)}
+            </ul>
+            <p>
+              <button type="submit">Send invitation</button>
+            </p>
+            <p class="muted">
+              We email a link that works once, for 7 days. Someone with an account joins with their
+              password; anyone else chooses one.
+            </p>
+          </form>
+        </>
+      )}
+    </>
+  );
+});

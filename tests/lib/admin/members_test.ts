@@ -1,0 +1,38 @@
+import assert from "node:assert/strict";
+import { atLeast, roleIn, withMembership } from "@/lib/admin/members.ts";
+import type { User } from "@/lib/schemas.ts";
+
+const base: User = {
+  id: "usr_1",
+  email: "a@example.com",
+  password_hash: "x",
+  workspace_ids: ["ws_a"],
+  owner: false,
+  created_at: "2026-01-01T00:00:00.000Z",
+};
+
+Deno.test("members - roles", async (t) => {
+  await t.step("a user from before roles is an owner of their workspaces", () => {
+    assert.equal(roleIn(base, "ws_a"), "owner");
+    assert.equal(roleIn(base, "ws_b"), null);
+  });
+
+  await t.step("an instance owner is an owner everywhere", () => {
+    assert.equal(roleIn({ ...base, owner: true, workspace_ids: [] }, "ws_b"), "owner");
+  });
+
+  await t.step("a stored role wins; joining adds the workspace once", () => {
+    const viewer = withMembership(base, "ws_a", "viewer");
+    assert.deepEqual(viewer.workspace_ids, ["ws_a"]);
+    assert.equal(roleIn(viewer, "ws_a"), "viewer");
+    const both = withMembership(viewer, "ws_b", "admin");
+    assert.deepEqual(both.workspace_ids, ["ws_a", "ws_b"]);
+    assert.equal(roleIn(both, "ws_b"), "admin");
+  });
+
+  await t.step("roles are ordered viewer < admin < owner; none grants nothing", () => {
+    assert.ok(atLeast("owner", "admin") && atLeast("admin", "admin"));
+    assert.ok(!atLeast("viewer", "admin") && !atLeast("admin", "owner"));
+    assert.ok(!atLeast(null, "viewer"));
+  });
+});
