@@ -129,7 +129,7 @@ export async function startFormwell(
   });
   const kv = await openKv(config);
   const deps = await buildDeps(kv, config);
-  const listening = kv.listenQueue((msg) => dispatch(deps, msg));
+  deps.jobs.start((msg, ctx) => dispatch(deps, msg, ctx));
   const app = createApp(deps);
   const server = serve((req, info) => app.fetch(req, info), port);
   return {
@@ -137,8 +137,8 @@ export async function startFormwell(
     deps,
     close: async () => {
       await server.shutdown();
+      await deps.jobs.stop();
       kv.close();
-      await listening.catch(() => {});
     },
   };
 }

@@ -69,6 +69,8 @@ const envSchema = z.object({
   RECAPTCHA_VERIFY_URL: z.url().default("https://www.google.com/recaptcha/api/siteverify"),
   FORMWELL_ENV: z.enum(["development", "production", "test"]).default("development"),
   FORMWELL_SEED: bool.default(true),
+  // jobs (issue 16)
+  JOBS: z.enum(["queue", "table"]).optional(),
 });
 
 /** The parsed configuration every module receives through `deps.config`. */
@@ -95,6 +97,11 @@ export interface Config {
   env: "development" | "production" | "test";
   /** Create the demo workspace, form and admin on an empty database. */
   seed: boolean;
+  /**
+   * How background jobs run: `queue` (KV queues; default on a local KV) or `table` (a job
+   * table with leases; default when `KV_PATH` is a KV Connect URL, or on Deno Deploy: no queues).
+   */
+  jobs: "queue" | "table";
 }
 
 /** Thrown by {@linkcode loadConfig} with every problem listed. */
@@ -154,5 +161,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     env: e.FORMWELL_ENV,
     seed: e.FORMWELL_SEED,
+    jobs: e.JOBS ?? (deploy || /^https?:\/\//.test(e.KV_PATH ?? "") ? "table" : "queue"),
   };
 }

@@ -11,6 +11,7 @@ import type { KvReads } from "@/lib/kv/reads.ts";
 import type { LimitSpends } from "@/lib/ratelimit/spends.ts";
 import type { LimitBudgets } from "@/lib/ratelimit/budgets.ts";
 import type { TtlCache } from "./ttl_cache.ts";
+import type { Jobs } from "@/lib/jobs/types.ts";
 
 /** Everything a request, a job or a CLI command needs. */
 export interface Deps {
@@ -45,6 +46,8 @@ export interface Deps {
    * and its workspace can be read in one operation (see forms/forms.ts).
    */
   formWorkspaces: Map<string, string>;
+  /** Background jobs (KV queue or job table, by `JOBS`; see jobs/types.ts). */
+  jobs: Jobs;
   /** Current time in ms; replaceable in tests. */
   now: () => number;
 }

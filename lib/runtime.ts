@@ -11,6 +11,9 @@ import { TtlCache } from "./ttl_cache.ts";
 import { KvReads } from "@/lib/kv/reads.ts";
 import { LimitSpends } from "@/lib/ratelimit/spends.ts";
 import { LimitBudgets } from "@/lib/ratelimit/budgets.ts";
+import { QueueJobs } from "@/lib/jobs/queue_runner.ts";
+import { TableJobs } from "@/lib/jobs/table_runner.ts";
+import type { Jobs } from "@/lib/jobs/types.ts";
 
 /** How long an authenticated key is trusted without a read (bounded by SPEC's ~30 s). */
 const KEY_CACHE_TTL_MS = 5_000;
@@ -23,6 +26,11 @@ export async function openKv(config: Pick<Config, "kvPath">): Promise<Deno.Kv> {
     if (dir) await Deno.mkdir(dir, { recursive: true });
   }
   return await Deno.openKv(path);
+}
+
+/** The background jobs `JOBS` names, over `kv`. */
+export function createJobs(kv: Deno.Kv, config: Pick<Config, "jobs">, now = Date.now): Jobs {
+  return config.jobs === "table" ? new TableJobs(kv, { now }) : new QueueJobs(kv);
 }
 
 /** Builds every dependency over an open KV. */
@@ -46,6 +54,7 @@ export async function buildDeps(
     formWorkspaces: new Map(),
     reads: new KvReads(kv),
     limits: new LimitSpends(base),
+    jobs: createJobs(kv, config, base.now),
   } as Deps;
   deps.writer = new SubmissionWriter(deps);
   return deps;

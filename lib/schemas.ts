@@ -259,6 +259,10 @@ export interface SubmissionSignals {
   via_key?: boolean;
   /** CAPTCHA/honeypot failures of the same identity in the failure window, at submit. */
   failures?: number;
+  /** Earlier submissions to the form from the same identity in the recent window (at write). */
+  recent?: number;
+  /** Whether an earlier submission to the form in the window had the same values (at write). */
+  duplicate?: boolean;
 }
 
 /** A stored submission. */
@@ -277,6 +281,11 @@ export interface Submission {
   signals: SubmissionSignals;
   /** The spam verdict, when the submission scored above 0 (or an admin re-labelled it). */
   spam?: { score: number; reasons: string[]; scored_at: string; manual?: boolean };
+  /**
+   * When the post-commit scoring job wrote the final verdict (absent until then: the
+   * status is the first, in-commit one). The API shows it as `metadata.scored_at`.
+   */
+  scored_at?: string;
 }
 
 /** A user of the admin. */

@@ -1,23 +1,32 @@
 /**
- * The job handlers and `dispatch`, the one queue listener's router.
+ * The job handlers and `dispatch`, the router `deps.jobs` runs every job through.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
 import { type Job, type JobHandler, jobSchema } from "./queue.ts";
 import { cleanupUpload } from "./cleanup_upload.ts";
 import { deleteFiles } from "./delete_files.ts";
+import { scoreBatch } from "./score_batch.ts";
+import type { JobContext } from "./types.ts";
 
 const handlers: { [T in Job["type"]]: JobHandler<T> } = {
   delete_files: deleteFiles,
   cleanup_upload: cleanupUpload,
+  score_batch: scoreBatch,
 };
+
+const NO_CONTEXT: JobContext = { complete: () => {} };
 
 /**
  * Routes one queue message to its handler. Invalid messages are logged and dropped
- * (returning normally so KV does not redeliver them); handler errors propagate so KV
- * retries the message, and after the last attempt it lands under `undelivered_jobs`.
+ * (returning normally so they are not retried); handler errors propagate so the job is
+ * retried, and after the last attempt it lands under `undelivered_jobs`.
  */
-export async function dispatch(deps: Deps, msg: unknown): Promise<void> {
+export async function dispatch(
+  deps: Deps,
+  msg: unknown,
+  ctx: JobContext = NO_CONTEXT,
+): Promise<void> {
   const parsed = jobSchema.safeParse(msg);
   if (!parsed.success) {
     console.error(
@@ -30,5 +39,5 @@ export async function dispatch(deps: Deps, msg: unknown): Promise<void> {
     return;
   }
   const handler = handlers[parsed.data.type] as JobHandler<Job["type"]>;
-  await handler(deps, parsed.data);
+  await handler(deps, parsed.data, ctx);
 }

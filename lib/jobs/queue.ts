@@ -1,17 +1,26 @@
 /**
- * Background jobs on the KV queue: the job union (zod, keyed on `type`), enqueueing
- * inside a caller's atomic operation. Handlers and `dispatch` live in jobs/mod.ts.
+ * The job union (zod, keyed on `type`) and the KV-queue enqueue `JOBS=queue` uses.
+ * Handlers and `dispatch` live in jobs/mod.ts; the runners in queue_runner.ts and
+ * table_runner.ts.
  * @module
  */
 import { z } from "zod";
 import type { Deps } from "@/lib/deps.ts";
 import { newId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
+import type { JobContext } from "./types.ts";
 
 /** Every job the queue carries. */
 export const jobSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("delete_files"), paths: z.array(z.string()).max(5000) }),
   z.object({ type: z.literal("cleanup_upload"), path: z.string() }),
+  // One per group commit of submissions: scores them and writes the final verdict.
+  z.object({
+    type: z.literal("score_batch"),
+    form_id: z.string(),
+    mode: z.enum(["live", "test"]),
+    ids: z.array(z.string()).min(1).max(1000),
+  }),
 ]);
 /** A job. */
 export type Job = z.infer<typeof jobSchema>;
@@ -20,9 +29,13 @@ export type Job = z.infer<typeof jobSchema>;
 export type JobHandler<T extends Job["type"]> = (
   deps: Deps,
   job: Extract<Job, { type: T }>,
+  ctx: JobContext,
 ) => Promise<void>;
 
-/** Adds a job to an atomic operation; it lands under `undelivered_jobs` if every attempt fails. */
+/**
+ * Adds a job to an atomic operation's KV queue (`JOBS=queue`; everything else enqueues
+ * through `deps.jobs`); it lands under `undelivered_jobs` if every attempt fails.
+ */
 export function enqueueJob(
   op: Deno.AtomicOperation,
   job: Job,

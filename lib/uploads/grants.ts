@@ -15,7 +15,6 @@ import { keys, type Mode } from "@/lib/kv/keys.ts";
 import { commitWithRetry, u64Value, withKvRetry } from "@/lib/kv/kv.ts";
 import { planOf } from "@/lib/workspaces/plans.ts";
 import { enforceLimit, ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
-import { enqueueJob } from "@/lib/jobs/queue.ts";
 import { type Field, type FileRef, type Form, isFileType, type Workspace } from "@/lib/schemas.ts";
 import {
   allowedTypesOf,
@@ -270,7 +269,7 @@ export async function issueGrant(
     op.check({ key: keys.uploadGrant(grant.path), versionstamp: null })
       .set(keys.uploadGrant(grant.path), grant)
       .set(keys.uploadPending(grant.check_at, grant.path), true);
-    enqueueJob(op, { type: "cleanup_upload", path: grant.path }, {
+    deps.jobs.enqueue(op, { type: "cleanup_upload", path: grant.path }, {
       delay: grant.check_at - now + 1000,
     });
     return Promise.resolve(true);
