@@ -17,13 +17,17 @@ export class QueueJobs implements Jobs {
   #started = false;
   #running = new Set<Promise<void>>();
 
-  constructor(kv: Deno.Kv) {
+  #backoff?: number[];
+
+  /** `backoffSchedule`: the retry delays of jobs enqueued without one (default: KV's). */
+  constructor(kv: Deno.Kv, options: { backoffSchedule?: number[] } = {}) {
     this.#kv = kv;
+    this.#backoff = options.backoffSchedule;
   }
 
   /** Adds the message to `op`; it lands under `undelivered_jobs` if every attempt fails. */
   enqueue(op: Deno.AtomicOperation, job: Job, options: EnqueueOptions = {}): void {
-    enqueueJob(op, job, options);
+    enqueueJob(op, job, { backoffSchedule: this.#backoff, ...options });
   }
 
   /** Listens on the queue until the KV closes; a handler's throw makes KV retry. */

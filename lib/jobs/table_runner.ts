@@ -42,6 +42,8 @@ export interface TableJobsOptions {
   /** Poll interval; each wait is jittered between 0.5x and 1.5x (default 500 ms). */
   pollMs?: number;
   now?: () => number;
+  /** Retry delays of jobs enqueued without a schedule (default DEFAULT_BACKOFF). */
+  backoffSchedule?: number[];
 }
 
 type Claimed = { key: Deno.KvKey; versionstamp: string; value: JobEntry };
@@ -53,6 +55,7 @@ export class TableJobs implements Jobs {
   #leaseMs: number;
   #pollMs: number;
   #now: () => number;
+  #backoff?: number[];
   #handler: JobRunner | null = null;
   #timer: ReturnType<typeof setTimeout> | null = null;
   #timerAt = Infinity;
@@ -68,13 +71,15 @@ export class TableJobs implements Jobs {
     this.#leaseMs = options.leaseMs ?? 30_000;
     this.#pollMs = options.pollMs ?? 500;
     this.#now = options.now ?? Date.now;
+    this.#backoff = options.backoffSchedule;
   }
 
   /** Writes the job's entry in `op`; when this process runs jobs, it looks for it at once. */
   enqueue(op: Deno.AtomicOperation, job: Job, options: EnqueueOptions = {}): void {
     const id = newId("job");
     const entry: JobEntry = { id, job, attempts: 0 };
-    if (options.backoffSchedule) entry.backoff = options.backoffSchedule;
+    const backoff = options.backoffSchedule ?? this.#backoff;
+    if (backoff) entry.backoff = backoff;
     op.set(keys.jobDue(this.#now() + (options.delay ?? 0), id), entry);
     if (!this.#handler || options.delay) return;
     // The caller commits after this returns: look soon, then back off while nothing shows.
