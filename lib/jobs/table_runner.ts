@@ -6,7 +6,8 @@
  * whose holder died is due again then), runs them, and deletes them on success (or the
  * handler's own last commit does, see JobContext). A failure is rescheduled on the job's
  * backoff schedule; after the last attempt the job moves to `undelivered_jobs`.
- * Instances poll every POLL_MS (jittered) and right after enqueueing in this process.
+ * Instances poll every POLL_MS (jittered); a job enqueued by a process that runs jobs is
+ * written already leased to it and run as soon as the caller's commit shows.
  * @module
  */
 import { newId } from "@/lib/ids.ts";
@@ -31,9 +32,11 @@ export const DEFAULT_BACKOFF = [100, 1_000, 5_000, 30_000, 60_000];
 const CLAIM_MAX = 10;
 /** Jobs this process runs at once at most. */
 const MAX_RUNNING = 40;
-/** First wake-up after an enqueue; doubled for WAKE_TRIES passes while nothing is due. */
+/** First look for a job this process enqueued; doubled up to LOCAL_MAX_WAIT_MS per look. */
 const WAKE_MS = 5;
-const WAKE_TRIES = 6;
+const LOCAL_MAX_WAIT_MS = 200;
+/** A job this process enqueued that has not appeared by then is left to the claims. */
+const LOCAL_GIVE_UP_MS = 5_000;
 
 /** Tunables (tests shorten them). */
 export interface TableJobsOptions {
@@ -47,6 +50,8 @@ export interface TableJobsOptions {
 }
 
 type Claimed = { key: Deno.KvKey; versionstamp: string; value: JobEntry };
+/** A job this process enqueued, leased to itself, waiting for the caller's commit. */
+type Local = { key: Deno.KvKey; since: number; wait: number; nextAt: number };
 
 /** Jobs in a KV table with leases. */
 export class TableJobs implements Jobs {
@@ -60,8 +65,8 @@ export class TableJobs implements Jobs {
   #timer: ReturnType<typeof setTimeout> | null = null;
   #timerAt = Infinity;
   #passing: Promise<void> | null = null;
-  #wakeTries = 0;
-  #wakeMs = WAKE_MS;
+  #local = new Set<Local>();
+  #adopting: Promise<void> | null = null;
   #running = new Set<Promise<void>>();
   #finished: Deno.KvKey[] = [];
   #flushing: Promise<void> | null = null;
@@ -74,18 +79,29 @@ export class TableJobs implements Jobs {
     this.#backoff = options.backoffSchedule;
   }
 
-  /** Writes the job's entry in `op`; when this process runs jobs, it looks for it at once. */
+  /**
+   * Writes the job's entry in `op`. When this process runs jobs and the job is due now, the
+   * entry is written already leased to this process (first attempt counted), which runs it
+   * as soon as the caller's commit shows, with no claim commit; should this process die,
+   * the lease ends and any instance claims it.
+   */
   enqueue(op: Deno.AtomicOperation, job: Job, options: EnqueueOptions = {}): void {
     const id = newId("job");
     const entry: JobEntry = { id, job, attempts: 0 };
     const backoff = options.backoffSchedule ?? this.#backoff;
     if (backoff) entry.backoff = backoff;
-    op.set(keys.jobDue(this.#now() + (options.delay ?? 0), id), entry);
-    if (!this.#handler || options.delay) return;
-    // The caller commits after this returns: look soon, then back off while nothing shows.
-    this.#wakeTries = WAKE_TRIES;
-    this.#wakeMs = WAKE_MS;
-    this.#schedule(WAKE_MS);
+    const now = this.#now();
+    if (!this.#handler || options.delay) {
+      op.set(keys.jobDue(now + (options.delay ?? 0), id), entry);
+      return;
+    }
+    const key = keys.jobDue(now + this.#leaseMs, id);
+    op.set(key, { ...entry, attempts: 1 });
+    const t = performance.now();
+    this.#local.add({ key, since: t, wait: WAKE_MS, nextAt: t + WAKE_MS });
+    if (!this.#adopting) {
+      this.#adopting = this.#adoptLocal().finally(() => (this.#adopting = null));
+    }
   }
 
   /** Starts polling the table and running due jobs with `handler`. */
@@ -101,6 +117,7 @@ export class TableJobs implements Jobs {
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
     await this.#passing;
+    await this.#adopting;
     while (this.#running.size) await Promise.all([...this.#running]);
     await this.#flush();
   }
@@ -134,19 +151,57 @@ export class TableJobs implements Jobs {
       this.#schedule(Math.random() * 20);
       return;
     }
-    for (const c of claimed) {
-      const run = this.#run(c).finally(() => {
-        this.#running.delete(run);
-        if (this.#running.size === MAX_RUNNING - 1) this.#schedule(0);
-      });
-      this.#running.add(run);
-    }
+    for (const c of claimed) this.#launch(c);
     if (claimed.length === room && room === CLAIM_MAX) this.#schedule(0);
-    else if (this.#wakeTries > 0) {
-      this.#wakeTries--;
-      this.#schedule(this.#wakeMs);
-      this.#wakeMs *= 2;
-    } else this.#schedule(this.#pollMs * (0.5 + Math.random()));
+    else this.#schedule(this.#pollMs * (0.5 + Math.random()));
+  }
+
+  #launch(c: Claimed): void {
+    const run = this.#run(c).finally(() => {
+      this.#running.delete(run);
+      if (this.#running.size === MAX_RUNNING - 1) this.#schedule(0);
+    });
+    this.#running.add(run);
+  }
+
+  /**
+   * Runs the jobs this process enqueued once their entries show (the caller committed),
+   * looking at each after 5, 10, 20 ... ms (at most 200 ms apart), ten per read.
+   */
+  async #adoptLocal(): Promise<void> {
+    while (this.#handler && this.#local.size) {
+      const now = performance.now();
+      let next = Infinity;
+      const due: Local[] = [];
+      for (const l of this.#local) {
+        if (l.nextAt <= now && due.length < 10) due.push(l);
+        next = Math.min(next, l.nextAt);
+      }
+      if (!due.length) {
+        await new Promise((r) => setTimeout(r, next - now));
+        continue;
+      }
+      let found: Deno.KvEntryMaybe<JobEntry>[] = [];
+      try {
+        found = await withKvRetry(() => this.#kv.getMany<JobEntry[]>(due.map((l) => l.key)));
+      } catch {
+        // Looked at again on the next round.
+      }
+      due.forEach((l, i) => {
+        const e = found[i];
+        if (e?.versionstamp) {
+          this.#local.delete(l);
+          this.#launch({ key: l.key, versionstamp: e.versionstamp, value: e.value });
+        } else if (now - l.since > LOCAL_GIVE_UP_MS) {
+          // Its operation failed, or committed very late: then its lease end makes it due.
+          this.#local.delete(l);
+        } else {
+          l.wait = Math.min(l.wait * 2, LOCAL_MAX_WAIT_MS);
+          l.nextAt = now + l.wait;
+        }
+      });
+    }
+    this.#local.clear();
   }
 
   /**
