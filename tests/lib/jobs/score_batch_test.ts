@@ -230,3 +230,43 @@ for (const [mode, make] of Object.entries(MODES)) {
     }
   });
 }
+
+Deno.test("score job - an admin's edit between its read and its commit wins", async () => {
+  const env = await testEnv();
+  try {
+    const ws = await makeWorkspace(env.deps, "pro");
+    const form = await makeForm(env.deps, ws);
+    const ids = await seedSubmissions(env.deps, form, 3, { status: () => "suspicious" });
+    // The admin re-labels one right after the job read the records (the stamp before that).
+    let raced = false;
+    const racing: Deps = {
+      ...env.deps,
+      kv: new Proxy(env.deps.kv, {
+        get(target, prop) {
+          const v = Reflect.get(target, prop);
+          if (prop !== "getMany") return typeof v === "function" ? v.bind(target) : v;
+          return async (keyList: Deno.KvKey[]) => {
+            const out = await target.getMany(keyList);
+            if (!raced) {
+              raced = true;
+              await setSubmissionStatus(env.deps, form.id, ids[1], "spam");
+            }
+            return out;
+          };
+        },
+      }),
+    };
+    await dispatch(racing, { type: "score_batch", form_id: form.id, mode: "live", ids });
+    assert.ok(raced);
+    const byId = new Map(
+      (await recordsOf(env.deps.kv, form.id, "live")).map((s) => [s.id, s] as const),
+    );
+    assert.equal(byId.get(ids[1])!.status, "spam", "the admin's label stands");
+    assert.equal(byId.get(ids[1])!.scored_at, undefined);
+    assert.equal(byId.get(ids[0])!.status, "completed");
+    assert.equal(byId.get(ids[2])!.status, "completed");
+    await assertCountersExact(env.deps.kv, form.id, "live");
+  } finally {
+    env.close();
+  }
+});
