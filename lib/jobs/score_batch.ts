@@ -46,6 +46,73 @@ export async function scoreBatch(
   job: Extract<Job, { type: "score_batch" }>,
   ctx: JobContext,
 ): Promise<void> {
+  const q = queueOf(deps.kv, `${job.form_id}/${job.mode}`);
+  await new Promise<void>((resolve, reject) => {
+    q.waiting.push({ ids: job.ids, ctx, resolve, reject });
+    if (!q.running) drain(deps, job, q);
+  });
+}
+
+/** A job waiting for its form's verdict commit. */
+interface Waiting {
+  ids: string[];
+  ctx: JobContext;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/** Jobs of one form and mode waiting in this process, and whether a verdict is running. */
+interface FormQueue {
+  waiting: Waiting[];
+  running: boolean;
+}
+
+/** Jobs whose verdicts one run writes together at most. */
+const MAX_GROUP_JOBS = 16;
+
+const queues = new WeakMap<Deno.Kv, Map<string, FormQueue>>();
+
+function queueOf(kv: Deno.Kv, id: string): FormQueue {
+  let m = queues.get(kv);
+  if (!m) queues.set(kv, m = new Map());
+  let q = m.get(id);
+  if (!q) m.set(id, q = { waiting: [], running: false });
+  return q;
+}
+
+/**
+ * Writes the verdicts of a form's waiting jobs, one group at a time: verdict commits all set
+ * the form's edit stamp, so concurrent ones would fail each other's check; jobs that
+ * arrived meanwhile go together in the next commit (fewer commits under load).
+ */
+async function drain(
+  deps: Deps,
+  job: Extract<Job, { type: "score_batch" }>,
+  q: FormQueue,
+): Promise<void> {
+  q.running = true;
+  try {
+    while (q.waiting.length) {
+      const group = q.waiting.splice(0, MAX_GROUP_JOBS);
+      const ctx: JobContext = { complete: (op) => group.forEach((w) => w.ctx.complete(op)) };
+      try {
+        await scoreIds(deps, { ...job, ids: group.flatMap((w) => w.ids) }, ctx);
+        group.forEach((w) => w.resolve());
+      } catch (err) {
+        group.forEach((w) => w.reject(err));
+      }
+    }
+  } finally {
+    q.running = false;
+    queues.get(deps.kv)?.delete(`${job.form_id}/${job.mode}`);
+  }
+}
+
+async function scoreIds(
+  deps: Deps,
+  job: Extract<Job, { type: "score_batch" }>,
+  ctx: JobContext,
+): Promise<void> {
   const form = await getForm(deps, job.form_id);
   if (!form) return; // A deleted form took its submissions with it.
   const stampKey = keys.submissionEdits(job.form_id, job.mode);
