@@ -12,6 +12,7 @@ import { QueueJobs } from "@/lib/jobs/queue_runner.ts";
 import { TableJobs } from "@/lib/jobs/table_runner.ts";
 import type { JobRunner, Jobs } from "@/lib/jobs/types.ts";
 import { dispatch } from "@/lib/jobs/mod.ts";
+import { ConfigError, loadConfig } from "@/lib/config.ts";
 import { within } from "@/tests/processes.ts";
 import { testEnv } from "@/tests/helpers.ts";
 
@@ -162,4 +163,18 @@ Deno.test("jobs - dispatch drops invalid messages and routes valid ones", async 
   } finally {
     env.close();
   }
+});
+
+Deno.test("jobs - JOBS: queue on a local KV, table on KV Connect or Deploy, or as set", () => {
+  assert.equal(loadConfig({ KV_PATH: "./data/x.kv" }).jobs, "queue");
+  assert.equal(loadConfig({ KV_PATH: ":memory:" }).jobs, "queue");
+  assert.equal(loadConfig({ KV_PATH: "https://kv.example.com" }).jobs, "table");
+  assert.equal(loadConfig({ KV_PATH: "http://127.0.0.1:4512" }).jobs, "table");
+  assert.equal(
+    loadConfig({ DENO_DEPLOYMENT_ID: "x", STORAGE: "s3", S3_BUCKET: "b" }).jobs,
+    "table",
+  );
+  assert.equal(loadConfig({ KV_PATH: "./x.kv", JOBS: "table" }).jobs, "table");
+  assert.equal(loadConfig({ KV_PATH: "http://127.0.0.1:4512", JOBS: "queue" }).jobs, "queue");
+  assert.throws(() => loadConfig({ JOBS: "cron" }), ConfigError);
 });
