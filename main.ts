@@ -1,6 +1,6 @@
 /**
- * Composition root: config -> KV -> deps -> app. Starts the one queue listener, the
- * periodic sweeps and the server. Runs unchanged on Deno Deploy.
+ * Composition root: config -> KV -> deps -> app. Starts the background jobs (KV queue or
+ * job table, by `JOBS`), the periodic sweeps and the server. Runs unchanged on Deno Deploy.
  * @module
  */
 import { ConfigError, loadConfig } from "@/lib/config.ts";
@@ -24,7 +24,7 @@ if (import.meta.main) {
   }
   const kv = await openKv(config);
   const deps = await buildDeps(kv, config);
-  kv.listenQueue((msg) => dispatch(deps, msg));
+  deps.jobs.start((msg, ctx) => dispatch(deps, msg, ctx));
   // Safety net for the delayed cleanup jobs (lost messages, restored backups).
   Deno.cron("formwell upload sweep", "23 * * * *", async () => {
     await sweepUploads(deps);

@@ -16,6 +16,8 @@ export interface Row {
   ratio?: number;
   commitsPerAccepted?: number;
   accepted?: number;
+  /** From group commit (about the 201) to final verdict, over the row's submissions. */
+  verdictMs?: { p50: number; p99: number; n: number; jobs: string };
   /** Group commits the writer made for those submissions. */
   writerCommits?: number;
   /** KV read calls (get, getMany, list) per request during the row. */

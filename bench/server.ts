@@ -7,6 +7,7 @@
 import { loadConfig } from "@/lib/config.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { dispatch } from "@/lib/jobs/mod.ts";
+import { afterVerdict } from "@/lib/jobs/score_batch.ts";
 import { buildDeps, openKv } from "@/lib/runtime.ts";
 import { createApp } from "@/routes/mod.ts";
 
@@ -35,6 +36,12 @@ export function freePort(): number {
   l.close();
   return port;
 }
+
+/**
+ * Milliseconds from each submission's group commit (its `created_at`, taken just before the
+ * commit whose success sends the 201) to its final verdict's commit, in verdict order.
+ */
+export const verdictLatencies: number[] = [];
 
 /** Every atomic `commit()` and every KV read (get, getMany, list) in this process, counted. */
 export const commitCounter = { commits: 0, reads: 0 };
@@ -126,10 +133,19 @@ export async function startFormwell(
     TRUST_PROXY: "1",
     LOCAL_STORAGE_DIR: `${dir}/files`,
     RATE_LIMITS: JSON.stringify(BENCH_RATE_LIMITS),
+    // `JOBS=table deno task bench` measures the job table instead of KV queues.
+    JOBS: Deno.env.get("JOBS"),
   });
   const kv = await openKv(config);
   const deps = await buildDeps(kv, config);
-  const listening = kv.listenQueue((msg) => dispatch(deps, msg));
+  afterVerdict.push({
+    after: (_deps, _form, subs) => {
+      const now = Date.now();
+      for (const sub of subs) verdictLatencies.push(now - Date.parse(sub.created_at));
+      return Promise.resolve();
+    },
+  });
+  deps.jobs.start((msg, ctx) => dispatch(deps, msg, ctx));
   const app = createApp(deps);
   const server = serve((req, info) => app.fetch(req, info), port);
   return {
@@ -137,8 +153,8 @@ export async function startFormwell(
     deps,
     close: async () => {
       await server.shutdown();
+      await deps.jobs.stop();
       kv.close();
-      await listening.catch(() => {});
     },
   };
 }

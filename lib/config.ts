@@ -72,6 +72,8 @@ const envSchema = z.object({
   FORMWELL_SEED: bool.optional(),
   // harden (issue 15)
   BODY_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
+  // jobs (issue 16)
+  JOBS: z.enum(["queue", "table"]).optional(),
 });
 
 /** The parsed configuration every module receives through `deps.config`. */
@@ -106,6 +108,11 @@ export interface Config {
   // harden (issue 15)
   /** A request body not fully received this long after the request arrived is 408. */
   bodyTimeoutMs: number;
+  /**
+   * How background jobs run: `queue` (KV queues; default on a local KV) or `table` (a job
+   * table with leases; default when `KV_PATH` is a KV Connect URL, or on Deno Deploy: no queues).
+   */
+  jobs: "queue" | "table";
 }
 
 /** Thrown by {@linkcode loadConfig} with every problem listed. */
@@ -168,5 +175,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     env: e.FORMWELL_ENV,
     seed: e.FORMWELL_SEED ?? e.FORMWELL_ENV !== "production",
     bodyTimeoutMs: e.BODY_TIMEOUT_MS,
+    jobs: e.JOBS ?? (deploy || /^https?:\/\//.test(e.KV_PATH ?? "") ? "table" : "queue"),
   };
 }

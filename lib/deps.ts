@@ -10,6 +10,7 @@ import type { KeyCache } from "@/lib/keys/types.ts";
 import type { SubmissionWriterPort } from "@/lib/submissions/types.ts";
 import type { KvReader } from "@/lib/kv/types.ts";
 import type { BudgetLocks, LimitSpender } from "@/lib/ratelimit/types.ts";
+import type { Jobs } from "@/lib/jobs/types.ts";
 
 /**
  * Work in flight in this process. Two Deps on one KV stand for two processes: they share
@@ -61,6 +62,8 @@ export interface Deps {
   formWorkspaces: Map<string, string>;
   /** Work in flight in this process (see InFlight). */
   inflight: InFlight;
+  /** Background jobs (KV queue or job table, by `JOBS`; see jobs/types.ts). */
+  jobs: Jobs;
   /** Current time in ms; replaceable in tests. */
   now: () => number;
 }

@@ -11,6 +11,9 @@ import { TtlCache } from "./ttl_cache.ts";
 import { KvReads } from "@/lib/kv/reads.ts";
 import { LimitSpends } from "@/lib/ratelimit/spends.ts";
 import { LimitBudgets } from "@/lib/ratelimit/budgets.ts";
+import { QueueJobs } from "@/lib/jobs/queue_runner.ts";
+import { TableJobs } from "@/lib/jobs/table_runner.ts";
+import type { Jobs } from "@/lib/jobs/types.ts";
 
 /** How long an authenticated key is trusted without a read (bounded by SPEC's ~30 s). */
 const KEY_CACHE_TTL_MS = 5_000;
@@ -25,11 +28,24 @@ export async function openKv(config: Pick<Config, "kvPath">): Promise<Deno.Kv> {
   return await Deno.openKv(path);
 }
 
+/** The background jobs `JOBS` names, over `kv`. */
+export function createJobs(kv: Deno.Kv, config: Pick<Config, "jobs">, now = Date.now): Jobs {
+  return config.jobs === "table" ? new TableJobs(kv, { now }) : new QueueJobs(kv);
+}
+
+/** What tests and worker processes may replace: outgoing HTTP, the clock, the job runner. */
+export interface DepsOverrides {
+  fetch?: Deps["fetch"];
+  now?: Deps["now"];
+  /** Builds the job runner over the KV (e.g. a table runner with a short lease). */
+  jobs?: (kv: Deno.Kv) => Jobs;
+}
+
 /** Builds every dependency over an open KV; nothing in it is shared with another build. */
 export async function buildDeps(
   kv: Deno.Kv,
   config: Config,
-  overrides: Partial<Pick<Deps, "fetch" | "now">> = {},
+  overrides: DepsOverrides = {},
 ): Promise<Deps> {
   const now = overrides.now ?? Date.now;
   const secret = await loadSecret(kv, config.secret);
@@ -52,6 +68,7 @@ export async function buildDeps(
       attaching: new WeakMap(),
       charging: new WeakMap(),
     },
+    jobs: overrides.jobs?.(kv) ?? createJobs(kv, config, now),
   };
   return { ...base, writer: new SubmissionWriter(base) };
 }

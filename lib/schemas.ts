@@ -283,6 +283,10 @@ export interface SubmissionSignals {
   via_key?: boolean;
   /** CAPTCHA/honeypot failures of the same identity in the failure window, at submit. */
   failures?: number;
+  /** Earlier submissions to the form from the same identity in the recent window (at write). */
+  recent?: number;
+  /** Whether an earlier submission to the form in the window had the same values (at write). */
+  duplicate?: boolean;
 }
 
 /** A stored submission. */
@@ -310,6 +314,11 @@ export interface Submission {
   };
   /** Digests under which the email index holds it (privacy), so a delete removes exactly those. */
   email_digests?: string[];
+  /**
+   * When the post-commit scoring job wrote the final verdict (absent until then: the
+   * status is the first, in-commit one). The API shows it as `metadata.scored_at`.
+   */
+  scored_at?: string;
 }
 
 /** A user of the admin. */

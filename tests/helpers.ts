@@ -7,7 +7,7 @@ import type { Deps } from "@/lib/deps.ts";
 import { createForm } from "@/lib/forms/forms.ts";
 import { createApiKey } from "@/lib/keys/api_keys.ts";
 import type { PlanName } from "@/lib/workspaces/plans.ts";
-import { buildDeps } from "@/lib/runtime.ts";
+import { buildDeps, type DepsOverrides } from "@/lib/runtime.ts";
 import type { Form, FormDefinition, Scope, Workspace } from "@/lib/schemas.ts";
 import { createWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { createApp } from "@/routes/mod.ts";
@@ -27,7 +27,7 @@ export interface TestEnv {
  */
 export async function testEnv(
   env: Record<string, string> = {},
-  overrides: Partial<Pick<Deps, "fetch" | "now">> = {},
+  overrides: DepsOverrides = {},
 ): Promise<TestEnv> {
   const config = loadConfig({
     KV_PATH: ":memory:",

@@ -65,7 +65,7 @@ Deno.test("soak - short reliability suite", async (t) => {
   });
 
   await t.step("queue faults: retries end undelivered; killed jobs are redelivered", async () => {
-    const f = await queueFaultSoak({ backoffSchedule: [20, 20, 20], jobs: 5 });
+    const f = await queueFaultSoak({ backoffSchedule: [20, 20, 20], jobs: 5, scored: 40 });
     printFigures("queue faults", f);
     assert.equal(f.throwing_attempts, f.throwing_expected_attempts, "retried on the schedule");
     assert.equal(f.landed_undelivered, true, "kept under the keysIfUndelivered key");
@@ -74,5 +74,14 @@ Deno.test("soak - short reliability suite", async (t) => {
     assert.equal(f.finished_after_restart, 5);
     assert.equal(f.left_in_queue, 0);
     assert.equal(f.lost, 0);
+    // Scoring jobs held by the killed worker: redelivered, every submission scored once.
+    assert.ok(Number(f.scoring_jobs) < 40, "one scoring job per group commit");
+    assert.ok(Number(f.scoring_in_flight_at_kill) > 0, "the kill found scoring jobs in flight");
+    assert.ok(Number(f.scoring_redelivered) >= 1);
+    assert.equal(f.scoring_scored_once, 40);
+    assert.equal(f.scoring_scored_more_than_once, 0);
+    assert.equal(f.scoring_unscored, 0);
+    assert.equal(f.scoring_left_in_queue, 0);
+    assert.equal(f.duplicated, 0);
   });
 });

@@ -1,12 +1,14 @@
 /**
  * A queue worker process for the queue-fault scenario: the real `dispatch` behind a
- * probe that records every delivery. `hang` mode never finishes a job (so a kill finds
+ * probe that records every delivery (a scoring job by its first submission id), and every
+ * submission a verdict commit scored (in that commit). `hang` mode never finishes a job (so a kill finds
  * it in flight); `work` mode runs it and records completion.
  * Usage: deno run -A bench/soak/queue_child.ts <kv-path> hang|work
  * @module
  */
 import { loadConfig } from "@/lib/config.ts";
 import { dispatch } from "@/lib/jobs/mod.ts";
+import { afterVerdict } from "@/lib/jobs/score_batch.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { buildDeps } from "@/lib/runtime.ts";
 import { SOAK_SECRET, soakEnv } from "./process.ts";
@@ -18,8 +20,15 @@ if (import.meta.main) {
     kv,
     loadConfig({ ...soakEnv(kvPath, 8000, "/tmp"), SECRET: SOAK_SECRET }),
   );
+  // Every verdict commit also counts, atomically, each submission it scored.
+  afterVerdict.push({
+    inCommit: (_deps, op, _form, subs) => {
+      for (const s of subs) op.sum(keys.soakProbe("scored", s.id), 1n);
+    },
+  });
   kv.listenQueue(async (msg) => {
-    const id = String((msg as { path?: string }).path);
+    const m = msg as { path?: string; ids?: string[] };
+    const id = String(m.ids?.[0] ?? m.path);
     await kv.atomic().sum(keys.soakProbe("deliveries", id), 1n).commit();
     if (mode === "hang") await new Promise(() => {});
     await dispatch(deps, msg);

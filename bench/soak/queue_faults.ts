@@ -1,7 +1,8 @@
 /**
  * Queue faults. A handler that keeps throwing is retried on KV's schedule and its job
  * lands under the `keysIfUndelivered` key `enqueueJob` set. Jobs a process was handling
- * when it was killed with SIGKILL are delivered again after a restart, and finish.
+ * when it was killed with SIGKILL are delivered again after a restart, and finish; so are
+ * scoring jobs, every submission ending scored exactly once (queue_scoring.ts).
  * @module
  */
 import { isDeepStrictEqual } from "node:util";
@@ -15,11 +16,14 @@ import { buildDeps } from "@/lib/runtime.ts";
 import { DENO, soakEnv } from "./process.ts";
 import { probeCount, waitDeadlinesPassed, waitQueueDrained } from "./queue_tables.ts";
 import type { Figures } from "./store.ts";
+import { scoringJobFaults } from "./queue_scoring.ts";
 
 /** Sizes of a queue-fault run; no `backoffSchedule` means KV's default (about 96 s). */
 export interface QueueFaultOptions {
   backoffSchedule?: number[];
   jobs: number;
+  /** Submissions whose scoring jobs a killed worker held (queue_scoring.ts); default 60. */
+  scored?: number;
 }
 
 const poll = (ms = 20) => new Promise((r) => setTimeout(r, ms));
@@ -156,12 +160,13 @@ export async function queueFaultSoak(opts: QueueFaultOptions): Promise<Figures> 
   try {
     const thrown = await throwingHandler(dir, opts.backoffSchedule);
     const killed = await killedWorker(dir, opts.jobs);
+    const scoring = await scoringJobFaults(dir, opts.scored ?? 60);
     return {
       requests: opts.jobs + 1,
       acknowledged: opts.jobs + 1,
       stored: killed.done + (thrown.undelivered ? 1 : 0),
-      lost: opts.jobs - killed.done + (thrown.undelivered ? 0 : 1),
-      duplicated: 0,
+      lost: opts.jobs - killed.done + (thrown.undelivered ? 0 : 1) + scoring.scoring_unscored,
+      duplicated: scoring.scoring_scored_more_than_once,
       "5xx": 0,
       throwing_attempts: thrown.attempts,
       throwing_expected_attempts: thrown.expected,
@@ -171,6 +176,7 @@ export async function queueFaultSoak(opts: QueueFaultOptions): Promise<Figures> 
       redelivered_after_restart: killed.redelivered,
       finished_after_restart: killed.done,
       left_in_queue: killed.left,
+      ...scoring,
     };
   } finally {
     await Deno.remove(dir, { recursive: true }).catch(() => {});

@@ -14,7 +14,7 @@
 import type { Deps } from "@/lib/deps.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { commitWithRetry, u64Value, withKvRetry } from "@/lib/kv/kv.ts";
-import { enqueueJob, type Job } from "./queue.ts";
+import type { Job } from "./queue.ts";
 import { verifyUpload } from "@/lib/uploads/files.ts";
 import {
   fileKey,
@@ -123,7 +123,7 @@ async function reschedule(deps: Deps, entry: Deno.KvEntry<UploadGrant>, at: numb
     .set(entry.key, { ...g, check_at: at })
     .delete(keys.uploadPending(g.check_at, g.path))
     .set(keys.uploadPending(at, g.path), true);
-  enqueueJob(op, { type: "cleanup_upload", path: g.path }, {
+  deps.jobs.enqueue(op, { type: "cleanup_upload", path: g.path }, {
     delay: Math.max(0, at - deps.now()) + 1000,
   });
   // A lost race means someone else changed the grant; the next look decides again.

@@ -1,27 +1,43 @@
 /**
- * The job handlers and `dispatch`, the one queue listener's router.
+ * The job handlers and `dispatch`, the router `deps.jobs` runs every job through.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
-import { type Job, type JobHandler, jobSchema } from "./queue.ts";
+import { type Job, jobSchema } from "./queue.ts";
 import { cleanupUpload } from "./cleanup_upload.ts";
 import { deleteFiles } from "./delete_files.ts";
 import { runErase } from "@/lib/privacy/erase.ts"; // privacy
 import { runRetention } from "@/lib/privacy/retention.ts"; // privacy
+import { scoreBatch } from "./score_batch.ts";
+import type { JobContext } from "./types.ts";
+
+/** A job handler; must be idempotent (a message may be delivered more than once). */
+export type JobHandler<T extends Job["type"]> = (
+  deps: Deps,
+  job: Extract<Job, { type: T }>,
+  ctx: JobContext,
+) => Promise<void>;
 
 const handlers: { [T in Job["type"]]: JobHandler<T> } = {
   delete_files: deleteFiles,
   cleanup_upload: cleanupUpload,
   privacy_erase: (deps, job) => runErase(deps, job.job_id), // privacy
   retention: (deps, job) => runRetention(deps, job.form_id), // privacy
+  score_batch: scoreBatch,
 };
+
+const NO_CONTEXT: JobContext = { complete: () => {} };
 
 /**
  * Routes one queue message to its handler. Invalid messages are logged and dropped
- * (returning normally so KV does not redeliver them); handler errors propagate so KV
- * retries the message, and after the last attempt it lands under `undelivered_jobs`.
+ * (returning normally so they are not retried); handler errors propagate so the job is
+ * retried, and after the last attempt it lands under `undelivered_jobs`.
  */
-export async function dispatch(deps: Deps, msg: unknown): Promise<void> {
+export async function dispatch(
+  deps: Deps,
+  msg: unknown,
+  ctx: JobContext = NO_CONTEXT,
+): Promise<void> {
   const parsed = jobSchema.safeParse(msg);
   if (!parsed.success) {
     console.error(
@@ -34,5 +50,5 @@ export async function dispatch(deps: Deps, msg: unknown): Promise<void> {
     return;
   }
   const handler = handlers[parsed.data.type] as JobHandler<Job["type"]>;
-  await handler(deps, parsed.data);
+  await handler(deps, parsed.data, ctx);
 }

@@ -1,10 +1,10 @@
 /**
- * Background jobs on the KV queue: the job union (zod, keyed on `type`), enqueueing
- * inside a caller's atomic operation. Handlers and `dispatch` live in jobs/mod.ts.
+ * The job union (zod, keyed on `type`) and the KV-queue enqueue `JOBS=queue` uses.
+ * Handlers and `dispatch` live in jobs/mod.ts; the runners in queue_runner.ts and
+ * table_runner.ts.
  * @module
  */
 import { z } from "zod";
-import type { Deps } from "@/lib/deps.ts";
 import { newId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
 
@@ -15,17 +15,21 @@ export const jobSchema = z.discriminatedUnion("type", [
   // privacy (issue 19): erase by person, retention of one form's data
   z.object({ type: z.literal("privacy_erase"), job_id: z.string().max(100) }),
   z.object({ type: z.literal("retention"), form_id: z.string().max(100) }),
+  // One per group commit of submissions: scores them and writes the final verdict.
+  z.object({
+    type: z.literal("score_batch"),
+    form_id: z.string(),
+    mode: z.enum(["live", "test"]),
+    ids: z.array(z.string()).min(1).max(1000),
+  }),
 ]);
 /** A job. */
 export type Job = z.infer<typeof jobSchema>;
 
-/** A job handler; must be idempotent (a message may be delivered more than once). */
-export type JobHandler<T extends Job["type"]> = (
-  deps: Deps,
-  job: Extract<Job, { type: T }>,
-) => Promise<void>;
-
-/** Adds a job to an atomic operation; it lands under `undelivered_jobs` if every attempt fails. */
+/**
+ * Adds a job to an atomic operation's KV queue (`JOBS=queue`; everything else enqueues
+ * through `deps.jobs`); it lands under `undelivered_jobs` if every attempt fails.
+ */
 export function enqueueJob(
   op: Deno.AtomicOperation,
   job: Job,

@@ -174,6 +174,16 @@ export const keys = {
   passwordReset: (hash: string) => ["password_resets", hash] as const,
   /** Index: a user's newest password reset (its token hash and time). */
   passwordResetByUser: (userId: string) => ["password_resets_by_user", userId] as const,
+  // --- jobs (issue 16): the job table and the verdict's per-form edit stamp ---
+  /** Job table (`JOBS=table`): a job due at `dueAt` (epoch ms; a leased job: its lease end). */
+  jobDue: (dueAt: number, jobId: string) => ["jobs_due", dueAt, jobId] as const,
+  /** Prefix of the job table (claims walk it up to now). */
+  jobsDue: () => ["jobs_due"] as const,
+  /**
+   * Stamp of a form and mode's submission edits: every commit changing an existing
+   * submission (status, delete, final verdict) sets it, so a verdict commit checks it once.
+   */
+  submissionEdits: (formId: string, mode: Mode) => ["submission_edits", formId, mode] as const,
 
   /** Reliability-suite probe (bench/soak only, in its own KV files; the service never writes it). */
   soakProbe: (what: string, id: string) => ["soak_probe", what, id] as const,

@@ -9,7 +9,6 @@ import { z } from "zod";
 import type { Deps } from "@/lib/deps.ts";
 import { AppError, errors } from "@/lib/errors.ts";
 import { newId } from "@/lib/ids.ts";
-import { enqueueJob } from "@/lib/jobs/queue.ts";
 import { keys, type Mode } from "@/lib/kv/keys.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
 import { getForm } from "@/lib/forms/forms.ts";
@@ -60,7 +59,7 @@ export function jobView(j: PrivacyJob): Record<string, unknown> {
 
 /** Starts erasing `email` in a workspace: stores the job, audits it, enqueues the work. */
 export async function startErase(
-  deps: Pick<Deps, "kv" | "now" | "secret">,
+  deps: Pick<Deps, "kv" | "now" | "secret" | "jobs">,
   input: { workspaceId: string; modes: Mode[]; email: string; actor: string; ip?: string | null },
 ): Promise<PrivacyJob> {
   const job: PrivacyJob = {
@@ -86,7 +85,7 @@ export async function startErase(
     ip: input.ip,
     details: { job_id: job.id, phase: "started" },
   });
-  enqueueJob(op, { type: "privacy_erase", job_id: job.id });
+  deps.jobs.enqueue(op, { type: "privacy_erase", job_id: job.id });
   const res = await withKvRetry(() => op.commit());
   if (!res.ok) throw errors.unavailable();
   return job;
@@ -135,7 +134,7 @@ export async function runErase(deps: Deps, jobId: string): Promise<void> {
   }
   if (handled < PER_RUN) return await finish(deps, job.id);
   const op = deps.kv.atomic();
-  enqueueJob(op, { type: "privacy_erase", job_id: job.id });
+  deps.jobs.enqueue(op, { type: "privacy_erase", job_id: job.id });
   const res = await withKvRetry(() => op.commit());
   if (!res.ok) throw new Error("re-enqueue of the erase job failed");
 }

@@ -7,7 +7,6 @@
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
-import { enqueueJob } from "@/lib/jobs/queue.ts";
 import { keys, type Mode } from "@/lib/kv/keys.ts";
 import { utcDay, withKvRetry } from "@/lib/kv/kv.ts";
 import { getForm, listFormIds } from "@/lib/forms/forms.ts";
@@ -124,7 +123,7 @@ async function auditRetention(deps: Deps, wsId: string, formId: string, mode: Mo
 export async function runRetention(deps: Deps, formId: string): Promise<void> {
   if (!(await retainForm(deps, formId))) return;
   const op = deps.kv.atomic();
-  enqueueJob(op, { type: "retention", form_id: formId });
+  deps.jobs.enqueue(op, { type: "retention", form_id: formId });
   const res = await withKvRetry(() => op.commit());
   if (!res.ok) throw new Error("re-enqueue of the retention job failed");
 }
@@ -138,7 +137,7 @@ export async function dailyRetentionSweep(deps: Deps): Promise<number> {
   let pending: string[] = [];
   const flush = async () => {
     const op = deps.kv.atomic();
-    for (const id of pending) enqueueJob(op, { type: "retention", form_id: id });
+    for (const id of pending) deps.jobs.enqueue(op, { type: "retention", form_id: id });
     const res = await withKvRetry(() => op.commit());
     if (!res.ok) throw new Error("retention enqueue failed");
     enqueued += pending.length;

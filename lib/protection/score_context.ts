@@ -1,7 +1,8 @@
 /**
  * Spam scoring at write time. The submission writer scores each new submission against
  * the marks (sender, value digest, time) of the form's previous submissions and stores
- * it with its final status in the same commit: no follow-up job, no second write. The
+ * it with its first status in the same commit, with that context in its signals; the
+ * scoring job (jobs/score_batch.ts) then writes the final verdict. The
  * writer keeps the latest marks in memory while its cached sequence proves that no other
  * process wrote to the form; otherwise it reads them here, as one forward range.
  * @module
@@ -12,7 +13,7 @@ import { keys, type Mode } from "@/lib/kv/keys.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
 import { ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
-import { RECENT_WINDOW_MS, scoreSpam, type SpamVerdict } from "./score.ts";
+import { RECENT_WINDOW_MS, scoreSpam, type SpamInput, type SpamVerdict } from "./score.ts";
 
 /** How many earlier submissions of the form the rate and duplicate signals look at. */
 export const CONTEXT_SIZE = 100;
@@ -79,8 +80,45 @@ export async function catchUpMarks(
 }
 
 /**
+ * What the form's earlier submissions say about a new one whose mark is `mark` (earlier
+ * marks oldest first; only the last CONTEXT_SIZE count): how many came from the same
+ * identity in the recent window, and whether one had the same values.
+ */
+export function contextOf(
+  mark: SubmissionMark,
+  earlier: readonly NumberedMark[],
+): { recent: number; duplicate: boolean } {
+  let recent = 0;
+  let duplicate = false;
+  const since = mark.at - RECENT_WINDOW_MS;
+  for (let i = earlier.length - 1; i >= Math.max(0, earlier.length - CONTEXT_SIZE); i--) {
+    const o = earlier[i];
+    if (o.at <= since) continue;
+    if (mark.who && o.who === mark.who) recent++;
+    if (o.digest === mark.digest) duplicate = true;
+  }
+  return { recent, duplicate };
+}
+
+/**
+ * The behavioural scorer's input for a stored submission: its signals, including the
+ * context the writer recorded (`signals.recent`, `signals.duplicate`).
+ */
+export function spamInputOf(form: Form, sub: Submission): SpamInput {
+  const urlFields = new Set<string>();
+  for (const f of form.fields) if (f.type === "url") urlFields.add(f.name);
+  return {
+    signals: sub.signals,
+    fields: sub.fields,
+    urlFields,
+    recentFromIdentity: sub.signals.recent ?? 0,
+    duplicate: sub.signals.duplicate ?? false,
+  };
+}
+
+/**
  * Scores a new submission whose mark is `mark` against the marks of the submissions
- * before it (oldest first; only the last CONTEXT_SIZE count).
+ * before it, recording that context in its signals first (the scoring job reads it).
  */
 export function scoreInContext(
   sub: Submission,
@@ -88,22 +126,8 @@ export function scoreInContext(
   earlier: readonly NumberedMark[],
   form: Form,
 ): SpamVerdict {
-  let fromIdentity = 0;
-  let duplicate = false;
-  const since = mark.at - RECENT_WINDOW_MS;
-  for (let i = earlier.length - 1; i >= Math.max(0, earlier.length - CONTEXT_SIZE); i--) {
-    const o = earlier[i];
-    if (o.at <= since) continue;
-    if (mark.who && o.who === mark.who) fromIdentity++;
-    if (o.digest === mark.digest) duplicate = true;
-  }
-  const urlFields = new Set<string>();
-  for (const f of form.fields) if (f.type === "url") urlFields.add(f.name);
-  return scoreSpam({
-    signals: sub.signals,
-    fields: sub.fields,
-    urlFields,
-    recentFromIdentity: fromIdentity,
-    duplicate,
-  });
+  const { recent, duplicate } = contextOf(mark, earlier);
+  // Kept only when they say something (most submissions have neither).
+  if (recent || duplicate) sub.signals = { ...sub.signals, recent, duplicate };
+  return scoreSpam(spamInputOf(form, sub));
 }

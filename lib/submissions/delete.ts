@@ -13,7 +13,6 @@ import type { Deps } from "@/lib/deps.ts";
 import { AppError } from "@/lib/errors.ts";
 import { keys, type Mode } from "@/lib/kv/keys.ts";
 import { delay, withKvRetry } from "@/lib/kv/kv.ts";
-import { enqueueJob } from "@/lib/jobs/queue.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
 import { UPLOAD_GRACE_MS, UPLOAD_URL_TTL_SEC } from "@/lib/uploads/grants.ts";
 import { removeEmailIndex } from "@/lib/privacy/email_index.ts"; // privacy
@@ -61,7 +60,7 @@ export interface DeleteResult {
  * ids deleted already, are `not_found`; a repeated id counts once.
  */
 export async function deleteSubmissions(
-  deps: Pick<Deps, "kv" | "now">,
+  deps: Pick<Deps, "kv" | "now" | "jobs">,
   form: Form,
   mode: Mode,
   ids: string[],
@@ -82,7 +81,7 @@ export async function deleteSubmissions(
 
 /** Deletes up to ten submissions in one checked commit, re-reading on conflict. */
 async function deleteChunk(
-  deps: Pick<Deps, "kv" | "now">,
+  deps: Pick<Deps, "kv" | "now" | "jobs">,
   form: Form,
   mode: Mode,
   ids: string[],
@@ -111,7 +110,7 @@ async function deleteChunk(
     });
     if (deleted === 0) return { deleted, not_found: notFound };
     counters.applyTo(op);
-    if (paths.length) enqueueJob(op, { type: "delete_files", paths });
+    if (paths.length) deps.jobs.enqueue(op, { type: "delete_files", paths });
     // Safety net for a job that never succeeds; looked at only once any upload URL for
     // the path has expired, so a late re-PUT cannot outlive the sweep.
     const sweepAt = deps.now() + UPLOAD_URL_TTL_SEC * 1000 + UPLOAD_GRACE_MS;

@@ -25,9 +25,23 @@ export function indexedId(value: unknown): string {
   return typeof value === "string" ? value : (value as SubmissionMark).id;
 }
 
-/** Sums several deltas per KV key and writes one `sum` per key (one per key per commit). */
+/**
+ * Sums several deltas per KV key and writes one `sum` per key (one per key per commit);
+ * also sets, once per commit, the edit stamp of every form and mode whose existing
+ * submissions the commit changes (see `edited`).
+ */
 export class CounterDeltas {
   #deltas = new Map<string, { key: Deno.KvKey; n: number }>();
+  #edited = new Map<string, Deno.KvKey>();
+
+  /**
+   * Records that the commit changes existing submissions of a form and mode: `applyTo`
+   * sets their `submission_edits` stamp, which a verdict commit checks (jobs/score_batch.ts).
+   */
+  edited(formId: string, mode: Mode): void {
+    const key = keys.submissionEdits(formId, mode);
+    this.#edited.set(JSON.stringify(key), key);
+  }
 
   /** Adds `n` (may be negative) to the counter at `key`. */
   add(key: Deno.KvKey, n: number): void {
@@ -40,6 +54,7 @@ export class CounterDeltas {
   /** Appends the non-zero sums to `op`. */
   applyTo(op: Deno.AtomicOperation): void {
     for (const { key, n } of this.#deltas.values()) if (n !== 0) op.sum(key, u64Delta(n).value);
+    for (const key of this.#edited.values()) op.set(key, true);
   }
 }
 
@@ -75,13 +90,14 @@ export function indexCreated(
   c.add(keys.analytics(s.form_id, s.mode, day, "submissions"), 1);
 }
 
-/** Moves a submission between status indexes and counters. */
+/** Moves a submission between status indexes and counters (and stamps the form's edits). */
 export function indexStatusChange(
   op: Deno.AtomicOperation,
   c: CounterDeltas,
   s: Submission,
   to: Status,
 ): void {
+  c.edited(s.form_id, s.mode);
   if (s.status === to) return;
   const day = dayOf(s);
   op.delete(keys.submissionByStatus(s.form_id, s.mode, s.status, s.number));
@@ -93,6 +109,7 @@ export function indexStatusChange(
 /** Removes a submission, its indexes and its counts (analytics history is kept). */
 export function indexDeleted(op: Deno.AtomicOperation, c: CounterDeltas, s: Submission): void {
   const day = dayOf(s);
+  c.edited(s.form_id, s.mode);
   op.delete(keys.submission(s.form_id, s.id));
   op.delete(keys.submissionByNumber(s.form_id, s.mode, s.number));
   op.delete(keys.submissionByStatus(s.form_id, s.mode, s.status, s.number));

@@ -48,13 +48,25 @@ export function submissionView(s: Submission): PublicSubmission {
     id: s.id,
     form_id: s.form_id,
     fields: s.fields,
-    metadata: s.metadata,
+    metadata: metadataView(s),
     status: s.status,
     created_at: s.created_at,
     submission_number: s.number,
   };
   if (s.files?.length) view.files = s.files.map((path) => fileRefOf(s.fields, path));
   return view;
+}
+
+/**
+ * A submission's metadata as shown: `scored_at` is the server's, present once the final
+ * verdict is written (a client's own `scored_at` is never shown).
+ */
+function metadataView(s: Submission): Record<string, unknown> {
+  if (!("scored_at" in s.metadata)) {
+    return s.scored_at ? { ...s.metadata, scored_at: s.scored_at } : s.metadata;
+  }
+  const { scored_at: _client, ...rest } = s.metadata;
+  return s.scored_at ? { ...rest, scored_at: s.scored_at } : rest;
 }
 
 /** The file reference a field holds for `path`, with the field's name; `{path}` if none. */

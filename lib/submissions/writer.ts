@@ -2,8 +2,9 @@
  * Group commit of submissions. Every submit of a form (and mode) joins that form's queue;
  * while one commit is in flight the next requests gather, then go out together in ONE
  * `kv.atomic()` holding, per submission, the record, its indexes, its number from the
- * form's sequence, its spam score and status (see protection/score_context.ts), the counters, the
- * idempotency record, the rate-limit spend and any attachment writes. Clients never retry
+ * form's sequence, its first spam score and status (see protection/score_context.ts), the
+ * counters, the idempotency record, the rate-limit spend, any attachment writes, and one
+ * scoring job for the whole batch (jobs/score_batch.ts writes the final verdicts). Clients never retry
  * against each other: a form's commits are serialised in the process, so are commits
  * spending one rate-limit budget (a key's workspace across its forms, see ratelimit/budgets.ts),
  * and conflicts with other processes are retried here, with a bound.
@@ -265,6 +266,13 @@ export class SubmissionWriter implements SubmissionWriterPort {
     }
     counters.applyTo(op);
     op.set(keys.submissionSeq(first.form.id, first.mode), number);
+    // One scoring job per group commit: it writes the final verdicts (jobs/score_batch.ts).
+    this.#deps.jobs.enqueue(op, {
+      type: "score_batch",
+      form_id: first.form.id,
+      mode: first.mode,
+      ids: live.map((i) => i.id),
+    });
 
     const res = await withKvRetry(() => op.commit());
     if (res.ok) {

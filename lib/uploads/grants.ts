@@ -17,7 +17,6 @@ import { keys, type Mode } from "@/lib/kv/keys.ts";
 import { commitWithRetry, u64Value, withKvRetry } from "@/lib/kv/kv.ts";
 import { planOf } from "@/lib/workspaces/plans.ts";
 import { enforceLimit, ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
-import { enqueueJob } from "@/lib/jobs/queue.ts";
 import { type Field, type FileRef, type Form, isFileType, type Workspace } from "@/lib/schemas.ts";
 import {
   allowedTypesOf,
@@ -258,7 +257,7 @@ export async function issueGrant(
         expireIn: GRANT_TTL_MS + UPLOAD_GRACE_MS,
       });
     }
-    enqueueJob(op, { type: "cleanup_upload", path: grant.path }, {
+    deps.jobs.enqueue(op, { type: "cleanup_upload", path: grant.path }, {
       delay: grant.check_at - now + 1000,
     });
     return Promise.resolve(true);

@@ -1,0 +1,123 @@
+/**
+ * Queue faults for scoring jobs: submissions are stored (each group commit enqueueing its
+ * scoring job) by a process that runs no jobs; a worker takes the jobs and is killed with
+ * SIGKILL while holding them; after a restart every submission ends scored exactly once
+ * (each verdict commit counts the submissions it scored, in the same commit).
+ * @module
+ */
+import { loadConfig } from "@/lib/config.ts";
+import { createForm } from "@/lib/forms/forms.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import { u64Value } from "@/lib/kv/kv.ts";
+import { buildDeps } from "@/lib/runtime.ts";
+import type { Submission } from "@/lib/schemas.ts";
+import { createWorkspace } from "@/lib/workspaces/workspaces.ts";
+import { createApp } from "@/routes/mod.ts";
+import { DENO, soakEnv } from "./process.ts";
+import { probeCount, waitDeadlinesPassed, waitQueueDrained } from "./queue_tables.ts";
+
+const poll = (ms = 20) => new Promise((r) => setTimeout(r, ms));
+
+/** Stores `n` submissions through the real app; returns the form id and the jobs enqueued. */
+async function store(kvPath: string, dir: string, n: number) {
+  const kv = await Deno.openKv(kvPath);
+  try {
+    const deps = await buildDeps(
+      kv,
+      loadConfig({ ...soakEnv(kvPath, 8000, dir), TRUST_PROXY: "1" }),
+    );
+    const ws = await createWorkspace(deps, { name: "scoring", plan: "business" });
+    const form = await createForm(deps, ws.id, {
+      name: "Scoring",
+      fields: [{ id: "fld_msg", name: "message", type: "textarea" }],
+    });
+    const app = createApp(deps);
+    await Promise.all(Array.from({ length: n }, async (_, i) => {
+      const res = await app.request(`http://127.0.0.1/api/v1/submit/p/${form.id}`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "soak",
+          "x-forwarded-for": `198.51.100.${i % 100}`,
+        },
+        body: JSON.stringify({ data: { message: `hello number ${i}` } }),
+      });
+      if (res.status !== 201) throw new Error(`submit answered ${res.status}`);
+      await res.body?.cancel();
+    }));
+    return { formId: form.id, jobs: deps.writer.stats.commits };
+  } finally {
+    kv.close();
+  }
+}
+
+function child(kvPath: string, mode: "hang" | "work") {
+  const proc = new Deno.Command(DENO, {
+    args: ["run", "-A", "bench/soak/queue_child.ts", kvPath, mode],
+    cwd: new URL("../../", import.meta.url).pathname,
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  return async () => {
+    try {
+      proc.kill("SIGKILL");
+    } catch {
+      // Already gone.
+    }
+    await proc.status;
+  };
+}
+
+/** Runs the scenario over `n` submissions; returns its figures. */
+export async function scoringJobFaults(dir: string, n: number) {
+  const kvPath = `${dir}/scoring.kv`;
+  const { formId, jobs } = await store(kvPath, dir, n);
+  const killHang = child(kvPath, "hang");
+  let inFlight = 0;
+  try {
+    for (let i = 0; i < 1000 && inFlight === 0; i++) {
+      inFlight = probeCount(kvPath, "deliveries");
+      if (!inFlight) await poll();
+    }
+  } finally {
+    await killHang();
+  }
+  await waitDeadlinesPassed(kvPath);
+  const killWork = child(kvPath, "work");
+  let left = -1;
+  try {
+    left = await waitQueueDrained(kvPath);
+  } finally {
+    await killWork();
+  }
+  const kv = await Deno.openKv(kvPath);
+  let once = 0;
+  let twice = 0;
+  let unscored = 0;
+  let redelivered = 0;
+  try {
+    for await (const e of kv.list<Submission>({ prefix: keys.submissions(formId) })) {
+      const times = u64Value((await kv.get(keys.soakProbe("scored", e.value.id))).value);
+      if (times === 1) once++;
+      if (times > 1) twice++;
+      if (!e.value.scored_at) unscored++;
+    }
+    for await (const e of kv.list({ prefix: ["soak_probe", "deliveries"] })) {
+      if (u64Value(e.value) > 1) redelivered++;
+    }
+  } finally {
+    kv.close();
+  }
+  return {
+    scoring_submissions: n,
+    scoring_jobs: jobs,
+    scoring_in_flight_at_kill: inFlight,
+    scoring_redelivered: redelivered,
+    scoring_scored_once: once,
+    scoring_scored_more_than_once: twice,
+    scoring_unscored: unscored,
+    scoring_left_in_queue: left,
+  };
+}

@@ -1,0 +1,215 @@
+/**
+ * `score_batch`: the post-commit scoring job. The writer's group commit enqueues one per
+ * batch, naming the submissions it stored; this job computes each one's final verdict
+ * (protection/verdict.ts) and writes it: status, status index, per-status counters, the
+ * `spam` reasons and `scored_at` move together in one commit per chunk (normally one per
+ * batch). Submissions already scored, re-labelled by an admin or deleted are left alone,
+ * so a job delivered twice changes nothing. Each commit checks the form's edit stamp
+ * (`submission_edits`), which every commit changing an existing submission sets
+ * (submissions/indexes.ts): one check covers the whole batch. Later work that must follow
+ * the verdict plugs into `afterVerdict`.
+ * @module
+ */
+import type { Deps } from "@/lib/deps.ts";
+import { getForm } from "@/lib/forms/forms.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import { delay, getManyChunked, withKvRetry } from "@/lib/kv/kv.ts";
+import type { Form, Submission } from "@/lib/schemas.ts";
+import { finalVerdict } from "@/lib/protection/verdict.ts";
+import { CounterDeltas, indexStatusChange } from "@/lib/submissions/indexes.ts";
+import type { Job } from "./queue.ts";
+import type { JobContext } from "./types.ts";
+
+/** A step that follows the final verdict, for the submissions one job just scored. */
+export interface VerdictHook {
+  /**
+   * Adds writes to the verdict's commit (e.g. `deps.jobs.enqueue` of a notification):
+   * they happen exactly when, and only if, the verdict is stored.
+   */
+  inCommit?: (deps: Deps, op: Deno.AtomicOperation, form: Form, subs: Submission[]) => void;
+  /** Runs after the commit; best effort (a throw is logged, never retried). */
+  after?: (deps: Deps, form: Form, subs: Submission[]) => Promise<void>;
+}
+
+/** The hooks run after every verdict commit (none yet; notifications plug in here). */
+export const afterVerdict: VerdictHook[] = [];
+
+/** Stay well inside KV's 800 KiB and 1000 mutations per atomic operation. */
+const MAX_COMMIT_BYTES = 600 * 1024;
+const MAX_COMMIT_SUBS = 200;
+/** Verdict commits that lost a race to an admin's edit are retried this many times. */
+const MAX_ATTEMPTS = 20;
+
+/** Handler of `score_batch`. */
+export async function scoreBatch(
+  deps: Deps,
+  job: Extract<Job, { type: "score_batch" }>,
+  ctx: JobContext,
+): Promise<void> {
+  const q = queueOf(deps.kv, `${job.form_id}/${job.mode}`);
+  await new Promise<void>((resolve, reject) => {
+    q.waiting.push({ ids: job.ids, ctx, resolve, reject });
+    if (!q.running) drain(deps, job, q);
+  });
+}
+
+/** A job waiting for its form's verdict commit. */
+interface Waiting {
+  ids: string[];
+  ctx: JobContext;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/** Jobs of one form and mode waiting in this process, and whether a verdict is running. */
+interface FormQueue {
+  waiting: Waiting[];
+  running: boolean;
+}
+
+/** Jobs whose verdicts one run writes together at most. */
+const MAX_GROUP_JOBS = 16;
+
+const queues = new WeakMap<Deno.Kv, Map<string, FormQueue>>();
+
+function queueOf(kv: Deno.Kv, id: string): FormQueue {
+  let m = queues.get(kv);
+  if (!m) queues.set(kv, m = new Map());
+  let q = m.get(id);
+  if (!q) m.set(id, q = { waiting: [], running: false });
+  return q;
+}
+
+/**
+ * Writes the verdicts of a form's waiting jobs, one group at a time: verdict commits all set
+ * the form's edit stamp, so concurrent ones would fail each other's check; jobs that
+ * arrived meanwhile go together in the next commit (fewer commits under load).
+ */
+async function drain(
+  deps: Deps,
+  job: Extract<Job, { type: "score_batch" }>,
+  q: FormQueue,
+): Promise<void> {
+  q.running = true;
+  try {
+    while (q.waiting.length) {
+      const group = q.waiting.splice(0, MAX_GROUP_JOBS);
+      const ctx: JobContext = { complete: (op) => group.forEach((w) => w.ctx.complete(op)) };
+      try {
+        await scoreIds(deps, { ...job, ids: group.flatMap((w) => w.ids) }, ctx);
+        group.forEach((w) => w.resolve());
+      } catch (err) {
+        group.forEach((w) => w.reject(err));
+      }
+    }
+  } finally {
+    q.running = false;
+    queues.get(deps.kv)?.delete(`${job.form_id}/${job.mode}`);
+  }
+}
+
+async function scoreIds(
+  deps: Deps,
+  job: Extract<Job, { type: "score_batch" }>,
+  ctx: JobContext,
+): Promise<void> {
+  const form = await getForm(deps, job.form_id);
+  if (!form) return; // A deleted form took its submissions with it.
+  const stampKey = keys.submissionEdits(job.form_id, job.mode);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    // The stamp first: any edit after this read fails the commit's check, and every edit
+    // before it is visible in the records read next.
+    let stamp: Deno.AtomicCheck = await withKvRetry(() => deps.kv.get(stampKey));
+    const entries = await getManyChunked<Submission>(
+      deps.kv,
+      job.ids.map((id) => keys.submission(job.form_id, id)),
+    );
+    const todo = entries.flatMap((e) => {
+      const s = e.value;
+      return s && !s.scored_at && !s.spam?.manual ? [s] : [];
+    });
+    if (!todo.length) return;
+    const chunks = chunked(todo);
+    let lost = false;
+    for (const [i, chunk] of chunks.entries()) {
+      const scored = await verdictsOf(deps, form, chunk);
+      const op = deps.kv.atomic().check(stamp);
+      const counters = new CounterDeltas();
+      counters.edited(job.form_id, job.mode);
+      for (const [before, after] of scored) {
+        indexStatusChange(op, counters, before, after.status);
+        op.set(keys.submission(after.form_id, after.id), after);
+      }
+      counters.applyTo(op);
+      const finals = scored.map(([, after]) => after);
+      for (const hook of afterVerdict) hook.inCommit?.(deps, op, form, finals);
+      if (i === chunks.length - 1) ctx.complete(op);
+      const res = await withKvRetry(() => op.commit());
+      if (!res.ok) {
+        lost = true;
+        break;
+      }
+      // This commit set the stamp: the next chunk checks that no one wrote it since.
+      stamp = { key: stampKey, versionstamp: res.versionstamp };
+      await runAfter(deps, form, finals);
+    }
+    if (!lost) return;
+    await delay(Math.random() * Math.min(2 ** attempt, 50));
+  }
+  throw new Error("verdict commit kept conflicting");
+}
+
+/** Each submission with its final verdict applied (status, reasons, `scored_at`). */
+async function verdictsOf(
+  deps: Deps,
+  form: Form,
+  subs: Submission[],
+): Promise<[Submission, Submission][]> {
+  const at = new Date(deps.now()).toISOString();
+  const out: [Submission, Submission][] = [];
+  for (const s of subs) {
+    const v = await finalVerdict(deps, form, s);
+    const after: Submission = { ...s, status: v.status, scored_at: at };
+    // A clean submission keeps no verdict: there is nothing to show or to explain.
+    if (v.score > 0) after.spam = { score: v.score, reasons: v.reasons, scored_at: at };
+    else delete after.spam;
+    out.push([s, after]);
+  }
+  return out;
+}
+
+const utf8 = new TextEncoder();
+
+/** Splits submissions into groups one verdict commit can hold. */
+function chunked(subs: Submission[]): Submission[][] {
+  const chunks: Submission[][] = [[]];
+  let bytes = 0;
+  for (const s of subs) {
+    // The record's size, with room for its verdict.
+    const size = utf8.encode(JSON.stringify(s)).length + 512;
+    const cur = chunks.at(-1)!;
+    if (cur.length && (cur.length >= MAX_COMMIT_SUBS || bytes + size > MAX_COMMIT_BYTES)) {
+      chunks.push([s]);
+      bytes = size;
+    } else {
+      cur.push(s);
+      bytes += size;
+    }
+  }
+  return chunks;
+}
+
+async function runAfter(deps: Deps, form: Form, subs: Submission[]): Promise<void> {
+  for (const hook of afterVerdict) {
+    if (!hook.after) continue;
+    try {
+      await hook.after(deps, form, subs);
+    } catch (err) {
+      console.error(JSON.stringify({
+        level: "warn",
+        msg: "after-verdict hook failed",
+        error: err instanceof Error ? err.name : "unknown",
+      }));
+    }
+  }
+}
