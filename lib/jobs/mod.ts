@@ -6,10 +6,14 @@ import type { Deps } from "@/lib/deps.ts";
 import { type Job, type JobHandler, jobSchema } from "./queue.ts";
 import { cleanupUpload } from "./cleanup_upload.ts";
 import { deleteFiles } from "./delete_files.ts";
+import { sendEmailJob } from "@/lib/notify/mailer.ts";
+import { deliverWebhookJob } from "@/lib/notify/deliver.ts";
 
 const handlers: { [T in Job["type"]]: JobHandler<T> } = {
   delete_files: deleteFiles,
   cleanup_upload: cleanupUpload,
+  send_email: sendEmailJob,
+  deliver_webhook: deliverWebhookJob,
 };
 
 /**

@@ -7,11 +7,14 @@ import { z } from "zod";
 import type { Deps } from "@/lib/deps.ts";
 import { newId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
+import { deliverWebhookJobSchema, sendEmailJobSchema } from "@/lib/notify/jobs.ts";
 
 /** Every job the queue carries. */
 export const jobSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("delete_files"), paths: z.array(z.string()).max(5000) }),
   z.object({ type: z.literal("cleanup_upload"), path: z.string() }),
+  sendEmailJobSchema,
+  deliverWebhookJobSchema,
 ]);
 /** A job. */
 export type Job = z.infer<typeof jobSchema>;
