@@ -24,6 +24,7 @@ import {
   submissionView,
 } from "@/lib/submissions/query.ts";
 import { signFileDownload } from "@/lib/uploads/files.ts";
+import { webhooksApi } from "./webhooks.ts";
 
 /** Hono env of key-authenticated routes: `c.get("auth")` is the caller. */
 export type ServerEnv = {
@@ -110,6 +111,8 @@ export function serverApi(deps: Deps): Hono<ServerEnv> {
     c.header("Cache-Control", "no-store");
     return c.json(await signFileDownload(deps, c.get("auth"), form.id, c.req.query("path")));
   });
+
+  app.route("/webhooks", webhooksApi(deps, (route) => keyAuth(deps, { scope: "admin", route })));
 
   return app;
 }
