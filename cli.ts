@@ -14,6 +14,7 @@ import { buildDeps, openKv } from "@/lib/runtime.ts";
 import { type Scope, SCOPES } from "@/lib/schemas.ts";
 import { createUser, userView } from "@/lib/admin/users.ts";
 import { createWorkspace, updateWorkspace } from "@/lib/workspaces/workspaces.ts";
+import { createWebhook, deleteWebhook, listWebhooks, webhookView } from "@/lib/notify/webhooks.ts";
 
 /** A usage error: printed as `{"error"}` with exit code 2. */
 class UsageError extends Error {}
@@ -28,7 +29,10 @@ const USAGE = `Usage: deno task cli <command>
   key create --workspace W --name N [--type live|test] [--scopes submit,read,admin]
   key list --workspace W
   key revoke --key KEY_ID
-  user create --email E --password P [--workspace W]`;
+  user create --email E --password P [--workspace W]
+  webhook create --workspace W --url URL [--events E1,E2] [--forms F1,F2]
+  webhook list --workspace W
+  webhook delete --webhook ID`;
 
 function need(values: Record<string, string | undefined>, name: string): string {
   const v = values[name];
@@ -74,6 +78,10 @@ export async function runCli(deps: Deps, args: string[]): Promise<unknown> {
       key: { type: "string" },
       email: { type: "string" },
       password: { type: "string" },
+      url: { type: "string" },
+      events: { type: "string" },
+      forms: { type: "string" },
+      webhook: { type: "string" },
     },
   });
   const v = values as Record<string, string | undefined>;
@@ -140,6 +148,20 @@ export async function runCli(deps: Deps, args: string[]): Promise<unknown> {
         }),
       );
     }
+    case "webhook create": {
+      const list = (x: string | undefined) => x?.split(",").map((s) => s.trim()).filter(Boolean);
+      return {
+        webhook: await createWebhook(deps, need(v, "workspace"), {
+          url: need(v, "url"),
+          ...(v.events ? { events: list(v.events) } : {}),
+          ...(v.forms ? { forms: list(v.forms) } : {}),
+        }),
+      };
+    }
+    case "webhook list":
+      return { webhooks: (await listWebhooks(deps, need(v, "workspace"))).map(webhookView) };
+    case "webhook delete":
+      return await deleteWebhook(deps, null, need(v, "webhook"));
     default:
       throw new UsageError(USAGE);
   }
