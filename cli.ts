@@ -15,6 +15,7 @@ import { type Scope, SCOPES } from "@/lib/schemas.ts";
 import { createUser, userView } from "@/lib/admin/users.ts";
 import { auditCli } from "@/lib/privacy/audit_cli.ts"; // privacy
 import { createWorkspace, updateWorkspace } from "@/lib/workspaces/workspaces.ts";
+import { createWebhook, deleteWebhook, listWebhooks, webhookView } from "@/lib/notify/webhooks.ts";
 
 /** A usage error: printed as `{"error"}` with exit code 2. */
 class UsageError extends Error {}
@@ -29,7 +30,10 @@ const USAGE = `Usage: deno task cli <command>
   key create --workspace W --name N [--type live|test] [--scopes submit,read,admin]
   key list --workspace W
   key revoke --key KEY_ID
-  user create --email E [--workspace W]   (the password on standard input, or typed at a prompt)`;
+  user create --email E [--workspace W]   (the password on standard input, or typed at a prompt)
+  webhook create --workspace W --url URL [--events E1,E2] [--forms F1,F2]
+  webhook list --workspace W
+  webhook delete --webhook ID`;
 
 function need(values: Record<string, string | undefined>, name: string): string {
   const v = values[name];
@@ -90,6 +94,10 @@ export async function runCli(
       key: { type: "string" },
       email: { type: "string" },
       password: { type: "string" },
+      url: { type: "string" },
+      events: { type: "string" },
+      forms: { type: "string" },
+      webhook: { type: "string" },
     },
   });
   const v = values as Record<string, string | undefined>;
@@ -154,6 +162,20 @@ export async function runCli(
       if (!password) throw new UsageError("No password on standard input.");
       return userView(await createUser(deps, { email, password, workspaceIds: ws }));
     }
+    case "webhook create": {
+      const list = (x: string | undefined) => x?.split(",").map((s) => s.trim()).filter(Boolean);
+      return {
+        webhook: await createWebhook(deps, need(v, "workspace"), {
+          url: need(v, "url"),
+          ...(v.events ? { events: list(v.events) } : {}),
+          ...(v.forms ? { forms: list(v.forms) } : {}),
+        }),
+      };
+    }
+    case "webhook list":
+      return { webhooks: (await listWebhooks(deps, need(v, "workspace"))).map(webhookView) };
+    case "webhook delete":
+      return await deleteWebhook(deps, null, need(v, "webhook"));
     default:
       throw new UsageError(USAGE);
   }

@@ -74,6 +74,14 @@ const envSchema = z.object({
   BODY_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
   // jobs (issue 16)
   JOBS: z.enum(["queue", "table"]).optional(),
+  // --- notifications ---
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  MAIL_FROM: z.string().trim().max(300).refine((v) => !/[\r\n]/.test(v)).optional(),
+  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  WEBHOOK_RETRY_DELAYS: z.string().regex(/^\d+(,\d+)*$/, "comma-separated milliseconds")
+    .optional(),
+  EMAIL_RETRY_DELAYS: z.string().regex(/^\d+(,\d+)*$/, "comma-separated milliseconds")
+    .optional(),
 });
 
 /** The parsed configuration every module receives through `deps.config`. */
@@ -113,6 +121,29 @@ export interface Config {
    * table with leases; default when `KV_PATH` is a KV Connect URL, or on Deno Deploy: no queues).
    */
   jobs: "queue" | "table";
+  /** Email and webhooks (lib/notify). */
+  notify: NotifyConfig;
+}
+
+/** Notification settings: SMTP (unset: the KV outbox), sender, webhook rules and retries. */
+export interface NotifyConfig {
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  /** Lets webhooks reach loopback/private addresses and plain http (tests, intranets). */
+  webhookAllowPrivate: boolean;
+  /** Delay before each webhook retry (ms); its length is the number of retries. */
+  webhookRetryDelays: number[];
+  /** Delay before each retry of a temporary SMTP failure (ms). */
+  emailRetryDelays: number[];
+}
+
+/** Webhook retry delays: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const WEBHOOK_RETRY_DELAYS = [5, 300, 1800, 7200, 18000, 36000, 36000].map((s) => s * 1000);
+/** Email retry delays for temporary SMTP failures: 30 s, 5 min, 30 min, 2 h, 6 h. */
+export const EMAIL_RETRY_DELAYS = [30, 300, 1800, 7200, 21600].map((s) => s * 1000);
+
+function msList(v: string | undefined, fallback: number[]): number[] {
+  return v === undefined ? fallback : v.split(",").map(Number);
 }
 
 /** Thrown by {@linkcode loadConfig} with every problem listed. */
@@ -176,5 +207,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     seed: e.FORMWELL_SEED ?? e.FORMWELL_ENV !== "production",
     bodyTimeoutMs: e.BODY_TIMEOUT_MS,
     jobs: e.JOBS ?? (deploy || /^https?:\/\//.test(e.KV_PATH ?? "") ? "table" : "queue"),
+    notify: {
+      smtpUrl: e.SMTP_URL,
+      mailFrom: e.MAIL_FROM ??
+        `Formwell <no-reply@${new URL(e.BASE_URL ?? "http://localhost").hostname}>`,
+      webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+      webhookRetryDelays: msList(e.WEBHOOK_RETRY_DELAYS, WEBHOOK_RETRY_DELAYS),
+      emailRetryDelays: msList(e.EMAIL_RETRY_DELAYS, EMAIL_RETRY_DELAYS),
+    },
   };
 }

@@ -3,6 +3,11 @@
  * @module
  */
 import { z } from "zod";
+import {
+  notificationFieldProblems,
+  type Notifications,
+  notificationsSchema,
+} from "@/lib/notify/settings.ts";
 import { patternProblem } from "@/lib/forms/patterns.ts";
 import { PLAN_NAMES } from "@/lib/workspaces/plans.ts";
 
@@ -160,9 +165,13 @@ export const formDefinitionSchema = z
     intro: z.string().trim().max(2000).optional(),
     /** Hosted thank-you page: plain text shown instead of the default message. */
     thank_you: z.string().trim().max(1000).optional(),
+    notifications: notificationsSchema.optional(),
   })
   .strict()
   .superRefine((d, ctx) => {
+    for (const [path, message] of notificationFieldProblems(d.notifications, d.fields)) {
+      ctx.addIssue({ code: "custom", path, message });
+    }
     const names = new Set<string>();
     const ids = new Set<string>();
     d.fields.forEach((f, i) => {
@@ -207,6 +216,8 @@ export interface Form {
   allowed_origins: string[];
   accepting: boolean;
   redirect: { success?: string; error?: string };
+  /** Email notification settings (lib/notify); absent or null: none. */
+  notifications?: Notifications | null;
   schema_version: number;
   created_at: string;
   updated_at: string;

@@ -22,6 +22,7 @@ import { publicApi } from "@/routes/api/public.ts";
 import { serverApi } from "@/routes/api/server.ts";
 import { privacyApi } from "@/routes/api/privacy.ts";
 import { auditApi } from "@/routes/api/audit.ts";
+import { webhooksApi } from "@/routes/api/webhooks.ts";
 import { uploadsApi } from "@/routes/api/uploads.ts";
 import { assetRoutes } from "./assets.ts";
 import { adminRoutes } from "@/routes/admin/mod.ts";
@@ -45,6 +46,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.route("/api/v1/server", serverApi(deps));
   app.route("/api/v1/server", privacyApi(deps));
   app.route("/api/v1/server", auditApi(deps));
+  app.route("/api/v1/server/webhooks", webhooksApi(deps));
   app.route("/api/v1", eventsApi(deps));
   app.route("/api/v1", publicApi(deps));
   app.route("/api/v1", uploadsApi(deps));

@@ -66,6 +66,7 @@ export async function createForm(
     allowed_origins: def.allowed_origins,
     accepting: def.accepting,
     redirect: def.redirect ?? {},
+    notifications: def.notifications ?? null,
     schema_version: 1,
     created_at: now,
     updated_at: now,
@@ -109,6 +110,7 @@ export async function updateForm(
       allowed_origins: def.allowed_origins,
       accepting: def.accepting,
       redirect: def.redirect ?? {},
+      notifications: def.notifications ?? null,
       schema_version: form.schema_version + (fieldsChanged ? 1 : 0),
       ...privacyOnUpdate(def, form), // privacy: retention, IP, user agent
       ...hostedTexts(def),

@@ -17,6 +17,8 @@ export type JobHandler<T extends Job["type"]> = (
   job: Extract<Job, { type: T }>,
   ctx: JobContext,
 ) => Promise<void>;
+import { sendEmailJob } from "@/lib/notify/mailer.ts";
+import { deliverWebhookJob } from "@/lib/notify/deliver.ts";
 
 const handlers: { [T in Job["type"]]: JobHandler<T> } = {
   delete_files: deleteFiles,
@@ -24,6 +26,8 @@ const handlers: { [T in Job["type"]]: JobHandler<T> } = {
   privacy_erase: (deps, job) => runErase(deps, job.job_id), // privacy
   retention: (deps, job) => runRetention(deps, job.form_id), // privacy
   score_batch: scoreBatch,
+  send_email: sendEmailJob,
+  deliver_webhook: deliverWebhookJob,
 };
 
 const NO_CONTEXT: JobContext = { complete: () => {} };

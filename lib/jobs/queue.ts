@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { newId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
+import { deliverWebhookJobSchema, sendEmailJobSchema } from "@/lib/notify/jobs.ts";
 
 /** Every job the queue carries. */
 export const jobSchema = z.discriminatedUnion("type", [
@@ -22,6 +23,8 @@ export const jobSchema = z.discriminatedUnion("type", [
     mode: z.enum(["live", "test"]),
     ids: z.array(z.string()).min(1).max(1000),
   }),
+  sendEmailJobSchema,
+  deliverWebhookJobSchema,
 ]);
 /** A job. */
 export type Job = z.infer<typeof jobSchema>;

@@ -187,4 +187,32 @@ export const keys = {
 
   /** Reliability-suite probe (bench/soak only, in its own KV files; the service never writes it). */
   soakProbe: (what: string, id: string) => ["soak_probe", what, id] as const,
+  // --- notifications (lib/notify) ---
+  /** A webhook endpoint of a workspace. */
+  webhook: (id: string) => ["webhooks", id] as const,
+  /** Index: webhook endpoints of a workspace. */
+  webhookByWorkspace: (workspaceId: string, id: string) =>
+    ["webhooks_by_workspace", workspaceId, id] as const,
+  /** Prefix of a workspace's webhook endpoints. */
+  webhooksByWorkspace: (workspaceId: string) => ["webhooks_by_workspace", workspaceId] as const,
+  /** One logged delivery attempt of an endpoint (ids sort by time). */
+  webhookDelivery: (webhookId: string, id: string) =>
+    ["webhook_deliveries", webhookId, id] as const,
+  /** Prefix of an endpoint's delivery log. */
+  webhookDeliveries: (webhookId: string) => ["webhook_deliveries", webhookId] as const,
+  /** One chunk of a stored notification event (payload and form, expiring). */
+  notifyEventChunk: (eventId: string, i: number) => ["notify_events", eventId, i] as const,
+  /** Prefix of a stored notification event's chunks. */
+  notifyEvent: (eventId: string) => ["notify_events", eventId] as const,
+  /** An email that would have been sent with no SMTP configured. */
+  outboxMail: (workspaceId: string, id: string) => ["outbox", workspaceId, id] as const,
+  /** Prefix of a workspace's outbox. */
+  outbox: (workspaceId: string) => ["outbox", workspaceId] as const,
+  /** One entry of a workspace's email log (sent, accepted or failed). */
+  emailLogEntry: (workspaceId: string, id: string) => ["email_log", workspaceId, id] as const,
+  /** Prefix of a workspace's email log. */
+  emailLog: (workspaceId: string) => ["email_log", workspaceId] as const,
+  /** Marker (expiring after an hour): an autoresponse went to this address digest for a form. */
+  autoresponderSent: (formId: string, addressDigest: string) =>
+    ["autoresponder_sent", formId, addressDigest] as const,
 };

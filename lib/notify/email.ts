@@ -1,0 +1,158 @@
+/**
+ * Renders notification emails: the subject template, the reply-to address, and the
+ * plain-text and HTML bodies (fields as a table, every value escaped, files as signed
+ * download links, a link to the submission in the admin). Header values never carry
+ * CR/LF or other control characters.
+ * @module
+ */
+import type { Deps } from "@/lib/deps.ts";
+import type { Form } from "@/lib/schemas.ts";
+import type { PublicSubmission } from "@/lib/submissions/query.ts";
+import { fileKey } from "@/lib/uploads/grants.ts";
+
+/** Lifetime of the file links in a notification email: 7 days. */
+export const EMAIL_LINK_TTL_SEC = 7 * 24 * 3600;
+const MAX_SUBJECT = 300;
+
+/** A rendered email, before the recipients. */
+export interface RenderedMail {
+  subject: string;
+  text: string;
+  html: string;
+  replyTo?: string;
+}
+
+/** One line, no control characters (CR/LF included), at most `max` characters. */
+export function headerSafe(v: string, max = MAX_SUBJECT): string {
+  let clean = "";
+  for (const ch of v) {
+    const c = ch.codePointAt(0)!;
+    clean += c < 0x20 || c === 0x7f || c === 0x2028 || c === 0x2029 ? " " : ch;
+  }
+  clean = clean.replace(/\s+/g, " ").trim();
+  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
+}
+
+/** HTML-escapes text. */
+export function escapeHtml(v: string): string {
+  return v.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
+  );
+}
+
+function isFileRef(v: unknown): v is { path: string; originalFilename?: string } {
+  return !!v && typeof v === "object" && typeof (v as { path?: unknown }).path === "string";
+}
+
+/** A field value as one string: arrays joined, files by name. */
+function valueText(v: unknown): string {
+  if (v === null || v === undefined) return "";
+  if (Array.isArray(v)) return v.map(valueText).join(", ");
+  if (isFileRef(v)) return v.originalFilename ?? v.path;
+  if (typeof v === "object") return JSON.stringify(v);
+  return String(v);
+}
+
+/** Fills `{form}`, `{number}` and `{field:NAME}`; the result is header-safe. */
+export function renderSubject(template: string, form: Form, s: PublicSubmission | null): string {
+  const out = template.replace(/\{(form|number|field:([^}]+))\}/g, (_m, what, name) => {
+    if (what === "form") return form.name;
+    if (what === "number") return s ? String(s.submission_number) : "";
+    return s ? valueText(s.fields[name]) : "";
+  });
+  return headerSafe(out);
+}
+
+/** A single plain address (no display name, no list, no control characters), or null. */
+export function plainAddress(v: unknown): string | null {
+  if (typeof v !== "string") return null;
+  const a = v.trim();
+  return a.length <= 254 &&
+      /^[^\s@,;<>"()\\[\]:]+@[^\s@,;<>"()\\[\]:]+\.[^\s@,;<>"()\\[\]:]+$/.test(a)
+    ? a
+    : null;
+}
+
+/** The admin page of a submission. */
+export function adminLink(deps: Pick<Deps, "config">, form: Form, s: PublicSubmission): string {
+  return `${deps.config.baseUrl}/admin/forms/${encodeURIComponent(form.id)}/submissions/${
+    encodeURIComponent(s.id)
+  }`;
+}
+
+async function fileLinks(
+  deps: Pick<Deps, "storage">,
+  value: unknown,
+): Promise<{ name: string; url: string }[]> {
+  const refs = (Array.isArray(value) ? value : [value]).filter(isFileRef);
+  const out: { name: string; url: string }[] = [];
+  for (const r of refs) {
+    const name = r.originalFilename ?? r.path;
+    const signed = await deps.storage.signDownload(fileKey(r.path), {
+      filename: name,
+      contentType: "application/octet-stream",
+      ttlSec: EMAIL_LINK_TTL_SEC,
+    });
+    out.push({ name, url: signed.url });
+  }
+  return out;
+}
+
+/** The owner notification for a submission. */
+export async function renderOwnerMail(
+  deps: Pick<Deps, "config" | "storage">,
+  form: Form,
+  s: PublicSubmission,
+): Promise<RenderedMail> {
+  const n = form.notifications;
+  const mark = s.status === "suspicious" ? "[Suspicious] " : s.status === "spam" ? "[Spam] " : "";
+  const subject = headerSafe(
+    mark + renderSubject(n?.subject ?? "New submission to {form}", form, s),
+  );
+  const link = adminLink(deps, form, s);
+  const names = [...new Set([...form.fields.map((f) => f.name), ...Object.keys(s.fields)])]
+    .filter((k) => k in s.fields);
+  const textRows: string[] = [];
+  const htmlRows: string[] = [];
+  for (const name of names) {
+    const label = form.fields.find((f) => f.name === name)?.label ?? name;
+    const v = s.fields[name];
+    const files = await fileLinks(deps, v);
+    if (files.length) {
+      textRows.push(`${label}: ${files.map((f) => `${f.name} <${f.url}>`).join(", ")}`);
+      const cells = files.map((f) => `<a href="${escapeHtml(f.url)}">${escapeHtml(f.name)}</a>`)
+        .join("<br>");
+      htmlRows.push(`<tr><th align="left">${escapeHtml(label)}</th><td>${cells}</td></tr>`);
+    } else {
+      const text = valueText(v);
+      textRows.push(`${label}: ${text}`);
+      htmlRows.push(
+        `<tr><th align="left" valign="top">${
+          escapeHtml(label)
+        }</th><td style="white-space:pre-wrap">${escapeHtml(text)}</td></tr>`,
+      );
+    }
+  }
+  const head = `${mark}Submission #${s.submission_number} to ${form.name} (${s.status})`;
+  const text = `${head}\n\n${textRows.join("\n")}\n\nView it in the admin: ${link}\n`;
+  const html = `<!doctype html><html><body><p>${escapeHtml(head)}</p>` +
+    `<table cellpadding="4" border="1" style="border-collapse:collapse">${
+      htmlRows.join("")
+    }</table>` +
+    `<p><a href="${escapeHtml(link)}">View it in the admin</a></p></body></html>`;
+  const replyField = n?.reply_to_field;
+  const replyTo = replyField ? plainAddress(s.fields[replyField]) ?? undefined : undefined;
+  return { subject, text, html, replyTo };
+}
+
+/** The autoresponse to the submitter. */
+export function renderAutoresponse(form: Form, s: PublicSubmission): RenderedMail {
+  const a = form.notifications?.autoresponder;
+  const subject = renderSubject(a?.subject ?? "Thanks", form, s);
+  const text = a?.text ?? "We got it.";
+  const html = `<!doctype html><html><body><p style="white-space:pre-wrap">${
+    escapeHtml(text)
+  }</p></body></html>`;
+  return { subject, text, html };
+}

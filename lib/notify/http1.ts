@@ -1,0 +1,116 @@
+/**
+ * A minimal HTTP/1.1 POST over a connection to a given address: TCP to the checked IP,
+ * then TLS with SNI and certificate checks for the URL's host. No redirects are followed,
+ * the whole exchange has a deadline, and only the first bytes of the body are read.
+ * @module
+ */
+
+/** What an endpoint answered. */
+export interface PostResult {
+  status: number;
+  /** The first `maxBody` bytes of the body, decoded as UTF-8. */
+  body: string;
+}
+
+function findHeaderEnd(buf: Uint8Array): number {
+  for (let i = 3; i < buf.length; i++) {
+    if (buf[i - 3] === 13 && buf[i - 2] === 10 && buf[i - 1] === 13 && buf[i] === 10) return i + 1;
+  }
+  return -1;
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/** Removes chunk-size lines from the start of a chunked body (what was read of it). */
+function dechunk(raw: string): string {
+  let out = "";
+  let rest = raw;
+  while (rest.length) {
+    const nl = rest.indexOf("\r\n");
+    if (nl < 0) break;
+    const size = parseInt(rest.slice(0, nl), 16);
+    if (!Number.isFinite(size) || size === 0) break;
+    out += rest.slice(nl + 2, nl + 2 + size);
+    rest = rest.slice(nl + 2 + size + 2);
+  }
+  return out || raw;
+}
+
+/**
+ * POSTs `body` to `url` connecting to `address`. Throws on connection errors and on the
+ * deadline (`timeoutMs` for the whole exchange).
+ */
+export async function postPinned(opts: {
+  url: URL;
+  address: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+  maxBody: number;
+}): Promise<PostResult> {
+  const { url, address } = opts;
+  const tls = url.protocol === "https:";
+  const port = url.port ? Number(url.port) : tls ? 443 : 80;
+  let conn: Deno.Conn | undefined;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    try {
+      conn?.close();
+    } catch { /* already closed */ }
+  }, opts.timeoutMs);
+  try {
+    const tcp = await Deno.connect({ hostname: address, port });
+    conn = tcp;
+    if (timedOut) throw new Error("timeout");
+    if (tls) conn = await Deno.startTls(tcp, { hostname: url.hostname.replace(/^\[|\]$/g, "") });
+    const payload = new TextEncoder().encode(opts.body);
+    const lines = [
+      `POST ${url.pathname}${url.search} HTTP/1.1`,
+      `Host: ${url.host}`,
+      `Content-Length: ${payload.length}`,
+      "Connection: close",
+      ...Object.entries(opts.headers).map(([k, v]) => `${k}: ${v.replace(/[\r\n]/g, "")}`),
+    ];
+    const head = new TextEncoder().encode(`${lines.join("\r\n")}\r\n\r\n`);
+    const req = concat(head, payload);
+    for (let off = 0; off < req.length;) off += await conn.write(req.subarray(off));
+    let buf: Uint8Array = new Uint8Array(0);
+    const chunk = new Uint8Array(16 * 1024);
+    let end = -1;
+    while (true) {
+      end = findHeaderEnd(buf);
+      if (end >= 0 && buf.length - end >= opts.maxBody) break;
+      const n = await conn.read(chunk);
+      if (n === null) break;
+      buf = concat(buf, chunk.subarray(0, n));
+      if (end < 0 && buf.length > 64 * 1024) throw new Error("response headers too large");
+      if (end >= 0) {
+        const headText = new TextDecoder().decode(buf.subarray(0, end));
+        const len = /\r\ncontent-length:\s*(\d+)/i.exec(headText);
+        if (len && buf.length - end >= Number(len[1])) break;
+      }
+    }
+    end = findHeaderEnd(buf);
+    if (end < 0) throw new Error("no HTTP response");
+    const headText = new TextDecoder().decode(buf.subarray(0, end));
+    const m = /^HTTP\/1\.[01] (\d{3})/.exec(headText);
+    if (!m) throw new Error("malformed HTTP status line");
+    let body = new TextDecoder().decode(buf.subarray(end, end + opts.maxBody));
+    if (/\r\ntransfer-encoding:\s*chunked/i.test(headText)) body = dechunk(body);
+    return { status: Number(m[1]), body: body.slice(0, opts.maxBody) };
+  } catch (err) {
+    if (timedOut) throw new Error(`timeout after ${opts.timeoutMs} ms`);
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    try {
+      conn?.close();
+    } catch { /* already closed */ }
+  }
+}

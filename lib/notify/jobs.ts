@@ -1,0 +1,29 @@
+/**
+ * The notification jobs carried by the queue. Retries are ours: a failed attempt
+ * re-enqueues the job with `attempt + 1` and a delay from the configured schedule.
+ * @module
+ */
+import { z } from "zod";
+
+/** Sends the owner email or the autoresponse of one stored event. */
+export const sendEmailJobSchema = z.object({
+  type: z.literal("send_email"),
+  event_id: z.string().max(100),
+  kind: z.enum(["owner", "autoresponder"]),
+  attempt: z.number().int().min(0).max(100),
+});
+
+/** Delivers one stored event to one webhook endpoint. */
+export const deliverWebhookJobSchema = z.object({
+  type: z.literal("deliver_webhook"),
+  event_id: z.string().max(100),
+  webhook_id: z.string().max(100),
+  attempt: z.number().int().min(0).max(100),
+  /** A resend or test event: one attempt, no retries. */
+  manual: z.boolean().optional(),
+});
+
+/** A `send_email` job. */
+export type SendEmailJob = z.infer<typeof sendEmailJobSchema>;
+/** A `deliver_webhook` job. */
+export type DeliverWebhookJob = z.infer<typeof deliverWebhookJobSchema>;

@@ -1,0 +1,113 @@
+/**
+ * The `send_email` job: renders the mail of a stored event and sends it through SMTP
+ * (nodemailer) or, with no `SMTP_URL`, keeps it in the outbox. Temporary failures (SMTP
+ * 4xx, connection errors) are retried on the configured schedule; permanent ones (5xx)
+ * stop. Every outcome goes to the email log.
+ * @module
+ */
+import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
+import type { Deps } from "@/lib/deps.ts";
+import { enqueueJob } from "@/lib/jobs/queue.ts";
+import { plainAddress, renderAutoresponse, type RenderedMail, renderOwnerMail } from "./email.ts";
+import { loadEvent } from "./events.ts";
+import type { SendEmailJob } from "./jobs.ts";
+import { logEmail, putOutbox } from "./outbox.ts";
+
+const transports = new Map<string, Transporter>();
+
+function transportFor(url: string): Transporter {
+  let t = transports.get(url);
+  if (!t) {
+    t = nodemailer.createTransport(url);
+    transports.set(url, t);
+  }
+  return t;
+}
+
+/** Whether an SMTP error is permanent (a 5xx reply); everything else is retried. */
+export function isPermanent(err: unknown): boolean {
+  const code = (err as { responseCode?: unknown })?.responseCode;
+  return typeof code === "number" && code >= 500 && code < 600;
+}
+
+function describe(err: unknown): string {
+  const e = err as { responseCode?: number; code?: string; message?: string };
+  return [e?.responseCode, e?.code, e?.message?.slice(0, 300)].filter(Boolean).join(" ");
+}
+
+/** Handles one `send_email` job; never throws for an SMTP failure (retries are ours). */
+export async function sendEmailJob(deps: Deps, job: SendEmailJob): Promise<void> {
+  const event = await loadEvent(deps, job.event_id);
+  if (!event?.submission) return;
+  const { form, submission } = event;
+  let to: string[];
+  let mail: RenderedMail;
+  if (job.kind === "owner") {
+    to = form.notifications?.emails ?? [];
+    mail = await renderOwnerMail(deps, form, submission);
+  } else {
+    const field = form.notifications?.autoresponder?.email_field;
+    const addr = field ? plainAddress(submission.fields[field]) : null;
+    to = addr ? [addr] : [];
+    mail = renderAutoresponse(form, submission);
+  }
+  if (to.length === 0) return;
+  const from = deps.config.notify.mailFrom;
+  const base = {
+    form_id: form.id,
+    event_id: event.id,
+    kind: job.kind,
+    to,
+    subject: mail.subject,
+    attempt: job.attempt,
+  };
+  const smtp = deps.config.notify.smtpUrl;
+  if (!smtp) {
+    await putOutbox(deps, event.workspace_id, {
+      form_id: form.id,
+      from,
+      to,
+      reply_to: mail.replyTo,
+      subject: mail.subject,
+      text: mail.text,
+      html: mail.html,
+    });
+    await logEmail(deps, event.workspace_id, { ...base, result: "outbox" });
+    return;
+  }
+  try {
+    const info = await transportFor(smtp).sendMail({
+      from,
+      to,
+      replyTo: mail.replyTo,
+      subject: mail.subject,
+      text: mail.text,
+      html: mail.html,
+      disableFileAccess: true,
+      disableUrlAccess: true,
+    });
+    const rejected = (info.rejected ?? []).map(String);
+    await logEmail(deps, event.workspace_id, {
+      ...base,
+      result: rejected.length ? "failed" : "accepted",
+      detail: rejected.length ? `rejected: ${rejected.join(", ")}` : undefined,
+    });
+  } catch (err) {
+    const delays = deps.config.notify.emailRetryDelays;
+    const retry = !isPermanent(err) && job.attempt < delays.length;
+    await logEmail(deps, event.workspace_id, {
+      ...base,
+      result: retry ? "retrying" : "failed",
+      detail: describe(err),
+    });
+    if (!retry) {
+      console.error(JSON.stringify({ level: "warn", msg: "email failed", form: form.id }));
+      return;
+    }
+    const op = deps.kv.atomic();
+    enqueueJob(op, { ...job, attempt: job.attempt + 1 }, { delay: delays[job.attempt] });
+    const res = await op.commit();
+    if (!res.ok) throw new Error("email retry enqueue failed");
+  }
+}

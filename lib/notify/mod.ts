@@ -1,0 +1,159 @@
+/**
+ * Notifications entry points: {@linkcode notifySubmission} turns a submission event into
+ * owner emails, an autoresponse and webhook deliveries, all enqueued in one atomic
+ * commit with the stored event; {@linkcode resendDelivery} and {@linkcode sendTestEvent}
+ * queue one-off deliveries.
+ * @module
+ */
+import type { Deps } from "@/lib/deps.ts";
+import { errors } from "@/lib/errors.ts";
+import { newId } from "@/lib/ids.ts";
+import { enqueueJob } from "@/lib/jobs/queue.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import type { Form, Submission } from "@/lib/schemas.ts";
+import { submissionView } from "@/lib/submissions/query.ts";
+import { plainAddress } from "./email.ts";
+import { type EventType, loadEvent, type NotifyEvent, storeEvent } from "./events.ts";
+import { listWebhooks, requireWebhook } from "./webhooks.ts";
+
+/** What happened to a submission. */
+export interface SubmissionEvent {
+  type: EventType;
+  form: Form;
+  /** The submission, with its final status (for `submission.deleted`: as it was). */
+  submission: Submission;
+  /** For `submission.status_changed`. */
+  previous_status?: string;
+}
+
+/** One autoresponse per submitter address per form per hour. */
+export const AUTORESPONDER_WINDOW_MS = 3600 * 1000;
+
+async function addressDigest(formId: string, address: string): Promise<string> {
+  const data = new TextEncoder().encode(`${formId}\n${address.toLowerCase()}`);
+  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
+  return Array.from(d.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Enqueues what an event triggers (live submissions only): for `submission.created`, the
+ * owner email (suspicious ones if `notify_suspicious`, marked; spam if `notify_spam`) and
+ * an autoresponse (completed only, rate-limited); for every event, a delivery to each
+ * enabled webhook subscribed to it and to the form. Returns the event id, or null when
+ * nothing was due.
+ */
+export async function notifySubmission(deps: Deps, ev: SubmissionEvent): Promise<string | null> {
+  const { form, submission: s } = ev;
+  if (s.mode !== "live") return null;
+  const n = form.notifications;
+  const hooks = (await listWebhooks(deps, s.workspace_id)).filter((w) =>
+    w.enabled && w.events.includes(ev.type) && (w.forms.length === 0 || w.forms.includes(form.id))
+  );
+  let ownerMail = false;
+  let autoKey: Deno.KvKey | null = null;
+  if (ev.type === "submission.created" && n) {
+    const statusOk = s.status === "completed" ||
+      (s.status === "suspicious" && n.notify_suspicious) ||
+      (s.status === "spam" && n.notify_spam);
+    ownerMail = statusOk && n.emails.length > 0;
+    const a = n.autoresponder;
+    const addr = a?.enabled && s.status === "completed"
+      ? plainAddress(s.fields[a.email_field])
+      : null;
+    if (addr) autoKey = keys.autoresponderSent(form.id, await addressDigest(form.id, addr));
+  }
+  if (!ownerMail && !autoKey && hooks.length === 0) return null;
+  const event: NotifyEvent = {
+    id: newId("msg"),
+    type: ev.type,
+    at: new Date(deps.now()).toISOString(),
+    workspace_id: s.workspace_id,
+    form,
+    submission: submissionView(s),
+    ...(ev.previous_status ? { previous_status: ev.previous_status } : {}),
+  };
+  for (let i = 0; i < 5; i++) {
+    const marker = autoKey ? await deps.kv.get(autoKey) : null;
+    const op = deps.kv.atomic();
+    storeEvent(op, event);
+    if (ownerMail) {
+      enqueueJob(op, { type: "send_email", event_id: event.id, kind: "owner", attempt: 0 });
+    }
+    if (autoKey && marker && marker.versionstamp === null) {
+      op.check(marker).set(autoKey, true, { expireIn: AUTORESPONDER_WINDOW_MS });
+      enqueueJob(op, { type: "send_email", event_id: event.id, kind: "autoresponder", attempt: 0 });
+    }
+    for (const w of hooks) {
+      enqueueJob(op, { type: "deliver_webhook", event_id: event.id, webhook_id: w.id, attempt: 0 });
+    }
+    if ((await op.commit()).ok) return event.id;
+  }
+  throw new Error("notification enqueue kept conflicting");
+}
+
+/** Queues one more delivery of a logged event to its endpoint (same `webhook-id`). */
+export async function resendDelivery(
+  deps: Deps,
+  workspaceId: string,
+  webhookId: string,
+  deliveryId: string,
+): Promise<{ queued: true; event_id: string }> {
+  await requireWebhook(deps, workspaceId, webhookId);
+  const d = await deps.kv.get<{ event_id: string }>(keys.webhookDelivery(webhookId, deliveryId));
+  if (!d.value) throw errors.notFound("Delivery not found.");
+  if (!(await loadEvent(deps, d.value.event_id))) {
+    throw errors.notFound("The event is older than 7 days and can no longer be resent.");
+  }
+  const op = deps.kv.atomic();
+  enqueueJob(op, {
+    type: "deliver_webhook",
+    event_id: d.value.event_id,
+    webhook_id: webhookId,
+    attempt: 0,
+    manual: true,
+  });
+  if (!(await op.commit()).ok) throw new Error("resend enqueue failed");
+  return { queued: true, event_id: d.value.event_id };
+}
+
+/** Queues a `webhook.test` event to one endpoint (submission null, a placeholder form). */
+export async function sendTestEvent(
+  deps: Deps,
+  workspaceId: string,
+  webhookId: string,
+): Promise<{ queued: true; event_id: string }> {
+  await requireWebhook(deps, workspaceId, webhookId);
+  const now = new Date(deps.now()).toISOString();
+  const event: NotifyEvent = {
+    id: newId("msg"),
+    type: "webhook.test",
+    at: now,
+    workspace_id: workspaceId,
+    form: {
+      id: "test",
+      workspace_id: workspaceId,
+      name: "Test event",
+      fields: [],
+      captcha: null,
+      honeypot: null,
+      allowed_origins: [],
+      accepting: true,
+      redirect: {},
+      schema_version: 1,
+      created_at: now,
+      updated_at: now,
+    },
+    submission: null,
+  };
+  const op = deps.kv.atomic();
+  storeEvent(op, event);
+  enqueueJob(op, {
+    type: "deliver_webhook",
+    event_id: event.id,
+    webhook_id: webhookId,
+    attempt: 0,
+    manual: true,
+  });
+  if (!(await op.commit()).ok) throw new Error("test event enqueue failed");
+  return { queued: true, event_id: event.id };
+}

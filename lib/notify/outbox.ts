@@ -1,0 +1,102 @@
+/**
+ * The Outbox (mail that would have been sent with no `SMTP_URL`) and the email log (what
+ * was sent, to whom, accepted or failed), both per workspace in KV, newest first, each
+ * trimmed to its last {@linkcode LOG_KEEP} entries.
+ * @module
+ */
+import type { Deps } from "@/lib/deps.ts";
+import { newId } from "@/lib/ids.ts";
+import { keys } from "@/lib/kv/keys.ts";
+
+/** Entries kept per workspace in the outbox and in the email log. */
+export const LOG_KEEP = 200;
+
+/** A mail kept in the outbox. */
+export interface OutboxMail {
+  id: string;
+  at: string;
+  form_id: string;
+  from: string;
+  to: string[];
+  reply_to?: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** One email log entry. */
+export interface EmailLogEntry {
+  id: string;
+  at: string;
+  form_id: string;
+  event_id: string;
+  kind: "owner" | "autoresponder";
+  to: string[];
+  subject: string;
+  attempt: number;
+  /** `accepted` by SMTP, kept in the `outbox`, `retrying` after a temporary failure, or `failed`. */
+  result: "accepted" | "outbox" | "retrying" | "failed";
+  detail?: string;
+}
+
+/** Deletes all but the newest `keep` entries under `prefix`. */
+export async function trimLog(kv: Deno.Kv, prefix: Deno.KvKey, keep: number): Promise<void> {
+  let i = 0;
+  for await (const e of kv.list({ prefix }, { reverse: true })) {
+    if (++i > keep) await kv.delete(e.key);
+  }
+}
+
+/** Keeps a mail in the outbox. */
+export async function putOutbox(
+  deps: Pick<Deps, "kv" | "now">,
+  workspaceId: string,
+  mail: Omit<OutboxMail, "id" | "at">,
+): Promise<void> {
+  const id = newId("mail");
+  const entry: OutboxMail = { id, at: new Date(deps.now()).toISOString(), ...mail };
+  await deps.kv.set(keys.outboxMail(workspaceId, id), entry);
+  await trimLog(deps.kv, keys.outbox(workspaceId), LOG_KEEP);
+}
+
+/** The outbox, newest first. */
+export async function listOutbox(
+  deps: Pick<Deps, "kv">,
+  workspaceId: string,
+  limit = 50,
+): Promise<OutboxMail[]> {
+  const out: OutboxMail[] = [];
+  const it = deps.kv.list<OutboxMail>({ prefix: keys.outbox(workspaceId) }, {
+    reverse: true,
+    limit,
+  });
+  for await (const e of it) out.push(e.value);
+  return out;
+}
+
+/** Appends to the email log. */
+export async function logEmail(
+  deps: Pick<Deps, "kv" | "now">,
+  workspaceId: string,
+  entry: Omit<EmailLogEntry, "id" | "at">,
+): Promise<void> {
+  const id = newId("mail");
+  const full: EmailLogEntry = { id, at: new Date(deps.now()).toISOString(), ...entry };
+  await deps.kv.set(keys.emailLogEntry(workspaceId, id), full);
+  await trimLog(deps.kv, keys.emailLog(workspaceId), LOG_KEEP);
+}
+
+/** The email log, newest first. */
+export async function listEmailLog(
+  deps: Pick<Deps, "kv">,
+  workspaceId: string,
+  limit = 50,
+): Promise<EmailLogEntry[]> {
+  const out: EmailLogEntry[] = [];
+  const it = deps.kv.list<EmailLogEntry>({ prefix: keys.emailLog(workspaceId) }, {
+    reverse: true,
+    limit,
+  });
+  for await (const e of it) out.push(e.value);
+  return out;
+}

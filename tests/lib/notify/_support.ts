@@ -1,0 +1,50 @@
+/**
+ * Notification test support: a live submission literal, a queue listener running the real
+ * job dispatcher, and a bounded wait on a condition.
+ * @module
+ */
+import type { Deps } from "@/lib/deps.ts";
+import { dispatch } from "@/lib/jobs/mod.ts";
+import type { Form, Submission } from "@/lib/schemas.ts";
+
+let seq = 0;
+
+/** A stored-looking live submission of `form`. */
+export function submissionOf(
+  form: Form,
+  fields: Record<string, unknown>,
+  status: Submission["status"] = "completed",
+): Submission {
+  seq++;
+  return {
+    id: `sub_01jtest${String(seq).padStart(18, "0")}`,
+    form_id: form.id,
+    workspace_id: form.workspace_id,
+    mode: "live",
+    number: seq,
+    fields,
+    metadata: {},
+    status,
+    created_at: new Date().toISOString(),
+    files: [],
+    signals: {},
+  };
+}
+
+/** Runs the job dispatcher on the KV queue until the KV closes. */
+export function runJobs(deps: Deps): Promise<void> {
+  return deps.kv.listenQueue((msg) => dispatch(deps, msg));
+}
+
+/** Waits until `cond` holds, polling every 20 ms, failing after `ms`. */
+export async function waitFor(
+  what: string,
+  cond: () => boolean | Promise<boolean>,
+  ms = 10_000,
+): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -1,0 +1,226 @@
+import assert from "node:assert/strict";
+import { Webhook as Verifier } from "standardwebhooks";
+import { listDeliveries } from "@/lib/notify/deliver.ts";
+import { notifySubmission, resendDelivery, sendTestEvent } from "@/lib/notify/mod.ts";
+import { isPublicAddress } from "@/lib/notify/ssrf.ts";
+import { createWebhook, rotateWebhookSecret, type Webhook } from "@/lib/notify/webhooks.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import { AppError } from "@/lib/errors.ts";
+import { makeForm, makeWorkspace, testEnv } from "../../helpers.ts";
+import { runJobs, submissionOf, waitFor } from "./_support.ts";
+
+interface Received {
+  headers: Record<string, string>;
+  body: string;
+  answered: number;
+}
+
+/** A real receiver on 127.0.0.1: answers `statusFor(n)` to its n-th request (1-based). */
+function receiver(statusFor: (n: number) => number) {
+  const got: Received[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const body = await req.text();
+    const answered = statusFor(got.length + 1);
+    got.push({ headers: Object.fromEntries(req.headers), body, answered });
+    return new Response(answered < 300 ? "thanks" : "down", { status: answered });
+  });
+  return { got, url: `http://127.0.0.1:${server.addr.port}/hook`, close: () => server.shutdown() };
+}
+
+const FAST = { WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_RETRY_DELAYS: "30,30,30,30,30,30,30" };
+
+Deno.test("webhook: down for three attempts then up: one success, one webhook-id, all signed", async () => {
+  const env = await testEnv(FAST);
+  const rx = receiver((n) => (n <= 3 ? 503 : 200));
+  const jobs = runJobs(env.deps);
+  try {
+    const ws = await makeWorkspace(env.deps);
+    const form = await makeForm(env.deps, ws);
+    const hook = await createWebhook(env.deps, ws.id, { url: rx.url });
+    assert.match(hook.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    const hostile = `a\r\nBcc: evil@example.com <script>alert(1)</script> ` + "x".repeat(100_000);
+    const sub = submissionOf(form, { name: hostile, email: "p@example.com" });
+    const eventId = await notifySubmission(env.deps, {
+      type: "submission.created",
+      form,
+      submission: sub,
+    });
+    assert.ok(eventId);
+    await waitFor("a 2xx delivery", () => rx.got.some((r) => r.answered === 200));
+    await waitFor(
+      "four logged attempts",
+      async () => (await listDeliveries(env.deps, hook.id)).length === 4,
+    );
+    assert.equal(rx.got.length, 4);
+    assert.equal(rx.got.filter((r) => r.answered === 200).length, 1);
+    const ids = new Set(rx.got.map((r) => r.headers["webhook-id"]));
+    assert.deepEqual([...ids], [eventId]);
+    const verifier = new Verifier(hook.secret);
+    for (const r of rx.got) {
+      const payload = verifier.verify(r.body, r.headers) as Record<string, unknown>;
+      assert.equal(payload.type, "submission.created");
+    }
+    const body = JSON.parse(rx.got[3].body);
+    assert.equal(body.data.form.public_id, form.id);
+    assert.equal(body.data.submission.id, sub.id);
+    assert.equal(body.data.submission.fields.name, hostile, "hostile value intact");
+    const log = await listDeliveries(env.deps, hook.id);
+    assert.deepEqual(log.map((d) => d.outcome), ["delivered", "retrying", "retrying", "retrying"]);
+    assert.deepEqual(log.map((d) => d.attempt), [4, 3, 2, 1]);
+    assert.deepEqual(log.map((d) => d.status), [200, 503, 503, 503]);
+    assert.equal(log[0].response, "thanks");
+    const w = (await env.deps.kv.get<Webhook>(keys.webhook(hook.id))).value!;
+    assert.equal(w.failing_since, null);
+
+    // Resend: the same event, the same webhook-id, once.
+    await resendDelivery(env.deps, ws.id, hook.id, log[0].id);
+    await waitFor("the resend", () => rx.got.length === 5);
+    assert.equal(rx.got[4].headers["webhook-id"], eventId);
+    assert.equal(rx.got[4].body, rx.got[3].body);
+  } finally {
+    env.close();
+    await jobs;
+    await rx.close();
+  }
+});
+
+Deno.test("webhook: retries run out as failed; 410 disables at once", async () => {
+  const env = await testEnv({ WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_RETRY_DELAYS: "20,20" });
+  const down = receiver(() => 500);
+  const gone = receiver(() => 410);
+  const jobs = runJobs(env.deps);
+  try {
+    const ws = await makeWorkspace(env.deps);
+    const form = await makeForm(env.deps, ws);
+    const a = await createWebhook(env.deps, ws.id, { url: down.url });
+    const b = await createWebhook(env.deps, ws.id, { url: gone.url, forms: [form.id] });
+    await notifySubmission(env.deps, {
+      type: "submission.created",
+      form,
+      submission: submissionOf(form, { name: "n", email: "n@example.com" }),
+    });
+    await waitFor(
+      "three failed attempts",
+      async () => (await listDeliveries(env.deps, a.id))[0]?.outcome === "failed",
+    );
+    assert.equal((await listDeliveries(env.deps, a.id)).length, 3);
+    assert.equal(down.got.length, 3);
+    await waitFor("410 logged", async () => (await listDeliveries(env.deps, b.id)).length === 1);
+    const wb = (await env.deps.kv.get<Webhook>(keys.webhook(b.id))).value!;
+    assert.equal(wb.enabled, false);
+    assert.match(wb.disabled_reason ?? "", /410/);
+    assert.equal(gone.got.length, 1);
+    // A disabled endpoint gets nothing more.
+    await notifySubmission(env.deps, {
+      type: "submission.created",
+      form,
+      submission: submissionOf(form, { name: "m", email: "m@example.com" }),
+    });
+    await waitFor("a's next event", () => down.got.length === 6);
+    assert.equal(gone.got.length, 1);
+  } finally {
+    env.close();
+    await jobs;
+    await down.close();
+    await gone.close();
+  }
+});
+
+Deno.test("webhook: rotation signs with both secrets; test event", async () => {
+  const env = await testEnv(FAST);
+  const rx = receiver(() => 202);
+  const jobs = runJobs(env.deps);
+  try {
+    const ws = await makeWorkspace(env.deps);
+    const hook = await createWebhook(env.deps, ws.id, { url: rx.url });
+    const rotated = await rotateWebhookSecret(env.deps, ws.id, hook.id);
+    assert.notEqual(rotated.secret, hook.secret);
+    await sendTestEvent(env.deps, ws.id, hook.id);
+    await waitFor("test event", () => rx.got.length === 1);
+    const r = rx.got[0];
+    assert.equal(r.headers["webhook-signature"].split(" ").length, 2);
+    for (const s of [hook.secret, rotated.secret]) new Verifier(s).verify(r.body, r.headers);
+    assert.equal(JSON.parse(r.body).type, "webhook.test");
+    await waitFor("logged", async () => (await listDeliveries(env.deps, hook.id)).length === 1);
+    assert.equal((await listDeliveries(env.deps, hook.id))[0].status, 202);
+  } finally {
+    env.close();
+    await jobs;
+    await rx.close();
+  }
+});
+
+Deno.test("webhook: private targets refused without WEBHOOK_ALLOW_PRIVATE, at create and at send", async () => {
+  const env = await testEnv({ WEBHOOK_RETRY_DELAYS: "20" });
+  const rx = receiver(() => 200);
+  const jobs = runJobs(env.deps);
+  try {
+    const ws = await makeWorkspace(env.deps);
+    const form = await makeForm(env.deps, ws);
+    for (
+      const url of [
+        rx.url,
+        "https://127.0.0.1/x",
+        "https://10.0.0.1/x",
+        "https://169.254.169.254/latest",
+        "https://[::1]/x",
+        "https://[fd00:ec2::254]/x",
+        "https://100.64.0.1/x",
+        "ftp://example.com/x",
+      ]
+    ) {
+      await assert.rejects(
+        () => createWebhook(env.deps, ws.id, { url }),
+        (e) => e instanceof AppError && e.status === 400,
+        url,
+      );
+    }
+    // A stored target that now points at loopback (as a name re-resolving would) is
+    // refused at the attempt, and the receiver never sees a request.
+    const hook = await createWebhook(env.deps, ws.id, { url: "https://hooks.example.com/x" });
+    const e = await env.deps.kv.get<Webhook>(keys.webhook(hook.id));
+    const httpsLoop = rx.url.replace("http:", "https:");
+    await env.deps.kv.set(keys.webhook(hook.id), { ...e.value!, url: httpsLoop });
+    await notifySubmission(env.deps, {
+      type: "submission.created",
+      form,
+      submission: submissionOf(form, { name: "n", email: "n@example.com" }),
+    });
+    await waitFor(
+      "refused attempts",
+      async () => (await listDeliveries(env.deps, hook.id))[0]?.outcome === "failed",
+    );
+    const log = await listDeliveries(env.deps, hook.id);
+    assert.ok(
+      log.every((d) => d.status === null && /public/.test(d.error ?? "")),
+      JSON.stringify(log),
+    );
+    assert.equal(rx.got.length, 0);
+    for (
+      const a of [
+        "127.0.0.1",
+        "10.1.2.3",
+        "172.16.0.1",
+        "192.168.1.1",
+        "100.64.1.1",
+        "169.254.169.254",
+        "0.0.0.0",
+        "224.0.0.1",
+        "::1",
+        "fe80::1",
+        "fd00:ec2::254",
+        "::ffff:127.0.0.1",
+        "240.0.0.1",
+      ]
+    ) {
+      assert.equal(isPublicAddress(a), false, a);
+    }
+    for (const a of ["93.184.216.34", "2606:4700::1111", "8.8.8.8"]) {
+      assert.equal(isPublicAddress(a), true, a);
+    }
+  } finally {
+    env.close();
+    await jobs;
+    await rx.close();
+  }
+});
