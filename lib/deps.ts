@@ -11,6 +11,7 @@ import type { SubmissionWriterPort } from "@/lib/submissions/types.ts";
 import type { KvReader } from "@/lib/kv/types.ts";
 import type { BudgetLocks, LimitSpender } from "@/lib/ratelimit/types.ts";
 import type { Jobs } from "@/lib/jobs/types.ts";
+import type { SpamModel } from "@/lib/spam/model.ts";
 
 /**
  * Work in flight in this process. Two Deps on one KV stand for two processes: they share
@@ -62,6 +63,8 @@ export interface Deps {
   formWorkspaces: Map<string, string>;
   /** Work in flight in this process (see InFlight). */
   inflight: InFlight;
+  /** The content spam model, read from its committed file on first use (lib/spam). */
+  spamModel: () => Promise<SpamModel>;
   /** Background jobs (KV queue or job table, by `JOBS`; see jobs/types.ts). */
   jobs: Jobs;
   /** Current time in ms; replaceable in tests. */

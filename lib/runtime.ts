@@ -14,6 +14,7 @@ import { LimitBudgets } from "@/lib/ratelimit/budgets.ts";
 import { QueueJobs } from "@/lib/jobs/queue_runner.ts";
 import { TableJobs } from "@/lib/jobs/table_runner.ts";
 import type { Jobs } from "@/lib/jobs/types.ts";
+import { modelLoader } from "@/lib/spam/load.ts";
 
 /** How long an authenticated key is trusted without a read (bounded by SPEC's ~30 s). */
 const KEY_CACHE_TTL_MS = 5_000;
@@ -69,6 +70,7 @@ export async function buildDeps(
       charging: new WeakMap(),
     },
     jobs: overrides.jobs?.(kv) ?? createJobs(kv, config, now),
+    spamModel: modelLoader(),
   };
   return { ...base, writer: new SubmissionWriter(base) };
 }

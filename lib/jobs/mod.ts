@@ -19,6 +19,7 @@ export type JobHandler<T extends Job["type"]> = (
 ) => Promise<void>;
 import { sendEmailJob } from "@/lib/notify/mailer.ts";
 import { deliverWebhookJob } from "@/lib/notify/deliver.ts";
+import { notifyCreatedJob } from "@/lib/notify/mod.ts";
 
 const handlers: { [T in Job["type"]]: JobHandler<T> } = {
   delete_files: deleteFiles,
@@ -28,6 +29,7 @@ const handlers: { [T in Job["type"]]: JobHandler<T> } = {
   score_batch: scoreBatch,
   send_email: sendEmailJob,
   deliver_webhook: deliverWebhookJob,
+  notify_created: notifyCreatedJob,
 };
 
 const NO_CONTEXT: JobContext = { complete: () => {} };

@@ -7,7 +7,11 @@
 import { z } from "zod";
 import { newId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
-import { deliverWebhookJobSchema, sendEmailJobSchema } from "@/lib/notify/jobs.ts";
+import {
+  deliverWebhookJobSchema,
+  notifyCreatedJobSchema,
+  sendEmailJobSchema,
+} from "@/lib/notify/jobs.ts";
 
 /** Every job the queue carries. */
 export const jobSchema = z.discriminatedUnion("type", [
@@ -25,6 +29,7 @@ export const jobSchema = z.discriminatedUnion("type", [
   }),
   sendEmailJobSchema,
   deliverWebhookJobSchema,
+  notifyCreatedJobSchema,
 ]);
 /** A job. */
 export type Job = z.infer<typeof jobSchema>;

@@ -6,8 +6,8 @@
  * batch). Submissions already scored, re-labelled by an admin or deleted are left alone,
  * so a job delivered twice changes nothing. Each commit checks the form's edit stamp
  * (`submission_edits`), which every commit changing an existing submission sets
- * (submissions/indexes.ts): one check covers the whole batch. Later work that must follow
- * the verdict plugs into `afterVerdict`.
+ * (submissions/indexes.ts): one check covers the whole batch. The verdict's commit also
+ * enqueues `notify_created` (lib/notify); `afterVerdict` lets the bench and the soak observe.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
@@ -31,7 +31,7 @@ export interface VerdictHook {
   after?: (deps: Deps, form: Form, subs: Submission[]) => Promise<void>;
 }
 
-/** The hooks run after every verdict commit (none yet; notifications plug in here). */
+/** Observers of every verdict commit in this process (the bench's latency, the soak's count). */
 export const afterVerdict: VerdictHook[] = [];
 
 /** Stay well inside KV's 800 KiB and 1000 mutations per atomic operation. */
@@ -142,6 +142,14 @@ async function scoreIds(
       }
       counters.applyTo(op);
       const finals = scored.map(([, after]) => after);
+      // Notifications exist exactly when the verdict does (live submissions only).
+      if (job.mode === "live") {
+        deps.jobs.enqueue(op, {
+          type: "notify_created",
+          form_id: job.form_id,
+          ids: finals.map((s) => s.id),
+        });
+      }
       for (const hook of afterVerdict) hook.inCommit?.(deps, op, form, finals);
       if (i === chunks.length - 1) ctx.complete(op);
       const res = await withKvRetry(() => op.commit());
@@ -171,8 +179,10 @@ async function verdictsOf(
     const v = await finalVerdict(deps, form, s);
     const after: Submission = { ...s, status: v.status, scored_at: at };
     // A clean submission keeps no verdict: there is nothing to show or to explain.
-    if (v.score > 0) after.spam = { score: v.score, reasons: v.reasons, scored_at: at };
-    else delete after.spam;
+    if (v.score > 0) {
+      after.spam = { score: v.score, reasons: v.reasons, scored_at: at };
+      if (v.content) after.spam.content = v.content;
+    } else delete after.spam;
     out.push([s, after]);
   }
   return out;

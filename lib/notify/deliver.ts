@@ -8,7 +8,6 @@
 import { Webhook as Signer } from "standardwebhooks";
 import type { Deps } from "@/lib/deps.ts";
 import { newId } from "@/lib/ids.ts";
-import { enqueueJob } from "@/lib/jobs/queue.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { eventBody, loadEvent, type NotifyEvent } from "./events.ts";
 import { postPinned } from "./http1.ts";
@@ -143,7 +142,7 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
     const changed = w.failing_since !== e.value.failing_since || w.enabled !== e.value.enabled;
     if (changed) op.set(keys.webhook(w.id), { ...w, updated_at: d.at });
     if (retry) {
-      enqueueJob(op, { ...job, attempt: job.attempt + 1 }, { delay: delays[job.attempt] });
+      deps.jobs.enqueue(op, { ...job, attempt: job.attempt + 1 }, { delay: delays[job.attempt] });
     }
     if ((await op.commit()).ok) {
       await trimLog(deps.kv, keys.webhookDeliveries(w.id), DELIVERY_LOG_KEEP);

@@ -23,6 +23,13 @@ export const deliverWebhookJobSchema = z.object({
   manual: z.boolean().optional(),
 });
 
+/** Notifies `submission.created` for submissions one verdict commit scored (live only). */
+export const notifyCreatedJobSchema = z.object({
+  type: z.literal("notify_created"),
+  form_id: z.string().max(100),
+  ids: z.array(z.string().max(100)).min(1).max(1000),
+});
+
 /** A `send_email` job. */
 export type SendEmailJob = z.infer<typeof sendEmailJobSchema>;
 /** A `deliver_webhook` job. */

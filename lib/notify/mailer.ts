@@ -8,7 +8,6 @@
 import nodemailer from "nodemailer";
 import type { Transporter } from "nodemailer";
 import type { Deps } from "@/lib/deps.ts";
-import { enqueueJob } from "@/lib/jobs/queue.ts";
 import { plainAddress, renderAutoresponse, type RenderedMail, renderOwnerMail } from "./email.ts";
 import { loadEvent } from "./events.ts";
 import type { SendEmailJob } from "./jobs.ts";
@@ -106,7 +105,7 @@ export async function sendEmailJob(deps: Deps, job: SendEmailJob): Promise<void>
       return;
     }
     const op = deps.kv.atomic();
-    enqueueJob(op, { ...job, attempt: job.attempt + 1 }, { delay: delays[job.attempt] });
+    deps.jobs.enqueue(op, { ...job, attempt: job.attempt + 1 }, { delay: delays[job.attempt] });
     const res = await op.commit();
     if (!res.ok) throw new Error("email retry enqueue failed");
   }

@@ -8,8 +8,9 @@
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
 import { newId } from "@/lib/ids.ts";
-import { enqueueJob } from "@/lib/jobs/queue.ts";
 import { keys } from "@/lib/kv/keys.ts";
+import { getManyChunked } from "@/lib/kv/kv.ts";
+import { getForm } from "@/lib/forms/forms.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
 import { submissionView } from "@/lib/submissions/query.ts";
 import { plainAddress } from "./email.ts";
@@ -24,6 +25,11 @@ export interface SubmissionEvent {
   submission: Submission;
   /** For `submission.status_changed`. */
   previous_status?: string;
+  /**
+   * A fixed event id (e.g. one per submission for `submission.created`): a second call with
+   * it enqueues nothing, so a re-delivered job notifies once.
+   */
+  event_id?: string;
 }
 
 /** One autoresponse per submitter address per form per hour. */
@@ -63,8 +69,9 @@ export async function notifySubmission(deps: Deps, ev: SubmissionEvent): Promise
     if (addr) autoKey = keys.autoresponderSent(form.id, await addressDigest(form.id, addr));
   }
   if (!ownerMail && !autoKey && hooks.length === 0) return null;
+  const first = ev.event_id ? keys.notifyEventChunk(ev.event_id, 0) : null;
   const event: NotifyEvent = {
-    id: newId("msg"),
+    id: ev.event_id ?? newId("msg"),
     type: ev.type,
     at: new Date(deps.now()).toISOString(),
     workspace_id: s.workspace_id,
@@ -73,18 +80,30 @@ export async function notifySubmission(deps: Deps, ev: SubmissionEvent): Promise
     ...(ev.previous_status ? { previous_status: ev.previous_status } : {}),
   };
   for (let i = 0; i < 5; i++) {
+    if (first && (await deps.kv.get(first)).versionstamp !== null) return event.id;
     const marker = autoKey ? await deps.kv.get(autoKey) : null;
     const op = deps.kv.atomic();
+    if (first) op.check({ key: first, versionstamp: null });
     storeEvent(op, event);
     if (ownerMail) {
-      enqueueJob(op, { type: "send_email", event_id: event.id, kind: "owner", attempt: 0 });
+      deps.jobs.enqueue(op, { type: "send_email", event_id: event.id, kind: "owner", attempt: 0 });
     }
     if (autoKey && marker && marker.versionstamp === null) {
       op.check(marker).set(autoKey, true, { expireIn: AUTORESPONDER_WINDOW_MS });
-      enqueueJob(op, { type: "send_email", event_id: event.id, kind: "autoresponder", attempt: 0 });
+      deps.jobs.enqueue(op, {
+        type: "send_email",
+        event_id: event.id,
+        kind: "autoresponder",
+        attempt: 0,
+      });
     }
     for (const w of hooks) {
-      enqueueJob(op, { type: "deliver_webhook", event_id: event.id, webhook_id: w.id, attempt: 0 });
+      deps.jobs.enqueue(op, {
+        type: "deliver_webhook",
+        event_id: event.id,
+        webhook_id: w.id,
+        attempt: 0,
+      });
     }
     if ((await op.commit()).ok) return event.id;
   }
@@ -105,7 +124,7 @@ export async function resendDelivery(
     throw errors.notFound("The event is older than 7 days and can no longer be resent.");
   }
   const op = deps.kv.atomic();
-  enqueueJob(op, {
+  deps.jobs.enqueue(op, {
     type: "deliver_webhook",
     event_id: d.value.event_id,
     webhook_id: webhookId,
@@ -147,7 +166,7 @@ export async function sendTestEvent(
   };
   const op = deps.kv.atomic();
   storeEvent(op, event);
-  enqueueJob(op, {
+  deps.jobs.enqueue(op, {
     type: "deliver_webhook",
     event_id: event.id,
     webhook_id: webhookId,
@@ -156,4 +175,46 @@ export async function sendTestEvent(
   });
   if (!(await op.commit()).ok) throw new Error("test event enqueue failed");
   return { queued: true, event_id: event.id };
+}
+
+/**
+ * Handler of `notify_created`, enqueued by the verdict commit: a `submission.created`
+ * event per live submission it scored, each once (its event id is fixed by the submission).
+ */
+export async function notifyCreatedJob(
+  deps: Deps,
+  job: { form_id: string; ids: string[] },
+): Promise<void> {
+  const form = await getForm(deps, job.form_id);
+  if (!form) return;
+  const entries = await getManyChunked<Submission>(
+    deps.kv,
+    job.ids.map((id) => keys.submission(job.form_id, id)),
+  );
+  for (const e of entries) {
+    if (!e.value) continue;
+    await notifySubmission(deps, {
+      type: "submission.created",
+      form,
+      submission: e.value,
+      event_id: `msg_created_${e.value.id}`,
+    });
+  }
+}
+
+/**
+ * Notifies `submission.status_changed` or `submission.deleted` right after the commit that
+ * made it; a failure is logged (the change itself stands).
+ */
+export async function notifyQuietly(deps: Deps, ev: SubmissionEvent): Promise<void> {
+  try {
+    await notifySubmission(deps, ev);
+  } catch (err) {
+    console.error(JSON.stringify({
+      level: "error",
+      msg: "notification enqueue failed",
+      type: ev.type,
+      err: String(err),
+    }));
+  }
 }

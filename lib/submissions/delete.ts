@@ -16,6 +16,7 @@ import { delay, withKvRetry } from "@/lib/kv/kv.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
 import { UPLOAD_GRACE_MS, UPLOAD_URL_TTL_SEC } from "@/lib/uploads/grants.ts";
 import { removeEmailIndex } from "@/lib/privacy/email_index.ts"; // privacy
+import { notifyQuietly } from "@/lib/notify/mod.ts";
 import { CounterDeltas, indexDeleted } from "./indexes.ts";
 import { isPlausibleSubmissionId } from "./query.ts";
 
@@ -60,10 +61,11 @@ export interface DeleteResult {
  * ids deleted already, are `not_found`; a repeated id counts once.
  */
 export async function deleteSubmissions(
-  deps: Pick<Deps, "kv" | "now" | "jobs">,
+  deps: Deps,
   form: Form,
   mode: Mode,
   ids: string[],
+  opts: { notify?: boolean } = {},
 ): Promise<DeleteResult> {
   await writableWorkspace(deps, form.workspace_id);
   const unique = [...new Set(ids)];
@@ -74,6 +76,10 @@ export async function deleteSubmissions(
     const r = await deleteChunk(deps, form, mode, candidates.slice(i, i + PER_COMMIT));
     deleted += r.deleted;
     notFound.push(...r.not_found);
+    if (!opts.notify) continue;
+    for (const submission of r.records) {
+      await notifyQuietly(deps, { type: "submission.deleted", form, submission });
+    }
   }
   const missing = new Set(notFound);
   return { deleted, not_found: unique.filter((id) => missing.has(id)) };
@@ -85,7 +91,7 @@ async function deleteChunk(
   form: Form,
   mode: Mode,
   ids: string[],
-): Promise<DeleteResult> {
+): Promise<DeleteResult & { records: Submission[] }> {
   const kv = deps.kv;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const entries = await withKvRetry(() =>
@@ -96,6 +102,7 @@ async function deleteChunk(
     const notFound: string[] = [];
     const paths: string[] = [];
     let deleted = 0;
+    const records: Submission[] = [];
     entries.forEach((e, i) => {
       const s = e.value;
       if (!s || s.mode !== mode || s.form_id !== form.id) {
@@ -106,9 +113,10 @@ async function deleteChunk(
       indexDeleted(op, counters, s);
       removeEmailIndex(op, s); // privacy: email index
       paths.push(...(s.files ?? []));
+      records.push(s);
       deleted++;
     });
-    if (deleted === 0) return { deleted, not_found: notFound };
+    if (deleted === 0) return { deleted, not_found: notFound, records };
     counters.applyTo(op);
     if (paths.length) deps.jobs.enqueue(op, { type: "delete_files", paths });
     // Safety net for a job that never succeeds; looked at only once any upload URL for
@@ -116,7 +124,7 @@ async function deleteChunk(
     const sweepAt = deps.now() + UPLOAD_URL_TTL_SEC * 1000 + UPLOAD_GRACE_MS;
     for (const path of paths) op.set(keys.uploadPending(sweepAt, path), true);
     const res = await withKvRetry(() => op.commit());
-    if (res.ok) return { deleted, not_found: notFound };
+    if (res.ok) return { deleted, not_found: notFound, records };
     await delay(Math.random() * Math.min(2 ** attempt, 50));
   }
   throw new AppError(503, "unavailable", "The service is busy. Retry the delete.");

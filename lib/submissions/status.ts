@@ -11,23 +11,27 @@ import { keys } from "@/lib/kv/keys.ts";
 import { commitWithRetry, withKvRetry } from "@/lib/kv/kv.ts";
 import type { Status, Submission } from "@/lib/schemas.ts";
 import { CounterDeltas, indexStatusChange } from "./indexes.ts";
+import { getForm } from "@/lib/forms/forms.ts";
+import { notifyQuietly } from "@/lib/notify/mod.ts";
 
 /**
  * Sets a submission's status by hand. The `spam` record is kept (score and reasons stay
  * visible) and flagged `manual`, so the admin view shows the verdict was a person's.
  */
 export async function setSubmissionStatus(
-  deps: Pick<Deps, "kv" | "now">,
+  deps: Deps,
   formId: string,
   submissionId: string,
   to: Status,
 ): Promise<Submission> {
   await assertFormWritable(deps, formId);
+  let previous: Status | null = null;
   const key = keys.submission(formId, submissionId);
   const result = await commitWithRetry(deps.kv, async (op) => {
     const entry = await withKvRetry(() => deps.kv.get<Submission>(key));
     const current = entry.value;
     if (!current) return null;
+    previous = current.status;
     const counters = new CounterDeltas();
     op.check(entry);
     indexStatusChange(op, counters, current, to);
@@ -46,5 +50,14 @@ export async function setSubmissionStatus(
     return next;
   });
   if (!result) throw errors.notFound("Submission not found.");
+  const form = previous !== to ? await getForm(deps, formId) : null;
+  if (form) {
+    await notifyQuietly(deps, {
+      type: "submission.status_changed",
+      form,
+      submission: result,
+      previous_status: previous ?? undefined,
+    });
+  }
   return result;
 }

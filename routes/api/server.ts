@@ -61,7 +61,7 @@ export function serverApi(deps: Deps): Hono<ServerEnv> {
         throw errors.unsupportedMediaType(["application/json"]);
       }
       const ids = parseDeleteBody(parseJsonObject(await readBody(c.req.raw)));
-      const result = await deleteSubmissions(deps, form, c.get("auth").mode, ids);
+      const result = await deleteSubmissions(deps, form, c.get("auth").mode, ids, { notify: true });
       await auditDelete(deps, c, form.id, result.deleted);
       return c.json(result);
     },

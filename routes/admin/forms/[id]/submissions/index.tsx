@@ -63,7 +63,7 @@ export const handler = define.handlers<Data>({
     }
     const mode = modeOf(ctx.body.get("mode"));
     if (ctx.body.get("action") === "delete") {
-      await deleteSubmissions(ctx.deps, form, mode, ids);
+      await deleteSubmissions(ctx.deps, form, mode, ids, { notify: true });
       return ctx.redirect(back, "deleted");
     }
     const data = await load(ctx, form, { mode });
