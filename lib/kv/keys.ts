@@ -129,6 +129,10 @@ export const keys = {
   /** Prefix of undelivered jobs. */
   undeliveredJobs: () => ["undelivered_jobs"] as const,
 
+  // --- admin UI (issue 18) ---
+  /** A just-created API key's raw value, read once by the keys page (expires in minutes). */
+  keyReveal: (token: string) => ["admin_key_reveal", token] as const,
+
   /** Reliability-suite probe (bench/soak only, in its own KV files; the service never writes it). */
   soakProbe: (what: string, id: string) => ["soak_probe", what, id] as const,
 };
