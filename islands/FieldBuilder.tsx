@@ -87,7 +87,7 @@ export default function FieldBuilder({ fields, types, fileTypes }: FieldBuilderP
       {problems.length > 0 && (
         <div class="notice error builder-errors" role="alert" tabIndex={-1}>
           <p>The form was not saved. Fix these fields first:</p>
-          <ul>{problems.map((p) => <li>{p}</li>)}</ul>
+          <ul>{problems.map((p) => <li key={p}>{p}</li>)}</ul>
         </div>
       )}
       <div class="builder-grid">

@@ -149,7 +149,7 @@ export default define.page<typeof handler>(function Workspaces({ data, csrf }) {
                           class="button danger small"
                           href={`/admin/workspaces?suspend=${encodeURIComponent(w.id)}`}
                         >
-                          Suspend<span class="visually-hidden">{" "}{w.name}</span>
+                          Suspend<span class="visually-hidden">{` ${w.name}`}</span>
                         </a>
                       </>
                     )}
