@@ -132,6 +132,10 @@ export const keys = {
   // --- admin UI (issue 18) ---
   /** A just-created API key's raw value, read once by the keys page (expires in minutes). */
   keyReveal: (token: string) => ["admin_key_reveal", token] as const,
+  /** A submission an admin of its workspace has opened (read/unread; shared by the team). */
+  submissionRead: (formId: string, id: string) => ["submission_read", formId, id] as const,
+  /** Prefix of a form's read marks (swept with the form). */
+  submissionsRead: (formId: string) => ["submission_read", formId] as const,
 
   /** Reliability-suite probe (bench/soak only, in its own KV files; the service never writes it). */
   soakProbe: (what: string, id: string) => ["soak_probe", what, id] as const,

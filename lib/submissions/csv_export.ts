@@ -8,7 +8,7 @@
 import type { Deps } from "@/lib/deps.ts";
 import { keys, type Mode, type StatusBucket } from "@/lib/kv/keys.ts";
 import { getManyChunked } from "@/lib/kv/kv.ts";
-import type { Form, Status, Submission } from "@/lib/schemas.ts";
+import { type Form, isFileType, type Status, type Submission } from "@/lib/schemas.ts";
 import { indexedId } from "./indexes.ts";
 import { matchesSearch, RANGES, rangeStartDay } from "./query.ts";
 
@@ -59,16 +59,18 @@ export function csvHeader(form: Form): string[] {
   ];
 }
 
-function rowOf(form: Form, s: Submission): unknown[] {
+/** Turns a file field's stored reference into a link (the admin's file page). */
+export type FileLinker = (s: Submission, path: string) => string;
+
+function rowOf(form: Form, s: Submission, fileLink?: FileLinker): unknown[] {
   const meta = Object.keys(s.metadata ?? {}).length ? JSON.stringify(s.metadata) : "";
-  return [
-    s.id,
-    s.number,
-    s.created_at,
-    s.status,
-    ...form.fields.map((f) => s.fields[f.name]),
-    meta,
-  ];
+  const cell = (f: Form["fields"][number]) => {
+    const v = s.fields[f.name];
+    if (!fileLink || !isFileType(f.type) || v === undefined || v === null) return v;
+    const refs = (Array.isArray(v) ? v : [v]) as { path?: unknown }[];
+    return refs.map((r) => typeof r?.path === "string" ? fileLink(s, r.path) : "").join(" ");
+  };
+  return [s.id, s.number, s.created_at, s.status, ...form.fields.map(cell), meta];
 }
 
 /**
@@ -81,6 +83,7 @@ export function submissionsCsv(
   form: Form,
   mode: Mode,
   filter: ExportFilter,
+  fileLink?: FileLinker,
 ): ReadableStream<Uint8Array> {
   const bucket: StatusBucket = filter.status ?? "all";
   const prefix = bucket === "all"
@@ -116,7 +119,7 @@ export function submissionsCsv(
           const s = e.value;
           if (!s || (fromDay && s.created_at < fromDay)) continue;
           if (needle && !matchesSearch(s, needle)) continue;
-          out += csvRow(rowOf(form, s));
+          out += csvRow(rowOf(form, s, fileLink));
         }
         if (out) return controller.enqueue(enc.encode(out));
       }

@@ -54,6 +54,7 @@ const PAGES: [string, Mounted][] = [
   ["/forms/:id/submissions", mount(subs)],
   ["/forms/:id/submissions/:sid", mount(subShow)],
   ["/forms/:id/export.csv", mount(subExport)],
+  ["/forms/:id/export.json", mount(subExport)],
   ["/forms/:id/file", mount(subFile)],
   ["/keys", mount(apiKeys)],
   ["/keys/:kid/revoke", mount(keyRevoke)],
