@@ -111,10 +111,10 @@ export default function FieldBuilder({ fields, types, fileTypes }: FieldBuilderP
                       type="button"
                       class="secondary small"
                       aria-expanded={open ? "true" : "false"}
-                      aria-label={`${open ? "Close" : "Edit"} ${r.name}`}
                       onClick={() => setOpenKey(open ? null : r.key)}
                     >
-                      {open ? "Done" : "Edit"}
+                      {open ? "Close" : "Edit"}
+                      <span class="visually-hidden">{` ${r.name}`}</span>
                     </button>
                     <button
                       type="button"

@@ -193,8 +193,8 @@ function ConfirmSuspend(
         <input type="hidden" name="confirmed" value="yes" />
         <input type="hidden" name="workspace_id" value={workspace.id} />
         <p>
-          Its {forms} form{forms === 1 ? "" : "s"}{" "}
-          go offline: visitors and API clients get "not found", new submissions are refused, and its
+          Its {forms} form{forms === 1 ? " goes" : "s go"}{" "}
+          offline: visitors and API clients get "not found", new submissions are refused, and its
           API keys stop working. Nothing is deleted; unsuspend it to bring everything back.
         </p>
         <p class="form-actions">
