@@ -195,6 +195,8 @@ export interface Form {
   schema_version: number;
   created_at: string;
   updated_at: string;
+  /** Admin UI (issue 18): set while archived (closed and listed apart); absent otherwise. */
+  archived_at?: string;
 }
 
 /** A workspace. */
