@@ -30,6 +30,7 @@ import * as forms from "@/routes/admin/forms/index.tsx";
 import * as formNew from "@/routes/admin/forms/new.tsx";
 import * as formShow from "@/routes/admin/forms/[id]/index.tsx";
 import * as formEdit from "@/routes/admin/forms/[id]/edit.tsx";
+import * as formDelete from "@/routes/admin/forms/[id]/delete.tsx";
 import * as subs from "@/routes/admin/forms/[id]/submissions/index.tsx";
 import * as subShow from "@/routes/admin/forms/[id]/submissions/[sid].tsx";
 import * as subExport from "@/routes/admin/forms/[id]/export.ts";
@@ -51,6 +52,7 @@ const PAGES: [string, Mounted][] = [
   ["/forms/new", mount(formNew)],
   ["/forms/:id", mount(formShow)],
   ["/forms/:id/edit", mount(formEdit)],
+  ["/forms/:id/delete", mount(formDelete)],
   ["/forms/:id/submissions", mount(subs)],
   ["/forms/:id/submissions/:sid", mount(subShow)],
   ["/forms/:id/export.csv", mount(subExport)],

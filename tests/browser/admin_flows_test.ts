@@ -8,7 +8,8 @@
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { createUser } from "@/lib/admin/users.ts";
-import { createForm } from "@/lib/forms/forms.ts";
+import { createForm, getForm } from "@/lib/forms/forms.ts";
+import { listFormSummaries } from "@/lib/admin/forms.ts";
 import { listApiKeys } from "@/lib/keys/api_keys.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import type { Submission } from "@/lib/schemas.ts";
@@ -190,6 +191,37 @@ Deno.test({
         await page.getByRole("heading", { name: "Submission #21" }).waitFor();
         const sub = await env.deps.kv.get<Submission>(keys.submission(form.id, ids[21]));
         assert.equal(sub.value, null);
+      });
+
+      await t.step("duplicate, archive, and delete a form after typing its name", async () => {
+        const all = await listFormSummaries(env.deps, ws.id);
+        const checked = all.find((f) => f.form.name === "Checked form")!.form;
+        await seedSubmissions(env.deps, checked, 3);
+        await page.goto(`${base}/admin/forms/${checked.id}`);
+        await page.getByRole("button", { name: "Duplicate" }).click();
+        await page.waitForURL(/notice=form_duplicated/);
+        await page.getByRole("heading", { name: "Checked form (copy)" }).waitFor();
+        await assertNoAxeViolations(page);
+        await page.getByRole("button", { name: "Archive" }).click();
+        await page.waitForURL(/\/admin\/forms\?notice=form_archived/);
+        await page.getByText("Archived forms").click();
+        await page.locator("details.archived").getByText("Checked form (copy)").waitFor();
+        await assertNoAxeViolations(page);
+        await page.goto(`${base}/admin/forms/${checked.id}/delete`);
+        await page.getByText("its 3 submissions").waitFor();
+        await assertNoAxeViolations(page);
+        await page.getByLabel(/Type the form's name/).fill("Checked");
+        await page.getByRole("button", { name: "Delete form and submissions" }).click();
+        await page.getByText("The name does not match").waitFor();
+        assert.ok(await getForm(env.deps, checked.id));
+        await page.getByLabel(/Type the form's name/).fill("Checked form");
+        await page.getByRole("button", { name: "Delete form and submissions" }).click();
+        await page.waitForURL(/notice=form_deleted/);
+        assert.equal(await getForm(env.deps, checked.id), null);
+        const left = await Array.fromAsync(
+          env.deps.kv.list({ prefix: keys.submissions(checked.id) }),
+        );
+        assert.equal(left.length, 0);
       });
 
       await t.step("a new workspace is switched to; suspending asks first", async () => {
