@@ -77,8 +77,13 @@ function Snippet(
   );
 }
 
-function pct(rate: number | null): string {
-  return rate === null ? "—" : `${(rate * 100).toFixed(1)}%`;
+/**
+ * Submissions per start, or "—" when it would mislead: no starts, or more submissions than
+ * starts (API, curl and self-hosted HTML forms send no start event).
+ */
+function completion(a: FormAnalytics): string {
+  if (a.starts === 0 || a.submissions > a.starts) return "—";
+  return `${((a.submissions / a.starts) * 100).toFixed(1)}%`;
 }
 
 /** The overview page. */
@@ -124,7 +129,7 @@ export default define.page<typeof handler>(function FormOverview({ data, csrf })
       )}
       <div class="stats">
         <a class="stat" href={`/admin/forms/${form.id}/submissions`}>
-          <span class="stat-n">{counts.all}</span> submissions
+          <span class="stat-n">{counts.all}</span> stored now
         </a>
         <a class="stat" href={`/admin/forms/${form.id}/submissions?status=completed`}>
           <span class="stat-n">{counts.completed}</span> completed
@@ -150,12 +155,19 @@ export default define.page<typeof handler>(function FormOverview({ data, csrf })
           <span class="stat-n">{a.starts}</span> starts
         </div>
         <div class="stat">
-          <span class="stat-n">{a.submissions}</span> submissions
+          <span class="stat-n">{a.submissions}</span> received
         </div>
         <div class="stat">
-          <span class="stat-n">{pct(a.completion_rate)}</span> completion
+          <span class="stat-n">{completion(a)}</span> completion
         </div>
       </div>
+      <p class="help">
+        Live submissions only. "Stored now" above counts what is kept today; "received" counts every
+        submission that arrived in this window, from browsers and API alike, including ones deleted
+        since. Views and starts are reported by the hosted page (or your calls to the events
+        endpoint), so completion compares starts with received submissions and is only shown when no
+        more submissions arrived than starts.
+      </p>
       {a.views + a.starts + a.submissions === 0
         ? (
           <p class="empty">
