@@ -228,6 +228,8 @@ export interface Form {
   /** Hosted page texts (plain text); absent on forms saved before they existed. */
   intro?: string;
   thank_you?: string;
+  /** Admin UI (issue 18): set while archived (closed and listed apart); absent otherwise. */
+  archived_at?: string;
 }
 
 /** A workspace. */

@@ -102,3 +102,38 @@ export function toField(r: Row, fileTypes: string[]): Record<string, unknown> {
   }
   return out;
 }
+
+/** What is wrong with the rows before saving, in the editor's words (empty when none). */
+export function rowProblems(rows: Row[], fileTypes: string[]): string[] {
+  if (rows.length === 0) return ["Add at least one field: a form without fields collects nothing."];
+  const out: string[] = [];
+  const seen = new Set<string>();
+  rows.forEach((r, i) => {
+    const who = `Field ${i + 1} "${r.label || r.name || "(unnamed)"}"`;
+    const name = r.name.trim();
+    if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(name)) {
+      out.push(`${who}: the name may use letters, digits, _ . - and starts with a letter or _.`);
+    } else if (seen.has(name)) out.push(`${who}: another field already has the name ${name}.`);
+    seen.add(name);
+    const rules = rulesOf(r.type, fileTypes);
+    for (const rule of ["minLength", "maxLength", "min", "max", "maxSizeMB"] as const) {
+      const v = r.rules[rule].trim();
+      if (!rules.includes(rule) || !v) continue;
+      if (rule === "min" || rule === "max") {
+        if (DATES.includes(r.type)) continue;
+      }
+      if (isNaN(Number(v))) out.push(`${who}: ${RULE_LABELS[rule]} must be a number.`);
+      else if (rule.endsWith("Length") && !Number.isInteger(Number(v))) {
+        out.push(`${who}: ${RULE_LABELS[rule]} must be a whole number.`);
+      }
+    }
+    const lo = Number(r.rules.minLength), hi = Number(r.rules.maxLength);
+    if (rules.includes("minLength") && r.rules.minLength && r.rules.maxLength && lo > hi) {
+      out.push(`${who}: Min length is greater than Max length.`);
+    }
+    if (CHOICE.includes(r.type) && !r.rules.options.trim()) {
+      out.push(`${who}: give at least one option.`);
+    }
+  });
+  return out;
+}

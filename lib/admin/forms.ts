@@ -144,3 +144,87 @@ export function definitionFromPost(
   };
   return { def, problems };
 }
+
+/** What the editor calls each part of a definition (paths as the schema names them). */
+const PART_NAMES: Record<string, string> = {
+  name: "Name (data key)",
+  type: "Type",
+  label: "Label",
+  placeholder: "Placeholder",
+  help: "Help text",
+  pattern: "Pattern",
+  minLength: "Min length",
+  maxLength: "Max length",
+  min: "Min",
+  max: "Max",
+  options: "Options",
+  allowedTypes: "Allowed MIME types",
+  maxSizeMB: "Max size (MB)",
+  id: "Field id",
+};
+
+const FORM_PARTS: Record<string, string> = {
+  name: "Form name",
+  honeypot: "Honeypot field name",
+  allowed_origins: "Allowed origins",
+  "redirect.success": "Success redirect",
+  "redirect.error": "Error redirect",
+  "captcha.secret": "CAPTCHA secret key",
+  "captcha.siteKey": "CAPTCHA site key",
+  "captcha.provider": "CAPTCHA provider",
+  fields: "Fields",
+};
+
+/** A schema message in plain words ("must be a number" rather than zod's wording). */
+function plainMessage(msg: string): string {
+  const m = msg.replace(/^Invalid input: /, "");
+  let r: RegExpMatchArray | null;
+  if (/expected number, received/.test(m)) return "must be a number";
+  if (/expected int/.test(m)) return "must be a whole number";
+  if ((r = m.match(/^Too small: expected (?:string|array) to have >=?(\d+)/))) {
+    return r[1] === "1" ? "must not be empty" : `needs at least ${r[1]}`;
+  }
+  if ((r = m.match(/^Too big: expected string to have <=?(\d+)/))) {
+    return `must be at most ${r[1]} characters`;
+  }
+  if ((r = m.match(/^Too big: expected array to have <=?(\d+)/))) {
+    return `may have at most ${r[1]} entries`;
+  }
+  if ((r = m.match(/^Too small: expected number to be (>=?)(\S+)/))) {
+    return r[1] === ">" ? `must be more than ${r[2]}` : `must be at least ${r[2]}`;
+  }
+  if ((r = m.match(/^Too big: expected number to be <=?(\S+)/))) return `must be at most ${r[1]}`;
+  if (/^Invalid option/.test(m) || /^expected one of/.test(m)) return "is not one of the choices";
+  if (/^Invalid (string|URL)/i.test(m)) return "is not in the expected format";
+  if (/^Unrecognized key/.test(m)) return m.replace(/^Unrecognized keys?:?/, "unknown setting");
+  if (m === "greater than maxLength") return "is greater than the max length";
+  return m;
+}
+
+/**
+ * The schema's problems (`fields.0.maxLength: Invalid input: ...`) in the editor's words:
+ * `Field 1 "email", Max length: must be a number`.
+ */
+export function describeProblems(details: string[], fields: FieldInput[]): string[] {
+  return details.map((d) => {
+    const sep = d.indexOf(": ");
+    const path = sep < 0 ? "" : d.slice(0, sep);
+    const msg = plainMessage(sep < 0 ? d : d.slice(sep + 2));
+    const f = path.match(/^fields\.(\d+)(?:\.(\w+))?/);
+    if (f) {
+      const i = Number(f[1]);
+      const name = fields[i]?.label || fields[i]?.name;
+      const who = `Field ${i + 1}${name ? ` "${name}"` : ""}`;
+      return f[2] ? `${who}, ${PART_NAMES[f[2]] ?? f[2]}: ${msg}` : `${who}: ${msg}`;
+    }
+    const part = FORM_PARTS[path] ?? FORM_PARTS[path.replace(/\.\d+$/, "")];
+    return part ? `${part}: ${msg}` : msg;
+  });
+}
+
+/** The problems of a posted definition the schema does not refuse: a form needs a field. */
+export function editorProblems(def: FormDefinition): string[] {
+  return (def.fields ?? []).length === 0
+    ? ["Fields: add at least one field; a form without fields cannot collect anything"]
+    : [];
+}

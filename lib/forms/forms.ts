@@ -137,7 +137,8 @@ export async function setAccepting(
   return await mutateForm(deps, formId, (form) => ({ ...form, accepting }));
 }
 
-async function mutateForm(
+/** Applies `change` to a stored form with a checked write (retried on conflict). */
+export async function mutateForm(
   deps: Pick<Deps, "kv" | "now">,
   formId: string,
   change: (form: Form) => Form,

@@ -184,6 +184,21 @@ export const keys = {
    * submission (status, delete, final verdict) sets it, so a verdict commit checks it once.
    */
   submissionEdits: (formId: string, mode: Mode) => ["submission_edits", formId, mode] as const,
+  // --- admin UI (issue 18) ---
+  /** A just-created API key's raw value, read once by the keys page (expires in minutes). */
+  keyReveal: (token: string) => ["admin_key_reveal", token] as const,
+  /** A submission an admin of its workspace has opened (read/unread; shared by the team). */
+  submissionRead: (formId: string, id: string) => ["submission_read", formId, id] as const,
+  /** Prefix of a form's read marks (swept with the form). */
+  submissionsRead: (formId: string) => ["submission_read", formId] as const,
+  /** Prefix of a form's status counters in one mode (swept when the form is deleted). */
+  submissionCountsOf: (formId: string, mode: Mode) => ["submission_counts", formId, mode] as const,
+  /** Prefix of a form's block counters in one mode (swept when the form is deleted). */
+  submissionBlocksOf: (formId: string, mode: Mode) => ["submission_blocks", formId, mode] as const,
+  /** Prefix of a form's daily counters in one mode (swept when the form is deleted). */
+  submissionDailiesOf: (formId: string, mode: Mode) => ["submission_daily", formId, mode] as const,
+  /** Prefix of a form's idempotency records in one mode (swept when the form is deleted). */
+  idempotencyOf: (formId: string, mode: Mode) => ["idempotency", formId, mode] as const,
 
   /** Reliability-suite probe (bench/soak only, in its own KV files; the service never writes it). */
   soakProbe: (what: string, id: string) => ["soak_probe", what, id] as const,

@@ -27,6 +27,7 @@ export const AUDIT_ACTIONS = [
   "form.retention_changed",
   "submissions.deleted",
   "export.csv",
+  "export.json",
   "export.privacy",
   "privacy.erasure",
   "workspace.plan_changed",

@@ -5,11 +5,10 @@
  * spreadsheet would read as a formula gets a leading `'`.
  * @module
  */
-import { writableWorkspace } from "@/lib/workspaces/suspension.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { keys, type Mode, type StatusBucket } from "@/lib/kv/keys.ts";
 import { getManyChunked } from "@/lib/kv/kv.ts";
-import type { Form, Status, Submission } from "@/lib/schemas.ts";
+import { type Form, isFileType, type Status, type Submission } from "@/lib/schemas.ts";
 import { indexedId } from "./indexes.ts";
 import { matchesSearch, RANGES, rangeStartDay } from "./query.ts";
 
@@ -70,27 +69,18 @@ export function csvHeader(form: Form): string[] {
   ];
 }
 
-function rowOf(form: Form, s: Submission): unknown[] {
-  const meta = Object.keys(s.metadata ?? {}).length ? JSON.stringify(s.metadata) : "";
-  return [
-    s.id,
-    s.number,
-    s.created_at,
-    s.status,
-    ...form.fields.map((f) => s.fields[f.name]),
-    meta,
-  ];
-}
+/** Turns a file field's stored reference into a link (the admin's file page). */
+export type FileLinker = (s: Submission, path: string) => string;
 
-/** The export (see {@linkcode submissionsCsv}); 403 when the form's workspace is suspended. */
-export async function openSubmissionsCsv(
-  deps: Pick<Deps, "kv" | "now">,
-  form: Form,
-  mode: Mode,
-  filter: ExportFilter,
-): Promise<ReadableStream<Uint8Array>> {
-  await writableWorkspace(deps, form.workspace_id);
-  return submissionsCsv(deps, form, mode, filter);
+function rowOf(form: Form, s: Submission, fileLink?: FileLinker): unknown[] {
+  const meta = Object.keys(s.metadata ?? {}).length ? JSON.stringify(s.metadata) : "";
+  const cell = (f: Form["fields"][number]) => {
+    const v = s.fields[f.name];
+    if (!fileLink || !isFileType(f.type) || v === undefined || v === null) return v;
+    const refs = (Array.isArray(v) ? v : [v]) as { path?: unknown }[];
+    return refs.map((r) => typeof r?.path === "string" ? fileLink(s, r.path) : "").join(" ");
+  };
+  return [s.id, s.number, s.created_at, s.status, ...form.fields.map(cell), meta];
 }
 
 /**
@@ -103,6 +93,7 @@ export function submissionsCsv(
   form: Form,
   mode: Mode,
   filter: ExportFilter,
+  fileLink?: FileLinker,
 ): ReadableStream<Uint8Array> {
   const bucket: StatusBucket = filter.status ?? "all";
   const prefix = bucket === "all"
@@ -138,7 +129,7 @@ export function submissionsCsv(
           const s = e.value;
           if (!s || (fromDay && s.created_at < fromDay)) continue;
           if (needle && !matchesSearch(s, needle)) continue;
-          out += csvRow(rowOf(form, s));
+          out += csvRow(rowOf(form, s, fileLink));
         }
         if (out) return controller.enqueue(enc.encode(out));
       }

@@ -115,7 +115,7 @@ export function rangeStartDay(range: keyof typeof RANGES, now: number): string |
 }
 
 /** The index a status bucket walks: the number index for "all", else the status index. */
-function indexPrefix(formId: string, mode: Mode, bucket: StatusBucket): Deno.KvKey {
+export function indexPrefix(formId: string, mode: Mode, bucket: StatusBucket): Deno.KvKey {
   return bucket === "all"
     ? keys.submissionsByNumber(formId, mode)
     : keys.submissionsByStatus(formId, mode, bucket);

@@ -30,6 +30,7 @@ import * as forms from "@/routes/admin/forms/index.tsx";
 import * as formNew from "@/routes/admin/forms/new.tsx";
 import * as formShow from "@/routes/admin/forms/[id]/index.tsx";
 import * as formEdit from "@/routes/admin/forms/[id]/edit.tsx";
+import * as formDelete from "@/routes/admin/forms/[id]/delete.tsx";
 import * as subs from "@/routes/admin/forms/[id]/submissions/index.tsx";
 import * as subShow from "@/routes/admin/forms/[id]/submissions/[sid].tsx";
 import * as subExport from "@/routes/admin/forms/[id]/export.ts";
@@ -64,9 +65,11 @@ const PAGES: [string, Mounted][] = [
   ["/forms/new", mount(formNew, { GET: "admin" })],
   ["/forms/:id", mount(formShow)],
   ["/forms/:id/edit", mount(formEdit, { GET: "admin" })],
+  ["/forms/:id/delete", mount(formDelete, { GET: "admin" })],
   ["/forms/:id/submissions", mount(subs)],
   ["/forms/:id/submissions/:sid", mount(subShow)],
   ["/forms/:id/export.csv", mount(subExport, { GET: "admin" })],
+  ["/forms/:id/export.json", mount(subExport, { GET: "admin" })],
   ["/forms/:id/file", mount(subFile)],
   ["/keys", mount(apiKeys, { GET: "admin" })],
   ["/keys/:kid/revoke", mount(keyRevoke, { GET: "admin" })],

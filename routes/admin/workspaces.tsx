@@ -7,12 +7,16 @@ import { page } from "@/lib/ui/define.ts";
 import { PLAN_NAMES, type PlanName, planOf } from "@/lib/workspaces/plans.ts";
 import type { Workspace } from "@/lib/schemas.ts";
 import { createWorkspace, listWorkspaces, updateWorkspace } from "@/lib/workspaces/workspaces.ts";
+import { setSessionWorkspace } from "@/lib/admin/sessions.ts";
+import { listFormIds } from "@/lib/forms/forms.ts";
 import { Csrf, PageHead, Time } from "./_layout.tsx";
 import { define, field, type PageContext } from "./_page.ts";
 
 interface Data {
   workspaces: Workspace[];
   error?: string;
+  /** `?suspend=<id>`: the confirmation step, with how many forms go offline. */
+  confirm?: { workspace: Workspace; forms: number };
 }
 
 function requireOwner(ctx: PageContext): void {
@@ -33,6 +37,13 @@ export const handler = define.handlers<Data>({
   async GET(ctx) {
     requireOwner(ctx);
     const workspaces = await listWorkspaces(ctx.deps);
+    const target = workspaces.find((w) => w.id === ctx.url.searchParams.get("suspend"));
+    if (target && !target.suspended) {
+      const forms = (await listFormIds(ctx.deps, target.id)).length;
+      return page({ workspaces, confirm: { workspace: target, forms } }, {
+        title: `Suspend ${target.name}?`,
+      });
+    }
     return page({ workspaces }, { title: "Workspaces" });
   },
   async POST(ctx) {
@@ -49,11 +60,16 @@ export const handler = define.handlers<Data>({
           title: "Workspaces",
         });
       }
-      await createWorkspace(ctx.deps, { name, plan: plan(field(ctx.body, "plan")) });
-      return ctx.redirect("/admin/workspaces", "workspace_created");
+      const ws = await createWorkspace(ctx.deps, { name, plan: plan(field(ctx.body, "plan")) });
+      // Whoever creates a workspace means to work in it next.
+      await setSessionWorkspace(ctx.deps, ctx.state!.token, ws.id);
+      return ctx.redirect("/admin/forms", "workspace_created");
     }
     if (action === "plan") {
       await updateWorkspace(ctx.deps, id, { plan: plan(field(ctx.body, "plan")) });
+    } else if (action === "suspend" && field(ctx.body, "confirmed") !== "yes") {
+      // A suspend button without JavaScript or by hand: ask first.
+      return ctx.redirect(`/admin/workspaces?suspend=${encodeURIComponent(id)}`);
     } else if (action === "suspend" || action === "unsuspend") {
       await updateWorkspace(ctx.deps, id, { suspended: action === "suspend" });
     } else {
@@ -65,6 +81,7 @@ export const handler = define.handlers<Data>({
 
 /** The workspaces table and the create form. */
 export default define.page<typeof handler>(function Workspaces({ data, csrf }) {
+  if (data.confirm) return <ConfirmSuspend {...data.confirm} csrf={csrf} />;
   return (
     <>
       <PageHead
@@ -109,21 +126,33 @@ export default define.page<typeof handler>(function Workspaces({ data, csrf }) {
                   </div>
                 </td>
                 <td>
-                  <form method="post" class="inline">
-                    <Csrf token={csrf} />
-                    <input type="hidden" name="workspace_id" value={w.id} />
-                    {w.suspended
-                      ? <span class="badge spam">suspended</span>
-                      : <span class="badge completed">active</span>}{" "}
-                    <button
-                      type="submit"
-                      name="action"
-                      value={w.suspended ? "unsuspend" : "suspend"}
-                      class={w.suspended ? "secondary small" : "danger small"}
-                    >
-                      {w.suspended ? "Unsuspend" : "Suspend"}
-                    </button>
-                  </form>
+                  {w.suspended
+                    ? (
+                      <form method="post" class="inline">
+                        <Csrf token={csrf} />
+                        <input type="hidden" name="workspace_id" value={w.id} />
+                        <span class="badge spam">suspended</span>{" "}
+                        <button
+                          type="submit"
+                          name="action"
+                          value="unsuspend"
+                          class="secondary small"
+                        >
+                          Unsuspend
+                        </button>
+                      </form>
+                    )
+                    : (
+                      <>
+                        <span class="badge completed">active</span>{" "}
+                        <a
+                          class="button danger small"
+                          href={`/admin/workspaces?suspend=${encodeURIComponent(w.id)}`}
+                        >
+                          Suspend<span class="visually-hidden">{` ${w.name}`}</span>
+                        </a>
+                      </>
+                    )}
                 </td>
                 <td>
                   <Time iso={w.created_at} />
@@ -150,3 +179,29 @@ export default define.page<typeof handler>(function Workspaces({ data, csrf }) {
     </>
   );
 });
+
+/** The suspension's confirmation: says what goes offline. */
+function ConfirmSuspend(
+  { workspace, forms, csrf }: { workspace: Workspace; forms: number; csrf: string },
+) {
+  return (
+    <>
+      <PageHead title={`Suspend ${workspace.name}?`} />
+      <form method="post" action="/admin/workspaces" class="card">
+        <Csrf token={csrf} />
+        <input type="hidden" name="action" value="suspend" />
+        <input type="hidden" name="confirmed" value="yes" />
+        <input type="hidden" name="workspace_id" value={workspace.id} />
+        <p>
+          Its {forms} form{forms === 1 ? " goes" : "s go"}{" "}
+          offline: visitors and API clients get "not found", new submissions are refused, and its
+          API keys stop working. Nothing is deleted; unsuspend it to bring everything back.
+        </p>
+        <p class="form-actions">
+          <button type="submit" class="danger">Suspend workspace</button>{" "}
+          <a class="button secondary" href="/admin/workspaces">Cancel</a>
+        </p>
+      </form>
+    </>
+  );
+}

@@ -282,10 +282,8 @@ Deno.test({
         assert.ok(overflow <= 0, `page scrolls sideways by ${overflow}px`);
         await shot("10-submissions-phone");
         await page.goto(`${base}/admin/forms/${formId}/edit`);
-        // The server-rendered builder shows each field's own type.
-        const types = await page.locator(".field-card select[id$='-type']").evaluateAll((els) =>
-          els.map((e) => (e as HTMLSelectElement).value)
-        );
+        // The server-rendered builder shows each field's own type (cards start closed).
+        const types = await page.locator(".field-card-head .badge").allInnerTexts();
         assert.deepEqual(types, ["select", "text", "email"]);
         await shot("11-editor-phone");
         await page.setViewportSize({ width: 1280, height: 900 });

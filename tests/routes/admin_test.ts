@@ -113,7 +113,11 @@ Deno.test("admin - CSRF and cross-site requests", async (t) => {
     const cookie = await signIn(env, "owner@example.com");
     const { csrf } = await page(env, cookie, "/admin/forms/new");
     assert.match(csrf, /^[0-9A-Za-z]{32}$/);
-    const def = { name: "Via admin", fields_json: "[]", accepting: "on" };
+    const def = {
+      name: "Via admin",
+      fields_json: JSON.stringify([{ name: "email", type: "email" }]),
+      accepting: "on",
+    };
     const before = (await listFormIds(env.deps, ws.id)).length;
 
     await t.step("a cross-site POST is rejected even with the token", async () => {
@@ -247,9 +251,21 @@ Deno.test("admin - owner-only workspace actions", async (t) => {
         plan: "free",
       });
       assert.equal(plan.status, 303);
+      // Without the confirmation step's `confirmed`, a suspend only asks first.
+      const ask = await post(env, owner, "/admin/workspaces", {
+        _csrf: csrf,
+        action: "suspend",
+        workspace_id: other.id,
+      });
+      assert.equal(ask.status, 303);
+      assert.equal(ask.headers.get("location"), `/admin/workspaces?suspend=${other.id}`);
+      assert.equal((await getWorkspace(env.deps, other.id))?.suspended, false);
+      const confirm = await page(env, owner, `/admin/workspaces?suspend=${other.id}`);
+      assert.match(confirm.html, /go(es)? offline/);
       const suspend = await post(env, owner, "/admin/workspaces", {
         _csrf: csrf,
         action: "suspend",
+        confirmed: "yes",
         workspace_id: other.id,
       });
       assert.equal(suspend.status, 303);
@@ -299,7 +315,7 @@ Deno.test("admin - session expiry: sliding renewal and where sign-in returns", a
       const save = await post(env, cookie, edit, {
         _csrf: csrf,
         name: "Renamed late",
-        fields_json: "[]",
+        fields_json: JSON.stringify(form.fields),
         captcha_provider: "none",
         accepting: "on",
       });

@@ -65,44 +65,59 @@ export default define.page<typeof handler>(function Forms({ data, state }) {
           </div>
         )
         : (
-          <div class="table-wrap">
-            <table class="list">
-              <thead>
-                <tr>
-                  <th>Form</th>
-                  <th class="num">Submissions</th>
-                  <th class="num">Spam</th>
-                  <th>Status</th>
-                  <th class="hide-sm">Updated</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.forms.map(({ form, total, spam }) => (
-                  <tr>
-                    <td>
-                      <a href={`/admin/forms/${form.id}`}>{form.name}</a>
-                      <div class="muted mono">{form.id} · v{form.schema_version}</div>
-                    </td>
-                    <td class="num">
-                      <a href={`/admin/forms/${form.id}/submissions`}>
-                        {total.toLocaleString("en")}
-                      </a>
-                    </td>
-                    <td class="num">{spam.toLocaleString("en")}</td>
-                    <td>
-                      {form.accepting
-                        ? <span class="badge completed">accepting</span>
-                        : <span class="badge">closed</span>}
-                    </td>
-                    <td class="hide-sm">
-                      <Time iso={form.updated_at} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <>
+            <FormsTable forms={data.forms.filter((f) => !f.form.archived_at)} />
+            {data.forms.some((f) => f.form.archived_at) && (
+              <details class="archived">
+                <summary>Archived forms</summary>
+                <FormsTable forms={data.forms.filter((f) => f.form.archived_at)} />
+              </details>
+            )}
+          </>
         )}
     </>
   );
 });
+
+/** One table of forms with their counts. */
+function FormsTable({ forms }: { forms: FormSummary[] }) {
+  return (
+    <div class="table-wrap">
+      <table class="list">
+        <thead>
+          <tr>
+            <th>Form</th>
+            <th class="num">Submissions</th>
+            <th class="num">Spam</th>
+            <th>Status</th>
+            <th class="hide-sm">Updated</th>
+          </tr>
+        </thead>
+        <tbody>
+          {forms.map(({ form, total, spam }) => (
+            <tr>
+              <td>
+                <a href={`/admin/forms/${form.id}`}>{form.name}</a>
+                <div class="muted mono">{form.id} · v{form.schema_version}</div>
+              </td>
+              <td class="num">
+                <a href={`/admin/forms/${form.id}/submissions`}>
+                  {total.toLocaleString("en")}
+                </a>
+              </td>
+              <td class="num">{spam.toLocaleString("en")}</td>
+              <td>
+                {form.accepting
+                  ? <span class="badge completed">accepting</span>
+                  : <span class="badge">closed</span>}
+              </td>
+              <td class="hide-sm">
+                <Time iso={form.updated_at} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

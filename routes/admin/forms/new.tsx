@@ -2,7 +2,7 @@
  * Create a form in the current workspace.
  * @module
  */
-import { definitionFromPost } from "@/lib/admin/forms.ts";
+import { definitionFromPost, describeProblems, editorProblems } from "@/lib/admin/forms.ts";
 import { page } from "@/lib/ui/define.ts";
 import { AppError } from "@/lib/errors.ts";
 import { createForm } from "@/lib/forms/forms.ts";
@@ -33,11 +33,17 @@ export const handler = define.handlers<EditorData>({
     const ws = requireWorkspace(ctx);
     const { def, problems } = definitionFromPost(ctx.body, null, STARTER.fields ?? []);
     const refuse = (details: string[]) =>
-      page(refusedEditor(def, false, details, problems.length > 0), {
-        status: 400,
-        title: "New form",
-      });
+      page(
+        refusedEditor(def, false, describeProblems(details, def.fields ?? []), problems.length > 0),
+        {
+          status: 400,
+          title: "New form",
+        },
+      );
     if (problems.length) return refuse(problems);
+    // The builder checks this too; a post without JavaScript or by hand meets it here.
+    const missing = editorProblems(def);
+    if (missing.length) return refuse(missing);
     try {
       const form = await createForm(ctx.deps, ws.id, def);
       return ctx.redirect(`/admin/forms/${form.id}`, "form_created");

@@ -1,6 +1,7 @@
 /**
- * API keys of the current workspace: create (the raw key is shown once, with a copy
- * button), list with prefix, scopes, dates and the over-limit flag, revoke.
+ * API keys of the current workspace: create (post/redirect/get: the raw key is shown once,
+ * from a short-lived one-time record, with a copy button), list with prefix, scopes, dates
+ * and the over-limit flag, revoke.
  * @module
  */
 import CopyButton from "@/islands/CopyButton.tsx";
@@ -11,13 +12,16 @@ import { AppError } from "@/lib/errors.ts";
 import { allowsKeys, planOf } from "@/lib/workspaces/plans.ts";
 import { type Scope, SCOPES, type Workspace } from "@/lib/schemas.ts";
 import { Island } from "@/lib/ui/island.tsx";
+import { storeKeyReveal, takeKeyReveal } from "@/lib/admin/key_reveal.ts";
 import { Csrf, PageHead, Time } from "@/routes/admin/_layout.tsx";
 import { define, field, requireWorkspace } from "@/routes/admin/_page.ts";
 
 interface Data {
   workspace: Workspace;
   keys: ApiKeyView[];
-  created?: ApiKeyView & { key: string };
+  created?: { name: string; key: string };
+  /** The page was opened with a reveal token that was already used or expired. */
+  gone?: boolean;
   error?: string;
 }
 
@@ -32,7 +36,11 @@ export const handler = define.handlers<Data>({
   async GET(ctx) {
     const workspace = requireWorkspace(ctx);
     const keys = await listApiKeys(ctx.deps, workspace.id);
-    return page({ workspace, keys }, { title: "API keys" });
+    const token = ctx.url.searchParams.get("created");
+    if (!token) return page({ workspace, keys }, { title: "API keys" });
+    const shown = await takeKeyReveal(ctx.deps, token, ctx.state!.user.id, workspace.id);
+    const created = shown ? { name: shown.name, key: shown.key } : undefined;
+    return page({ workspace, keys, created, gone: !shown }, { title: "API keys" });
   },
   async POST(ctx) {
     const workspace = requireWorkspace(ctx);
@@ -40,25 +48,29 @@ export const handler = define.handlers<Data>({
       (SCOPES as readonly string[]).includes(s)
     );
     const type = ctx.body.get("type") === "test" ? "test" : "live";
-    let created: Data["created"];
-    let error: string | undefined;
+    let error: string;
     try {
       if (!scopes.length) throw new AppError(400, "bad_request", "Pick at least one scope.");
-      created = await createApiKey(ctx.deps, {
+      const created = await createApiKey(ctx.deps, {
         workspaceId: workspace.id,
         name: field(ctx.body, "name"),
         type,
         scopes,
       });
+      const token = await storeKeyReveal(ctx.deps, {
+        session_user: ctx.state!.user.id,
+        workspace_id: workspace.id,
+        name: created.name,
+        key: created.key,
+      });
+      // Post/redirect/get: a reload shows the list, it never creates a second key.
+      return ctx.redirect(`/admin/keys?created=${token}`);
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       error = err.message;
     }
     const keys = await listApiKeys(ctx.deps, workspace.id);
-    return page({ workspace, keys, created, error }, {
-      title: "API keys",
-      status: error ? 400 : 201,
-    });
+    return page({ workspace, keys, error }, { title: "API keys", status: 400 });
   },
 });
 
@@ -84,6 +96,12 @@ export default define.page<typeof handler>(function Keys({ data, csrf }) {
             <Island name="CopyButton" component={CopyButton} props={{ text: created.key }} />
           </div>
         </div>
+      )}
+      {data.gone && (
+        <p class="notice" role="status">
+          A new key is shown only once, right after it is created. If you did not copy it, revoke it
+          and create another.
+        </p>
       )}
       {data.error && <p class="notice error" role="alert">{data.error}</p>}
       {!allowsKeys(workspace.plan)
@@ -135,7 +153,7 @@ export default define.page<typeof handler>(function Keys({ data, csrf }) {
           </details>
         )}
       {keys.length === 0
-        ? (
+        ? allowsKeys(workspace.plan) && (
           <div class="empty">
             <h2>No keys yet</h2>
             <p>Create a key to submit from your server or read submissions with the API.</p>

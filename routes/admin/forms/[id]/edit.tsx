@@ -3,7 +3,7 @@
  * clients holding the old one get 409 `schema_changed`); the page says so before saving.
  * @module
  */
-import { definitionFromPost } from "@/lib/admin/forms.ts";
+import { definitionFromPost, describeProblems, editorProblems } from "@/lib/admin/forms.ts";
 import { page } from "@/lib/ui/define.ts";
 import { AppError } from "@/lib/errors.ts";
 import { updateForm } from "@/lib/forms/forms.ts";
@@ -42,10 +42,21 @@ export const handler = define.handlers<Data>({
     const { def, problems } = definitionFromPost(ctx.body, form, form.fields);
     const refuse = (details: string[]) => {
       const hasSecret = Boolean(form.captcha?.secret);
-      const data: Data = { form, ...refusedEditor(def, hasSecret, details, problems.length > 0) };
+      const data: Data = {
+        form,
+        ...refusedEditor(
+          def,
+          hasSecret,
+          describeProblems(details, def.fields ?? []),
+          problems.length > 0,
+        ),
+      };
       return page(data, { status: 400, title: `Edit ${form.name}` });
     };
     if (problems.length) return refuse(problems);
+    // The builder checks this too; a post without JavaScript or by hand meets it here.
+    const missing = editorProblems(def);
+    if (missing.length) return refuse(missing);
     try {
       await updateForm(ctx.deps, form.id, def);
       return ctx.redirect(`/admin/forms/${form.id}`, "form_saved");

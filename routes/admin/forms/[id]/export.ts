@@ -1,15 +1,19 @@
 /**
- * CSV export of the submissions the list page shows (same filters), streamed.
+ * CSV and JSON exports of the submissions the list page shows (same filters), streamed.
+ * CSV file columns hold links to the admin's file page (sign-in required; each click
+ * signs a fresh short-lived download), so they stay useful after the export.
  * @module
  */
-import { openSubmissionsCsv } from "@/lib/submissions/csv_export.ts";
+import { submissionsCsv } from "@/lib/submissions/csv_export.ts";
+import { writableWorkspace } from "@/lib/workspaces/suspension.ts";
+import { submissionsJson } from "@/lib/submissions/json_export.ts";
 import { clientIp } from "@/lib/http/http.ts";
 import { audit } from "@/lib/privacy/audit.ts";
 import { parseQuery } from "@/lib/http/pagination.ts";
 import { submissionListQuerySchema } from "@/lib/submissions/query.ts";
 import { define, requireForm } from "@/routes/admin/_page.ts";
 
-/** GET streams `text/csv` as an attachment. */
+/** GET streams `text/csv` (at `export.csv`) or `application/json` (at `export.json`). */
 export const handler = define.handlers({
   async GET(ctx) {
     const form = await requireForm(ctx);
@@ -18,19 +22,27 @@ export const handler = define.handlers({
     );
     const q = parseQuery(submissionListQuerySchema, query);
     const mode = query.mode === "test" ? "test" : "live";
-    const name = `${form.name.replace(/[^A-Za-z0-9_-]+/g, "-").slice(0, 60) || "form"}-${mode}.csv`;
-    const body = await openSubmissionsCsv(ctx.deps, form, mode, q);
+    const json = ctx.url.pathname.endsWith(".json");
+    const stem = `${form.name.replace(/[^A-Za-z0-9_-]+/g, "-").slice(0, 60) || "form"}-${mode}`;
+    const base = ctx.deps.config.baseUrl.replace(/\/$/, "");
+    const fileLink = (s: { id: string }, path: string) =>
+      `${base}/admin/forms/${form.id}/file?sub=${s.id}&path=${encodeURIComponent(path)}`;
+    // A suspended workspace is read-only: no exports either.
+    await writableWorkspace(ctx.deps, form.workspace_id);
+    const body = json
+      ? submissionsJson(ctx.deps, form, mode, q)
+      : submissionsCsv(ctx.deps, form, mode, q, fileLink);
     await audit(ctx.deps, {
       workspaceId: form.workspace_id,
-      action: "export.csv",
+      action: json ? "export.json" : "export.csv",
       actor: `user:${ctx.state!.user.email}`,
       ip: clientIp(ctx.c, ctx.deps.config.trustProxy),
       details: { form: form.id, mode },
     });
     return new Response(body, {
       headers: {
-        "Content-Type": "text/csv; charset=utf-8",
-        "Content-Disposition": `attachment; filename="${name}"`,
+        "Content-Type": json ? "application/json; charset=utf-8" : "text/csv; charset=utf-8",
+        "Content-Disposition": `attachment; filename="${stem}.${json ? "json" : "csv"}"`,
       },
     });
   },

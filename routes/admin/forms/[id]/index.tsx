@@ -11,6 +11,7 @@ import { type EmbedSnippets, embedSnippets } from "@/lib/admin/embed.ts";
 import { type FormAnalytics, formAnalytics } from "@/lib/forms/analytics.ts";
 import { errors } from "@/lib/errors.ts";
 import { setAccepting } from "@/lib/forms/forms.ts";
+import { duplicateForm, setArchived } from "@/lib/forms/manage.ts";
 import type { StatusBucket } from "@/lib/kv/keys.ts";
 import type { Form, Workspace } from "@/lib/schemas.ts";
 import { Island } from "@/lib/ui/island.tsx";
@@ -26,7 +27,7 @@ interface Data {
   embed: EmbedSnippets;
 }
 
-/** GET shows it; POST `accepting` = on | off. */
+/** GET shows it; POST `accepting` = on | off, or `action` = duplicate | archive | unarchive. */
 export const handler = define.handlers<Data>({
   async GET(ctx) {
     const form = await requireForm(ctx);
@@ -43,6 +44,18 @@ export const handler = define.handlers<Data>({
   },
   async POST(ctx) {
     const form = await requireForm(ctx);
+    const action = ctx.body.get("action");
+    if (action === "duplicate") {
+      const copy = await duplicateForm(ctx.deps, form);
+      return ctx.redirect(`/admin/forms/${copy.id}`, "form_duplicated");
+    }
+    if (action === "archive" || action === "unarchive") {
+      await setArchived(ctx.deps, form.id, action === "archive");
+      return ctx.redirect(
+        action === "archive" ? "/admin/forms" : `/admin/forms/${form.id}`,
+        action === "archive" ? "form_archived" : "form_unarchived",
+      );
+    }
     const on = ctx.body.get("accepting") === "on";
     await setAccepting(ctx.deps, form.id, on);
     return ctx.redirect(`/admin/forms/${form.id}`, on ? "form_opened" : "form_closed");
@@ -64,8 +77,13 @@ function Snippet(
   );
 }
 
-function pct(rate: number | null): string {
-  return rate === null ? "—" : `${(rate * 100).toFixed(1)}%`;
+/**
+ * Submissions per start, or "—" when it would mislead: no starts, or more submissions than
+ * starts (API, curl and self-hosted HTML forms send no start event).
+ */
+function completion(a: FormAnalytics): string {
+  if (a.starts === 0 || a.submissions > a.starts) return "—";
+  return `${((a.submissions / a.starts) * 100).toFixed(1)}%`;
 }
 
 /** The overview page. */
@@ -99,6 +117,11 @@ export default define.page<typeof handler>(function FormOverview({ data, csrf })
         </form>
       </PageHead>
       <FormTabs id={form.id} current="" />
+      {form.archived_at && (
+        <p class="notice">
+          Archived: closed and listed apart. Unarchive it below to list it again.
+        </p>
+      )}
       {!form.accepting && (
         <p class="notice error">
           Closed: submissions are refused with 423 until you accept them again.
@@ -106,7 +129,7 @@ export default define.page<typeof handler>(function FormOverview({ data, csrf })
       )}
       <div class="stats">
         <a class="stat" href={`/admin/forms/${form.id}/submissions`}>
-          <span class="stat-n">{counts.all}</span> submissions
+          <span class="stat-n">{counts.all}</span> stored now
         </a>
         <a class="stat" href={`/admin/forms/${form.id}/submissions?status=completed`}>
           <span class="stat-n">{counts.completed}</span> completed
@@ -132,12 +155,19 @@ export default define.page<typeof handler>(function FormOverview({ data, csrf })
           <span class="stat-n">{a.starts}</span> starts
         </div>
         <div class="stat">
-          <span class="stat-n">{a.submissions}</span> submissions
+          <span class="stat-n">{a.submissions}</span> received
         </div>
         <div class="stat">
-          <span class="stat-n">{pct(a.completion_rate)}</span> completion
+          <span class="stat-n">{completion(a)}</span> completion
         </div>
       </div>
+      <p class="help">
+        Live submissions only. "Stored now" above counts what is kept today; "received" counts every
+        submission that arrived in this window, from browsers and API alike, including ones deleted
+        since. Views and starts are reported by the hosted page (or your calls to the events
+        endpoint), so completion compares starts with received submissions and is only shown when no
+        more submissions arrived than starts.
+      </p>
       {a.views + a.starts + a.submissions === 0
         ? (
           <p class="empty">
@@ -173,6 +203,29 @@ export default define.page<typeof handler>(function FormOverview({ data, csrf })
         text={embed.curl}
         help="Server-side only: a key skips the CAPTCHA. Never put a key in browser code."
       />
+      <h2>Manage this form</h2>
+      <form method="post" class="inline manage">
+        <Csrf token={csrf} />
+        <button type="submit" name="action" value="duplicate" class="secondary">
+          Duplicate
+        </button>
+        {form.archived_at
+          ? (
+            <button type="submit" name="action" value="unarchive" class="secondary">
+              Unarchive
+            </button>
+          )
+          : (
+            <button type="submit" name="action" value="archive" class="secondary">
+              Archive
+            </button>
+          )}
+        <a class="button danger" href={`/admin/forms/${form.id}/delete`}>Delete form…</a>
+      </form>
+      <p class="help">
+        Duplicate copies the fields and settings into a new, closed form (no submissions). Archive
+        closes the form and lists it apart; nothing is deleted.
+      </p>
     </>
   );
 });

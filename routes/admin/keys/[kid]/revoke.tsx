@@ -46,8 +46,8 @@ export default define.page<typeof handler>(function Revoke({ data, csrf }) {
           <Time iso={k.last_used_at} />.
         </p>
         <p>
-          Every request with it gets <code>401 Invalid API key.</code>{" "}
-          from now on. This cannot be undone; create a new key to replace it.
+          From now on, every request made with this key is refused as unauthorized (HTTP 401). This
+          cannot be undone; create a new key to replace it.
         </p>
         <p class="form-actions">
           <button type="submit" class="danger">Revoke key</button>{" "}

@@ -1,6 +1,7 @@
 /**
  * One submission: values, files, metadata, request signals and the spam verdict, with
- * "mark as spam" / "not spam" (counters move in the same commit).
+ * "mark as spam" / "not spam" (counters move in the same commit), newer/older links in the
+ * list's order, mark as unread (opening marks it read) and delete after a confirmation.
  * @module
  */
 import { previewable } from "@/lib/uploads/preview.ts";
@@ -11,12 +12,35 @@ import { withKvRetry } from "@/lib/kv/kv.ts";
 import { type Field, type Form, isFileType, type Submission } from "@/lib/schemas.ts";
 import { isPlausibleSubmissionId } from "@/lib/submissions/query.ts";
 import { setSubmissionStatus } from "@/lib/submissions/status.ts";
+import { deleteSubmissions } from "@/lib/submissions/delete.ts";
+import { neighbours, setRead } from "@/lib/submissions/browse.ts";
+import type { StatusBucket } from "@/lib/kv/keys.ts";
+import { STATUSES } from "@/lib/schemas.ts";
+import { reasonInWords, sentWith } from "@/lib/admin/signals.ts";
 import { Csrf, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
 import { define, type PageContext, requireForm } from "@/routes/admin/_page.ts";
 
 interface Data {
   form: Form;
   sub: Submission;
+  newer?: string;
+  older?: string;
+  /** The list's filter this page was opened from (`?status=`), kept in its links. */
+  query: string;
+  /** `?confirm=delete`: the delete confirmation. */
+  confirmDelete: boolean;
+}
+
+function bucketOf(v: string | null): StatusBucket {
+  return (STATUSES as readonly string[]).includes(v ?? "") ? v as StatusBucket : "all";
+}
+
+function listQuery(sub: Submission, bucket: StatusBucket): string {
+  const p = new URLSearchParams();
+  if (sub.mode === "test") p.set("mode", "test");
+  if (bucket !== "all") p.set("status", bucket);
+  const s = p.toString();
+  return s ? `?${s}` : "";
 }
 
 async function loadSubmission(ctx: PageContext, form: Form): Promise<Submission> {
@@ -28,16 +52,39 @@ async function loadSubmission(ctx: PageContext, form: Form): Promise<Submission>
   return sub;
 }
 
-/** GET shows it; POST `status` = spam | completed. */
+/** GET shows it (and marks it read); POST `status` = spam | completed, or `action` = unread | delete. */
 export const handler = define.handlers<Data>({
   async GET(ctx) {
     const form = await requireForm(ctx);
     const sub = await loadSubmission(ctx, form);
-    return page({ form, sub }, { title: `Submission ${sub.number}` });
+    const bucket = bucketOf(ctx.url.searchParams.get("status"));
+    const [near] = await Promise.all([
+      neighbours(ctx.deps, form.id, sub.mode, bucket, sub.number),
+      setRead(ctx.deps, form.id, sub.id, true),
+    ]);
+    const confirmDelete = ctx.url.searchParams.get("confirm") === "delete";
+    return page({ form, sub, ...near, query: listQuery(sub, bucket), confirmDelete }, {
+      title: confirmDelete ? `Delete submission ${sub.number}?` : `Submission ${sub.number}`,
+    });
   },
   async POST(ctx) {
     const form = await requireForm(ctx);
     const sub = await loadSubmission(ctx, form);
+    const list = `/admin/forms/${form.id}/submissions`;
+    const query = listQuery(sub, bucketOf(ctx.body.get("list_status")));
+    const action = ctx.body.get("action");
+    if (action === "unread") {
+      await setRead(ctx.deps, form.id, sub.id, false);
+      return ctx.redirect(`${list}${query}`, "marked_unread");
+    }
+    if (action === "delete") {
+      const bucket = bucketOf(ctx.body.get("list_status"));
+      const near = await neighbours(ctx.deps, form.id, sub.mode, bucket, sub.number);
+      await deleteSubmissions(ctx.deps, form, sub.mode, [sub.id]);
+      await setRead(ctx.deps, form.id, sub.id, false);
+      const next = near.older ?? near.newer;
+      return ctx.redirect(next ? `${list}/${next}${query}` : `${list}${query}`, "deleted_one");
+    }
     const to = ctx.body.get("status");
     if (to !== "spam" && to !== "completed") throw errors.badRequest("Unknown status.");
     await setSubmissionStatus(ctx.deps, form.id, sub.id, to);
@@ -93,7 +140,29 @@ function Value({ field, value }: { field: Field; value: unknown }) {
 
 /** The submission page. */
 export default define.page<typeof handler>(function SubmissionPage({ data, csrf }) {
-  const { form, sub } = data;
+  const { form, sub, query } = data;
+  const list = `/admin/forms/${form.id}/submissions`;
+  const status = new URLSearchParams(query).get("status") ?? "";
+  if (data.confirmDelete) {
+    return (
+      <>
+        <PageHead title={`Delete submission #${sub.number}?`} />
+        <form method="post" action={`${list}/${sub.id}${query}`} class="card">
+          <Csrf token={csrf} />
+          <input type="hidden" name="action" value="delete" />
+          <input type="hidden" name="list_status" value={status} />
+          <p>
+            This deletes submission #{sub.number} of <strong>{form.name}</strong>{" "}
+            and its files. It cannot be undone.
+          </p>
+          <p class="form-actions">
+            <button type="submit" class="danger">Delete submission</button>{" "}
+            <a class="button secondary" href={`${list}/${sub.id}${query}`}>Cancel</a>
+          </p>
+        </form>
+      </>
+    );
+  }
   const known = new Set(form.fields.map((f) => f.name));
   const extra = Object.keys(sub.fields).filter((k) => !known.has(k));
   const sig = sub.signals ?? {};
@@ -109,6 +178,16 @@ export default define.page<typeof handler>(function SubmissionPage({ data, csrf 
       >
         <form method="post" class="inline">
           <Csrf token={csrf} />
+          <input type="hidden" name="list_status" value={status} />
+          <button type="submit" name="action" value="unread" class="secondary">
+            Mark as unread
+          </button>{" "}
+          <a
+            class="button danger"
+            href={`${list}/${sub.id}${query}${query ? "&" : "?"}confirm=delete`}
+          >
+            Delete
+          </a>{" "}
           {sub.status === "spam"
             ? (
               <button type="submit" name="status" value="completed" class="secondary">
@@ -123,11 +202,15 @@ export default define.page<typeof handler>(function SubmissionPage({ data, csrf 
         </form>
       </PageHead>
       <FormTabs id={form.id} current="/submissions" />
-      <p>
-        <a href={`/admin/forms/${form.id}/submissions${sub.mode === "test" ? "?mode=test" : ""}`}>
-          ← All submissions
-        </a>
-      </p>
+      <nav class="sub-nav" aria-label="Submissions">
+        <a href={`${list}${query}`}>← All submissions</a>
+        {data.newer
+          ? <a href={`${list}/${data.newer}${query}`} rel="prev">Newer</a>
+          : <span class="muted">Newer</span>}
+        {data.older
+          ? <a href={`${list}/${data.older}${query}`} rel="next">Older</a>
+          : <span class="muted">Older</span>}
+      </nav>
       <div class="grid2">
         <section>
           <h2>Values</h2>
@@ -170,10 +253,18 @@ export default define.page<typeof handler>(function SubmissionPage({ data, csrf 
                 <dt>Spam score</dt>
                 <dd>{sub.spam.score.toFixed(2)}</dd>
                 <dt>Reasons</dt>
-                <dd>{sub.spam.reasons.length ? sub.spam.reasons.join(", ") : "none"}</dd>
+                <dd>
+                  {sub.spam.reasons.length
+                    ? (
+                      <ul class="plain">
+                        {sub.spam.reasons.map((r) => <li key={r}>{reasonInWords(r)}</li>)}
+                      </ul>
+                    )
+                    : "none"}
+                </dd>
               </dl>
             )
-            : <p class="muted">Not scored yet.</p>}
+            : <p class="muted">No spam signs recorded.</p>}
           <h2>Request</h2>
           <dl class="values">
             <dt>Received</dt>
@@ -183,7 +274,7 @@ export default define.page<typeof handler>(function SubmissionPage({ data, csrf 
             <dt>Data</dt>
             <dd>{sub.mode}</dd>
             <dt>Sent with</dt>
-            <dd>{sig.via_key ? "an API key" : "a browser"}</dd>
+            <dd>{sentWith(sig)}</dd>
             <dt>Origin</dt>
             <dd>{sig.origin ?? <span class="muted">none</span>}</dd>
             <dt>IP</dt>

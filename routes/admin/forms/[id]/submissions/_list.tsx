@@ -12,6 +12,9 @@ import {
   type SubmissionListQuery,
 } from "@/lib/submissions/query.ts";
 
+/** The page sizes the list offers (the API allows 1..100). */
+export const PAGE_SIZES = [10, 20, 50, 100];
+
 /** The query string of a filter set (for links that keep the filters). */
 export function filterQuery(mode: Mode, q: Partial<SubmissionListQuery>, page?: number): string {
   const p = new URLSearchParams();
@@ -67,6 +70,12 @@ export function Filters({ base, mode, q }: { base: string; mode: Mode; q: Submis
         </select>
       </div>
       <div>
+        <label for="f-limit">Per page</label>
+        <select id="f-limit" name="limit">
+          {PAGE_SIZES.map((n) => <option key={n} value={n} selected={q.limit === n}>{n}</option>)}
+        </select>
+      </div>
+      <div>
         <label for="f-mode">Data</label>
         <select id="f-mode" name="mode">
           <option value="live" selected={mode === "live"}>Live</option>
@@ -97,5 +106,22 @@ export function Pager(
         ? <a href={`${base}${filterQuery(mode, q, pg.page + 1)}`} rel="next">Older →</a>
         : <span class="muted">Older →</span>}
     </nav>
+  );
+}
+
+/** A page past the last one (`?page=999`): say so and link to the last page. */
+export function PastTheEnd(
+  { base, mode, q, pg }: { base: string; mode: Mode; q: SubmissionListQuery; pg: Pagination },
+) {
+  const last = Math.max(1, pg.total_pages);
+  return (
+    <div class="empty">
+      <h2>There is no page {pg.page}</h2>
+      <p>
+        {pg.total.toLocaleString("en")} submission{pg.total === 1 ? "" : "s"} match, on {last}{" "}
+        page{last === 1 ? "" : "s"}.{" "}
+        <a href={`${base}${filterQuery(mode, q, last)}`}>Go to page {last}</a>
+      </p>
+    </div>
   );
 }

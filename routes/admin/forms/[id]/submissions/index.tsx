@@ -19,7 +19,10 @@ import {
 import { errors } from "@/lib/errors.ts";
 import { Csrf, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
 import { define, type PageContext, requireForm } from "@/routes/admin/_page.ts";
-import { filterQuery, Filters, Pager, preview } from "./_list.tsx";
+import { readIds } from "@/lib/submissions/browse.ts";
+import { filterQuery, Filters, Pager, PastTheEnd, preview } from "./_list.tsx";
+import SelectAll from "@/islands/SelectAll.tsx";
+import { Island } from "@/lib/ui/island.tsx";
 
 interface Data {
   form: Form;
@@ -27,8 +30,12 @@ interface Data {
   q: SubmissionListQuery;
   submissions: PublicSubmission[];
   pagination: Pagination;
+  /** Ids on this page an admin has opened. */
+  read: string[];
   /** Set on the confirmation step of a bulk delete. */
   confirm?: string[];
+  /** The list's query string to return to after the delete (keeps the filters). */
+  back?: string;
 }
 
 function modeOf(v: string | null | undefined): Mode {
@@ -40,7 +47,8 @@ async function load(ctx: PageContext, form: Form, query: Record<string, string>)
   const clean = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== ""));
   const q = parseQuery(submissionListQuerySchema, clean);
   const list = await listSubmissions(ctx.deps, form, mode, q);
-  return { form, mode, q, ...list };
+  const read = await readIds(ctx.deps, form.id, list.submissions.map((s) => s.id));
+  return { form, mode, q, ...list, read: [...read] };
 }
 
 /** GET lists; POST `action` = confirm_delete (shows the confirmation) | delete. */
@@ -57,7 +65,7 @@ export const handler = define.handlers<Data>({
     const list = `/admin/forms/${form.id}/submissions`;
     const query = ctx.body.get("back") ?? "";
     const back = query.startsWith("?") ? safeAdminPath(list + query, list) : list;
-    if (!ids.length) return ctx.redirect(back);
+    if (!ids.length) return ctx.redirect(back, "none_selected");
     if (ids.length > MAX_DELETE_IDS) {
       throw errors.badRequest(`Delete at most ${MAX_DELETE_IDS} submissions at a time.`);
     }
@@ -67,7 +75,8 @@ export const handler = define.handlers<Data>({
       return ctx.redirect(back, "deleted");
     }
     const data = await load(ctx, form, { mode });
-    return page({ ...data, confirm: ids }, { title: "Delete submissions?" });
+    const kept = back.slice(list.length);
+    return page({ ...data, confirm: ids, back: kept }, { title: "Delete submissions?" });
   },
 });
 
@@ -84,6 +93,7 @@ export default define.page<typeof handler>(function Submissions({ data, csrf }) 
           <Csrf token={csrf} />
           <input type="hidden" name="action" value="delete" />
           <input type="hidden" name="mode" value={mode} />
+          <input type="hidden" name="back" value={data.back ?? ""} />
           {data.confirm.map((id) => <input key={id} type="hidden" name="ids" value={id} />)}
           <p>
             This deletes {data.confirm.length} submission{data.confirm.length === 1 ? "" : "s"} of
@@ -94,7 +104,7 @@ export default define.page<typeof handler>(function Submissions({ data, csrf }) 
             <button type="submit" class="danger">
               Delete {data.confirm.length} submission{data.confirm.length === 1 ? "" : "s"}
             </button>{" "}
-            <a class="button secondary" href={base}>Cancel</a>
+            <a class="button secondary" href={`${base}${data.back ?? ""}`}>Cancel</a>
           </p>
         </form>
       </>
@@ -105,11 +115,16 @@ export default define.page<typeof handler>(function Submissions({ data, csrf }) 
       <PageHead title={form.name} sub={<span class="mono">{form.id}</span>}>
         <a class="button secondary" href={`/admin/forms/${form.id}/export.csv${here}`} download>
           Export CSV
+        </a>{" "}
+        <a class="button secondary" href={`/admin/forms/${form.id}/export.json${here}`} download>
+          Export JSON
         </a>
       </PageHead>
       <FormTabs id={form.id} current="/submissions" />
       <Filters base={base} mode={mode} q={q} />
-      {data.submissions.length === 0
+      {data.submissions.length === 0 && pg.total > 0
+        ? <PastTheEnd base={base} mode={mode} q={q} pg={pg} />
+        : data.submissions.length === 0
         ? (
           <div class="empty">
             {q.status || q.search || q.range !== "all"
@@ -145,7 +160,11 @@ export default define.page<typeof handler>(function Submissions({ data, csrf }) 
                 <thead>
                   <tr>
                     <th>
-                      <span class="visually-hidden">Select</span>
+                      <Island
+                        name="SelectAll"
+                        component={SelectAll}
+                        props={{ label: "Select all on this page" }}
+                      />
                     </th>
                     <th class="num">#</th>
                     <th>Received</th>
@@ -155,7 +174,7 @@ export default define.page<typeof handler>(function Submissions({ data, csrf }) 
                 </thead>
                 <tbody>
                   {data.submissions.map((s) => (
-                    <tr>
+                    <tr class={data.read.includes(s.id) ? "" : "unread"}>
                       <td>
                         <input
                           type="checkbox"
@@ -165,9 +184,10 @@ export default define.page<typeof handler>(function Submissions({ data, csrf }) 
                         />
                       </td>
                       <td class="num">
-                        <a href={`${base}/${s.id}${mode === "test" ? "?mode=test" : ""}`}>
+                        <a href={`${base}/${s.id}${filterQuery(mode, { status: q.status })}`}>
                           {s.submission_number}
                         </a>
+                        {!data.read.includes(s.id) && <span class="badge">new</span>}
                       </td>
                       <td>
                         <Time iso={s.created_at} />
