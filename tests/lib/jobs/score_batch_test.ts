@@ -120,7 +120,10 @@ for (const [mode, make] of Object.entries(MODES)) {
       assert.deepEqual(records.map((s) => s.status), Array(12).fill("completed"));
       // Seeded records carry no user agent: a small score, with its reason, below flagging.
       for (const s of records) {
-        assert.deepEqual(s.spam, { score: 10, reasons: ["no_user_agent"], scored_at: s.scored_at });
+        const { content, ...spam } = s.spam ?? {};
+        assert.deepEqual(spam, { score: 10, reasons: ["no_user_agent"], scored_at: s.scored_at });
+        // The content model read the text too (a plain name and address: no lean either way).
+        assert.ok(content && content.p > 0.3 && content.p < 0.75, JSON.stringify(content));
       }
       await assertCountersExact(env.deps.kv, form.id, "live");
 
