@@ -9,6 +9,7 @@ import { deleteFiles } from "./delete_files.ts";
 import { runErase } from "@/lib/privacy/erase.ts"; // privacy
 import { runRetention } from "@/lib/privacy/retention.ts"; // privacy
 import { scoreBatch } from "./score_batch.ts";
+import { learnLabel } from "./learn_label.ts";
 import type { JobContext } from "./types.ts";
 
 /** A job handler; must be idempotent (a message may be delivered more than once). */
@@ -30,6 +31,7 @@ const handlers: { [T in Job["type"]]: JobHandler<T> } = {
   send_email: sendEmailJob,
   deliver_webhook: deliverWebhookJob,
   notify_created: notifyCreatedJob,
+  learn_label: learnLabel,
 };
 
 const NO_CONTEXT: JobContext = { complete: () => {} };

@@ -30,6 +30,15 @@ export const jobSchema = z.discriminatedUnion("type", [
   sendEmailJobSchema,
   deliverWebhookJobSchema,
   notifyCreatedJobSchema,
+  // An admin's label teaches the workspace's token statistics (lib/spam/learn.ts).
+  z.object({
+    type: z.literal("learn_label"),
+    workspace_id: z.string().max(100),
+    form_id: z.string().max(100),
+    submission_id: z.string().max(100),
+    label: z.enum(["spam", "ham"]),
+    previous: z.enum(["spam", "ham"]).nullable(),
+  }),
 ]);
 /** A job. */
 export type Job = z.infer<typeof jobSchema>;

@@ -15,7 +15,7 @@ import { getForm } from "@/lib/forms/forms.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { delay, getManyChunked, withKvRetry } from "@/lib/kv/kv.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
-import { finalVerdict } from "@/lib/protection/verdict.ts";
+import { finalVerdict, workspaceModel } from "@/lib/protection/verdict.ts";
 import { CounterDeltas, indexStatusChange } from "@/lib/submissions/indexes.ts";
 import type { Job } from "./queue.ts";
 import type { JobContext } from "./types.ts";
@@ -175,8 +175,10 @@ async function verdictsOf(
 ): Promise<[Submission, Submission][]> {
   const at = new Date(deps.now()).toISOString();
   const out: [Submission, Submission][] = [];
+  // The workspace's statistics: one read per verdict run.
+  const model = await workspaceModel(deps, form.workspace_id);
   for (const s of subs) {
-    const v = await finalVerdict(deps, form, s);
+    const v = await finalVerdict(deps, form, s, model);
     const after: Submission = { ...s, status: v.status, scored_at: at };
     // A clean submission keeps no verdict: there is nothing to show or to explain.
     if (v.score > 0) {

@@ -230,4 +230,10 @@ export const keys = {
   /** Marker (expiring after an hour): an autoresponse went to this address digest for a form. */
   autoresponderSent: (formId: string, addressDigest: string) =>
     ["autoresponder_sent", formId, addressDigest] as const,
+  // --- learning from admins (lib/spam/learn.ts) ---
+  /** A workspace's own token statistics from its admins' labels (one bounded record). */
+  spamStats: (workspaceId: string) => ["spam_stats", workspaceId] as const,
+  /** What a submission's label taught its workspace (label and tokens), to un-learn exactly. */
+  spamLearned: (workspaceId: string, submissionId: string) =>
+    ["spam_learned", workspaceId, submissionId] as const,
 };

@@ -46,6 +46,9 @@ export interface SpamModel {
   readonly params: ModelParams;
   /** Each kept token's spam probability f(w). */
   readonly f: ReadonlyMap<string, number>;
+  /** Training counts `[ham, spam]` per token and the message totals (for blending, learn.ts). */
+  readonly counts?: ReadonlyMap<string, readonly [number, number]>;
+  readonly messages?: { readonly ham: number; readonly spam: number };
 }
 
 /** What the model says about one text. */
@@ -82,11 +85,13 @@ export function tokenProbability(
 export function createSpamModel(json: ModelJson): SpamModel {
   const { ham: nHam, spam: nSpam } = json.messages;
   const f = new Map<string, number>();
+  const counts = new Map<string, readonly [number, number]>();
   for (const [token, [ham, spam]] of Object.entries(json.tokens)) {
+    counts.set(token, [ham, spam]);
     const p = tokenProbability(ham, spam, nHam, nSpam, json.params);
     if (Math.abs(p - 0.5) >= json.params.minDistance) f.set(token, p);
   }
-  return { params: json.params, f };
+  return { params: json.params, f, counts, messages: json.messages };
 }
 
 /** How many driving tokens a result names. */

@@ -13,6 +13,7 @@ import type { Status, Submission } from "@/lib/schemas.ts";
 import { CounterDeltas, indexStatusChange } from "./indexes.ts";
 import { getForm } from "@/lib/forms/forms.ts";
 import { notifyQuietly } from "@/lib/notify/mod.ts";
+import { labelOfStatus } from "@/lib/spam/learn.ts";
 
 /**
  * Sets a submission's status by hand. The `spam` record is kept (score and reasons stay
@@ -36,10 +37,23 @@ export async function setSubmissionStatus(
     op.check(entry);
     indexStatusChange(op, counters, current, to);
     counters.applyTo(op);
+    const label = labelOfStatus(to);
+    if (label) {
+      // The workspace learns from the label in a job, never in the request (lib/spam/learn.ts).
+      deps.jobs.enqueue(op, {
+        type: "learn_label",
+        workspace_id: current.workspace_id,
+        form_id: formId,
+        submission_id: submissionId,
+        label,
+        previous: current.spam?.manual ? labelOfStatus(current.status) : null,
+      });
+    }
     const next: Submission = {
       ...current,
       status: to,
       spam: {
+        ...current.spam,
         score: current.spam?.score ?? 0,
         reasons: current.spam?.reasons ?? [],
         scored_at: current.spam?.scored_at ?? new Date(deps.now()).toISOString(),
