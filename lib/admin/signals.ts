@@ -15,7 +15,61 @@ const REASONS: [RegExp, (m: RegExpMatchArray) => string][] = [
   [/^recent_failures_(\d+)$/, (m) => `${m[1]} failed CAPTCHA or honeypot checks just before`],
   [/^burst_from_identity_(\d+)$/, (m) => `${m[1]} submissions from the same sender just before`],
   [/^captcha_score_(.+)$/, (m) => `Low CAPTCHA score (${m[1]})`],
+  [/^content_([\d.]+)$/, (m) => `Content: ${contentPercent(Number(m[1]))}% spam-like`],
 ];
+
+/** A content probability as a whole percentage (never 100 unless it is exactly 1). */
+export function contentPercent(p: number): number {
+  const pct = Math.floor(p * 100);
+  return Number.isFinite(pct) ? Math.min(100, Math.max(0, pct)) : 0;
+}
+
+const META: Record<string, string> = {
+  "meta:html": "HTML markup",
+  "meta:link": "a link",
+  "meta:links2+": "several links",
+  "meta:links5+": "five or more links",
+  "meta:email": "an email address",
+  "meta:caps5+": "many words in capitals",
+};
+
+/** A content-model token in words (`url:example.com` → "a link to example.com"). */
+export function tokenInWords(token: string): string {
+  if (META[token]) return META[token];
+  if (token === "url:ip") return "a link to a bare IP address";
+  if (token.startsWith("url:")) return `a link to ${token.slice(4)}`;
+  const num = token.match(/^num:(\d)$/);
+  if (num) return `a ${num[1]}${num[1] === "9" ? "+" : ""}-digit number`;
+  return `“${token}”`;
+}
+
+/** One piece of a highlighted text: `mark` when it is a word that drove the verdict. */
+export interface TextPart {
+  text: string;
+  mark: boolean;
+}
+
+const WORD = /[\p{L}\p{N}]+(?:['’_-][\p{L}\p{N}]+)*/gu;
+
+/**
+ * Splits `text` into plain and marked parts: a word is marked when its lower-cased NFKC form
+ * is one of `tokens` (the content model's words; `url:` and `meta:` tokens are not words).
+ * The parts are text: the page renders them escaped, marked ones inside `<mark>`.
+ */
+export function highlightParts(text: string, tokens: readonly string[]): TextPart[] {
+  const words = new Set(tokens.filter((t) => !t.includes(":")));
+  if (!words.size) return [{ text, mark: false }];
+  const parts: TextPart[] = [];
+  let at = 0;
+  for (const m of text.matchAll(WORD)) {
+    if (!words.has(m[0].normalize("NFKC").toLowerCase())) continue;
+    if (m.index! > at) parts.push({ text: text.slice(at, m.index), mark: false });
+    parts.push({ text: m[0], mark: true });
+    at = m.index! + m[0].length;
+  }
+  if (at < text.length) parts.push({ text: text.slice(at), mark: false });
+  return parts;
+}
 
 /** A spam reason code in words; an unknown code is shown with spaces for underscores. */
 export function reasonInWords(code: string): string {

@@ -73,6 +73,8 @@ export const NOTICES = {
   form_closed: "The form no longer accepts submissions.",
   marked_spam: "Marked as spam.",
   marked_completed: "Marked as not spam.",
+  marked_spam_many: "Marked as spam. Your workspace's spam filter learns from it.",
+  marked_completed_many: "Marked as not spam. Your workspace's spam filter learns from it.",
   deleted: "Submissions deleted.",
   form_duplicated: "Form duplicated. The copy is closed until you open it.",
   form_archived: "Form archived: it is closed and listed under Archived.",

@@ -16,7 +16,13 @@ import { deleteSubmissions } from "@/lib/submissions/delete.ts";
 import { neighbours, setRead } from "@/lib/submissions/browse.ts";
 import type { StatusBucket } from "@/lib/kv/keys.ts";
 import { STATUSES } from "@/lib/schemas.ts";
-import { reasonInWords, sentWith } from "@/lib/admin/signals.ts";
+import {
+  contentPercent,
+  highlightParts,
+  reasonInWords,
+  sentWith,
+  tokenInWords,
+} from "@/lib/admin/signals.ts";
 import { Csrf, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
 import { define, type PageContext, requireForm } from "@/routes/admin/_page.ts";
 
@@ -130,12 +136,67 @@ function FileLink({ form, sub, value }: { form: Form; sub: Submission; value: un
   );
 }
 
-function Value({ field, value }: { field: Field; value: unknown }) {
+/** Text with the words that drove the content verdict in `<mark>` (escaped by Preact). */
+function Marked({ text, words }: { text: string; words: readonly string[] }) {
+  return (
+    <>
+      {highlightParts(text, words).map((p) => p.mark ? <mark>{p.text}</mark> : p.text)}
+    </>
+  );
+}
+
+function Value({ field, value, words }: { field: Field; value: unknown; words: string[] }) {
   if (value === undefined || value === null || value === "") return <span class="muted">—</span>;
-  if (Array.isArray(value)) return <>{value.map(String).join(", ")}</>;
+  if (Array.isArray(value)) return <Marked text={value.map(String).join(", ")} words={words} />;
   if (typeof value === "object") return <code>{JSON.stringify(value)}</code>;
-  if (field.type === "textarea") return <div class="pre">{String(value)}</div>;
-  return <>{String(value)}</>;
+  if (field.type === "textarea") {
+    return (
+      <div class="pre">
+        <Marked text={String(value)} words={words} />
+      </div>
+    );
+  }
+  return <Marked text={String(value)} words={words} />;
+}
+
+/** The verdict in words: the content figure, the words behind it, each behavioural signal. */
+function Verdict({ sub }: { sub: Submission }) {
+  const spam = sub.spam;
+  if (!spam) return <p class="muted">No spam signs recorded.</p>;
+  const content = spam.content;
+  const behaviour = spam.reasons.filter((r) => !r.startsWith("content_"));
+  return (
+    <dl class="values">
+      <dt>Score</dt>
+      <dd>{Math.round(spam.score)} of 100 (suspicious from 40, spam from 70)</dd>
+      {content && (
+        <>
+          <dt>Content</dt>
+          <dd>
+            <strong>Content: {contentPercent(content.p)}% spam-like</strong>
+            {content.tokens.length > 0 && (
+              <>
+                {" "}— {content.p >= 0.5 ? "mostly from" : "it reads as ordinary mail, from"}{" "}
+                {content.tokens.map((t) => tokenInWords(t.token)).join(", ")}
+                {content.tokens.some((t) => !t.token.includes(":")) &&
+                  " (marked in the values)"}
+              </>
+            )}
+          </dd>
+        </>
+      )}
+      <dt>Behaviour</dt>
+      <dd>
+        {behaviour.length
+          ? (
+            <ul class="plain">
+              {behaviour.map((r) => <li key={r}>{reasonInWords(r)}</li>)}
+            </ul>
+          )
+          : "Nothing unusual in how it was sent"}
+      </dd>
+    </dl>
+  );
 }
 
 /** The submission page. */
@@ -166,6 +227,10 @@ export default define.page<typeof handler>(function SubmissionPage({ data, csrf 
   const known = new Set(form.fields.map((f) => f.name));
   const extra = Object.keys(sub.fields).filter((k) => !known.has(k));
   const sig = sub.signals ?? {};
+  // Only a spam-leaning content verdict marks its words in the values.
+  const words = sub.spam?.content && sub.spam.content.p >= 0.5
+    ? sub.spam.content.tokens.map((t) => t.token)
+    : [];
   return (
     <>
       <PageHead
@@ -221,7 +286,7 @@ export default define.page<typeof handler>(function SubmissionPage({ data, csrf 
                 <dd>
                   {isFileType(f.type)
                     ? <FileLink form={form} sub={sub} value={sub.fields[f.name]} />
-                    : <Value field={f} value={sub.fields[f.name]} />}
+                    : <Value field={f} value={sub.fields[f.name]} words={words} />}
                 </dd>
               </>
             ))}
@@ -247,24 +312,7 @@ export default define.page<typeof handler>(function SubmissionPage({ data, csrf 
             <span class={`badge ${sub.status}`}>{sub.status}</span>
             {sub.spam?.manual && <span class="muted">set by an admin</span>}
           </p>
-          {sub.spam
-            ? (
-              <dl class="values">
-                <dt>Spam score</dt>
-                <dd>{sub.spam.score.toFixed(2)}</dd>
-                <dt>Reasons</dt>
-                <dd>
-                  {sub.spam.reasons.length
-                    ? (
-                      <ul class="plain">
-                        {sub.spam.reasons.map((r) => <li key={r}>{reasonInWords(r)}</li>)}
-                      </ul>
-                    )
-                    : "none"}
-                </dd>
-              </dl>
-            )
-            : <p class="muted">No spam signs recorded.</p>}
+          <Verdict sub={sub} />
           <h2>Request</h2>
           <dl class="values">
             <dt>Received</dt>

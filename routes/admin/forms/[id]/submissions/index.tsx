@@ -1,6 +1,7 @@
 /**
  * A form's submissions: status filter, search, date range, live/test, pagination, bulk
- * delete (with a confirmation step) and the CSV export of the same filtered set.
+ * delete (with a confirmation step), bulk "Mark as spam" / "Not spam" (each one exactly as
+ * the submission page's, through setSubmissionStatus) and the CSV export of the same set.
  * Listing and deleting reuse the Server Data API's lib functions.
  * @module
  */
@@ -16,7 +17,8 @@ import {
   type SubmissionListQuery,
   submissionListQuerySchema,
 } from "@/lib/submissions/query.ts";
-import { errors } from "@/lib/errors.ts";
+import { AppError, errors } from "@/lib/errors.ts";
+import { setSubmissionStatus } from "@/lib/submissions/status.ts";
 import { Csrf, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
 import { define, type PageContext, requireForm } from "@/routes/admin/_page.ts";
 import { readIds } from "@/lib/submissions/browse.ts";
@@ -51,7 +53,10 @@ async function load(ctx: PageContext, form: Form, query: Record<string, string>)
   return { form, mode, q, ...list, read: [...read] };
 }
 
-/** GET lists; POST `action` = confirm_delete (shows the confirmation) | delete. */
+/**
+ * GET lists; POST `action` = confirm_delete (shows the confirmation) | delete |
+ * mark_spam | mark_completed.
+ */
 export const handler = define.handlers<Data>({
   async GET(ctx) {
     const form = await requireForm(ctx);
@@ -67,10 +72,25 @@ export const handler = define.handlers<Data>({
     const back = query.startsWith("?") ? safeAdminPath(list + query, list) : list;
     if (!ids.length) return ctx.redirect(back, "none_selected");
     if (ids.length > MAX_DELETE_IDS) {
-      throw errors.badRequest(`Delete at most ${MAX_DELETE_IDS} submissions at a time.`);
+      throw errors.badRequest(`Select at most ${MAX_DELETE_IDS} submissions at a time.`);
     }
     const mode = modeOf(ctx.body.get("mode"));
-    if (ctx.body.get("action") === "delete") {
+    const action = ctx.body.get("action");
+    if (action === "mark_spam" || action === "mark_completed") {
+      const to = action === "mark_spam" ? "spam" : "completed";
+      // One by one through the single-submission path: status, index, counters and the
+      // learning job move exactly as on the submission page.
+      for (const id of new Set(ids)) {
+        try {
+          await setSubmissionStatus(ctx.deps, form.id, id, to);
+        } catch (err) {
+          // A submission deleted meanwhile is skipped; anything else (suspension) stops.
+          if (!(err instanceof AppError && err.status === 404)) throw err;
+        }
+      }
+      return ctx.redirect(back, to === "spam" ? "marked_spam_many" : "marked_completed_many");
+    }
+    if (action === "delete") {
       await deleteSubmissions(ctx.deps, form, mode, ids, { notify: true });
       return ctx.redirect(back, "deleted");
     }
@@ -152,7 +172,6 @@ export default define.page<typeof handler>(function Submissions({ data, csrf }) 
         : (
           <form method="post" action={base}>
             <Csrf token={csrf} />
-            <input type="hidden" name="action" value="confirm_delete" />
             <input type="hidden" name="mode" value={mode} />
             <input type="hidden" name="back" value={here} />
             <div class="table-wrap">
@@ -202,7 +221,22 @@ export default define.page<typeof handler>(function Submissions({ data, csrf }) 
               </table>
             </div>
             <div class="table-foot">
-              <button type="submit" class="danger small">Delete selected</button>
+              <div class="bulk-actions">
+                <button type="submit" name="action" value="confirm_delete" class="danger small">
+                  Delete selected
+                </button>{" "}
+                <button type="submit" name="action" value="mark_spam" class="secondary small">
+                  Mark as spam
+                </button>{" "}
+                <button
+                  type="submit"
+                  name="action"
+                  value="mark_completed"
+                  class="secondary small"
+                >
+                  Not spam
+                </button>
+              </div>
               <Pager base={base} mode={mode} q={q} pg={pg} />
             </div>
           </form>
