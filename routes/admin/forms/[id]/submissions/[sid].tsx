@@ -140,7 +140,8 @@ function FileLink({ form, sub, value }: { form: Form; sub: Submission; value: un
 function Marked({ text, words }: { text: string; words: readonly string[] }) {
   return (
     <>
-      {highlightParts(text, words).map((p) => p.mark ? <mark>{p.text}</mark> : p.text)}
+      {/* Plain parts in fragments: a bare string in an array is escaped twice (precompile). */}
+      {highlightParts(text, words).map((p) => p.mark ? <mark>{p.text}</mark> : <>{p.text}</>)}
     </>
   );
 }
