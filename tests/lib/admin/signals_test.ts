@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { reasonInWords, sentWith } from "@/lib/admin/signals.ts";
+import { highlightParts, reasonInWords, sentWith, tokenInWords } from "@/lib/admin/signals.ts";
 
 Deno.test("admin signals - spam reasons and the sender in words", () => {
   assert.equal(reasonInWords("filled_too_fast"), "Filled in under 1.5 seconds");
@@ -16,4 +16,21 @@ Deno.test("admin signals - spam reasons and the sender in words", () => {
   );
   assert.equal(sentWith({ origin: "https://a.example" }), "A browser, from a web page");
   assert.match(sentWith({ user_agent: "curl/8.5.0" }), /without a browser Origin \(curl/);
+});
+
+Deno.test("admin signals - the content figure in words and the words that drove it marked", () => {
+  assert.equal(reasonInWords("content_0.923"), "Content: 92% spam-like");
+  assert.equal(reasonInWords("content_0.999"), "Content: 99% spam-like");
+  assert.equal(tokenInWords("url:example.com"), "a link to example.com");
+  assert.equal(tokenInWords("meta:links5+"), "five or more links");
+  assert.equal(tokenInWords("num:4"), "a 4-digit number");
+  assert.equal(tokenInWords("cash"), "“cash”");
+  // Whole words only, case and width folded; markup stays text in the parts.
+  assert.deepEqual(highlightParts("Get CASH now <b>cashback</b> ＣＡＳＨ", ["cash", "url:x.com"]), [
+    { text: "Get ", mark: false },
+    { text: "CASH", mark: true },
+    { text: " now <b>cashback</b> ", mark: false },
+    { text: "ＣＡＳＨ", mark: true },
+  ]);
+  assert.deepEqual(highlightParts("plain", []), [{ text: "plain", mark: false }]);
 });
