@@ -39,12 +39,33 @@ export interface EmailLogEntry {
   detail?: string;
 }
 
-/** Deletes all but the newest `keep` entries under `prefix`. */
-export async function trimLog(kv: Deno.Kv, prefix: Deno.KvKey, keep: number): Promise<void> {
+/** A log is pruned on about one write in this many (a prune reads the whole log). */
+const TRIM_EVERY = 16;
+
+/**
+ * Deletes all but the newest `keep` entries under `prefix`, on about one call in
+ * {@linkcode TRIM_EVERY}: between prunes a log holds a few more, and readers list only the
+ * newest `keep`. `random` is injectable for tests.
+ */
+export async function trimLog(
+  kv: Deno.Kv,
+  prefix: Deno.KvKey,
+  keep: number,
+  random: () => number = Math.random,
+): Promise<void> {
+  if (random() * TRIM_EVERY >= 1) return;
   let i = 0;
+  let op = kv.atomic();
+  let n = 0;
   for await (const e of kv.list({ prefix }, { reverse: true })) {
-    if (++i > keep) await kv.delete(e.key);
+    if (++i <= keep) continue;
+    op.delete(e.key);
+    if (++n % 100 === 0) {
+      await op.commit();
+      op = kv.atomic();
+    }
   }
+  if (n % 100) await op.commit();
 }
 
 /** Keeps a mail in the outbox. */
