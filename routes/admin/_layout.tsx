@@ -4,6 +4,7 @@
  * @module
  */
 import type { ComponentChildren } from "preact";
+import { SUSPENDED_MESSAGE } from "@/lib/workspaces/suspension.ts";
 import { type AdminState, NOTICES } from "./_page.ts";
 
 /** The admin layout around every page. */
@@ -62,6 +63,9 @@ export function Layout(
         )}
       </header>
       <main id="main" class="container wide">
+        {state?.workspace?.suspended && (
+          <p class="notice error" role="status">{SUSPENDED_MESSAGE}</p>
+        )}
         {notice && <p class="notice ok" role="status">{notice}</p>}
         {children}
       </main>
