@@ -76,6 +76,13 @@ export const handler = define.handlers<Data>({
       // Disabling and deleting only take access away: allowed in a suspended workspace.
       if (action !== "disable" && action !== "delete") assertNotSuspended(workspace);
       if (action === "create") {
+        if (!ctx.body.getAll("events").length) {
+          throw new AppError(
+            400,
+            "bad_request",
+            "The webhook was not saved: tick at least one event.",
+          );
+        }
         const created = await createWebhook(ctx.deps, workspace.id, {
           url: field(ctx.body, "url"),
           events: ctx.body.getAll("events"),
