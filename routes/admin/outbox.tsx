@@ -51,7 +51,7 @@ function Mails({ mails, label }: { mails: OutboxMail[]; label: string }) {
           <h3>{m.subject}</h3>
           <p class="muted">
             <Time iso={m.at} /> · to {m.to.join(", ")} · from {m.from}
-            {m.reply_to && <>· reply to {m.reply_to}</>}
+            {m.reply_to && ` · reply to ${m.reply_to}`}
           </p>
           <pre class="mail-text">{m.text}</pre>
         </li>
