@@ -10,6 +10,7 @@ import { keys } from "@/lib/kv/keys.ts";
 import {
   deliverWebhookJobSchema,
   notifyCreatedJobSchema,
+  sendAccountMailJobSchema,
   sendEmailJobSchema,
 } from "@/lib/notify/jobs.ts";
 
@@ -30,6 +31,7 @@ export const jobSchema = z.discriminatedUnion("type", [
   sendEmailJobSchema,
   deliverWebhookJobSchema,
   notifyCreatedJobSchema,
+  sendAccountMailJobSchema,
 ]);
 /** A job. */
 export type Job = z.infer<typeof jobSchema>;

@@ -8,6 +8,9 @@ import type { Deps } from "@/lib/deps.ts";
 import { newId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
 
+/** The outbox and email log "workspace" of account mail (invitations, resets): no real id. */
+export const ACCOUNT_OUTBOX = "_account";
+
 /** Entries kept per workspace in the outbox and in the email log. */
 export const LOG_KEEP = 200;
 
@@ -15,6 +18,7 @@ export const LOG_KEEP = 200;
 export interface OutboxMail {
   id: string;
   at: string;
+  /** Empty for account mail. */
   form_id: string;
   from: string;
   to: string[];
@@ -30,7 +34,7 @@ export interface EmailLogEntry {
   at: string;
   form_id: string;
   event_id: string;
-  kind: "owner" | "autoresponder";
+  kind: "owner" | "autoresponder" | "account";
   to: string[];
   subject: string;
   attempt: number;
