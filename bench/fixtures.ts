@@ -42,6 +42,8 @@ export interface BenchFixtures {
   publicForm: Form;
   uploadForm: Form;
   listForm: Form;
+  /** Has a webhook (to bench/receiver.ts): the webhook row's form. */
+  webhookForm: Form;
 }
 
 /** Creates the workspace, key and forms. */
@@ -71,5 +73,6 @@ export async function createFixtures(deps: Deps): Promise<BenchFixtures> {
       ] as FormDefinition["fields"],
     }),
     listForm: await form({ name: "Submissions list" }),
+    webhookForm: await form({ name: "Webhook" }),
   };
 }

@@ -25,8 +25,10 @@ import {
   RssSampler,
   startBare,
   startFormwell,
+  startReceiver,
   verdictLatencies,
 } from "./server.ts";
+import { createWebhook } from "@/lib/notify/webhooks.ts";
 import { flushLatency } from "./disk.ts";
 import { CpuMeter } from "./threads.ts";
 import { combineRuns, ensureWrk, median, runWrk, type WrkRequest, type WrkResult } from "./wrk.ts";
@@ -47,6 +49,8 @@ const CONNECTIONS = 64;
 /** The fixed offered load for the latency target: 64 hey workers x 32 req/s = 2,048 req/s. */
 const HEY_WORKERS = 64;
 const HEY_PER_WORKER = 32;
+/** The webhook row's fixed offered rate (submissions/s). */
+const WEBHOOK_RATE = 500;
 const MB = 1024 * 1024;
 
 /** Waits until the writer and the commit counter stop moving (in-flight requests done). */
@@ -138,6 +142,7 @@ async function main(): Promise<void> {
   const jsonBody = JSON.stringify({ data: sixFieldData() });
   const bare: BenchServer[] = [];
   let flush = { p50: NaN, p90: NaN };
+  let stopReceiver = () => Promise.resolve();
   try {
     // Before any server runs, so the probe measures the disk, not the load.
     flush = await flushLatency(dir);
@@ -162,6 +167,13 @@ async function main(): Promise<void> {
     const fw = await startFormwell(dir, `${dir}/formwell.kv`);
     const { deps } = fw;
     const fx = await createFixtures(deps);
+    // The webhook row's form notifies a receiver in its own process after each verdict.
+    const receiver = await startReceiver();
+    stopReceiver = receiver.close;
+    await createWebhook(deps, fx.workspace.id, {
+      url: `${receiver.url}/hook`,
+      forms: [fx.webhookForm.id],
+    });
     let floor: WrkResult | null = null;
     const measure = async (
       name: string,
@@ -307,6 +319,28 @@ async function main(): Promise<void> {
     };
     rows.push(fixedRow);
 
+    // 201 to the webhook received, at a fixed offered 500 submissions/s.
+    console.error(`webhook: 201 to received at ${WEBHOOK_RATE} submissions/s offered`);
+    await settle(deps.writer.stats);
+    await receiver.reset();
+    const hooked = await runHey({
+      method: "POST",
+      url: `${fw.url}${submitPath(fx.webhookForm.id)}`,
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${fx.key}` },
+      body: jsonBody,
+    }, { seconds: SECONDS, workers: WEBHOOK_RATE / 10, perWorker: 10 });
+    // The last events are still on their way: wait until the receiver has them all.
+    let webhook = await receiver.stats();
+    for (let i = 0; i < 100 && webhook.n < hooked.requests; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      webhook = await receiver.stats();
+    }
+    const webhookRow: Row = {
+      name: `webhook, ${WEBHOOK_RATE} submissions/s offered (201 to received)`,
+      result: hooked,
+    };
+    rows.push(webhookRow);
+
     const publicBody = JSON.stringify({
       data: { ...sixFieldData(), _gotcha: "" },
       rendered_at: Date.now() - 15_000,
@@ -429,6 +463,13 @@ async function main(): Promise<void> {
         pass: json.verdictMs ? json.verdictMs.p99 <= 2_000 : null,
       },
       {
+        target: `201 to webhook received p99 <= 2 s at ${WEBHOOK_RATE} submissions/s`,
+        measured: `p50 ${webhook.p50} ms, p99 ${webhook.p99} ms over ${webhook.n} events ` +
+          `(${hooked.requests} submissions, ${hooked.non2xx} non-2xx)`,
+        pass: webhook.p99 !== null && webhook.p99 <= 2_000 && webhook.n >= hooked.requests &&
+          hooked.non2xx === 0,
+      },
+      {
         target: "peak RSS < 200 MB (JSON submit rows)",
         measured: `${json.peakRssMb!.toFixed(0)} MB saturated, ` +
           `${fixedRow.peakRssMb!.toFixed(0)} MB at the fixed rate`,
@@ -451,6 +492,7 @@ async function main(): Promise<void> {
     );
   } finally {
     for (const server of bare) await server.close().catch(() => {});
+    await stopReceiver().catch(() => {});
     rss.stop();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }

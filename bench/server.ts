@@ -135,6 +135,8 @@ export async function startFormwell(
     RATE_LIMITS: JSON.stringify(BENCH_RATE_LIMITS),
     // `JOBS=table deno task bench` measures the job table instead of KV queues.
     JOBS: Deno.env.get("JOBS"),
+    // The webhook receiver listens on loopback (bench/receiver.ts).
+    WEBHOOK_ALLOW_PRIVATE: "1",
   });
   const kv = await openKv(config);
   const deps = await buildDeps(kv, config);
@@ -189,6 +191,37 @@ export async function startBare(
   return {
     url,
     pid: child.pid,
+    close: async () => {
+      child.kill("SIGTERM");
+      await child.status;
+    },
+  };
+}
+
+/** The webhook receiver (bench/receiver.ts) in its own process. */
+export async function startReceiver(): Promise<{
+  url: string;
+  reset: () => Promise<void>;
+  stats: () => Promise<{ n: number; p50: number | null; p99: number | null }>;
+  close: () => Promise<void>;
+}> {
+  const port = freePort();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL("./receiver.ts", import.meta.url).pathname, String(port)],
+    stdout: "null",
+    stderr: "inherit",
+  }).spawn();
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200; i++) {
+    const ok = await fetch(`${url}/stats`).then((r) => r.body?.cancel().then(() => r.ok))
+      .catch(() => false);
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url,
+    reset: async () => void await (await fetch(`${url}/reset`, { method: "POST" })).text(),
+    stats: async () => await (await fetch(`${url}/stats`)).json(),
     close: async () => {
       child.kill("SIGTERM");
       await child.status;

@@ -9,6 +9,7 @@ import { listFormIds } from "@/lib/forms/forms.ts";
 import { keys, type Mode, type StatusBucket } from "@/lib/kv/keys.ts";
 import { getManyChunked, u64Value } from "@/lib/kv/kv.ts";
 import type { FieldInput, Form, FormDefinition } from "@/lib/schemas.ts";
+import { notificationsFromPost } from "@/lib/admin/notify_settings.ts";
 
 /** A form with its live submission counts. */
 export interface FormSummary {
@@ -141,6 +142,7 @@ export function definitionFromPost(
       : undefined,
     intro: (body.get("intro") ?? "").trim() || undefined,
     thank_you: (body.get("thank_you") ?? "").trim() || undefined,
+    notifications: notificationsFromPost(body, existing?.notifications),
   };
   return { def, problems };
 }
@@ -173,6 +175,13 @@ const FORM_PARTS: Record<string, string> = {
   "captcha.siteKey": "CAPTCHA site key",
   "captcha.provider": "CAPTCHA provider",
   fields: "Fields",
+  notifications: "Notifications",
+  "notifications.emails": "Notification emails",
+  "notifications.subject": "Email subject",
+  "notifications.reply_to_field": "Reply-to field",
+  "notifications.autoresponder.email_field": "Autoresponder email field",
+  "notifications.autoresponder.subject": "Autoresponder subject",
+  "notifications.autoresponder.text": "Autoresponder text",
 };
 
 /** A schema message in plain words ("must be a number" rather than zod's wording). */
@@ -195,6 +204,7 @@ function plainMessage(msg: string): string {
   }
   if ((r = m.match(/^Too big: expected number to be <=?(\S+)/))) return `must be at most ${r[1]}`;
   if (/^Invalid option/.test(m) || /^expected one of/.test(m)) return "is not one of the choices";
+  if (/^Invalid email/i.test(m)) return "is not an email address";
   if (/^Invalid (string|URL)/i.test(m)) return "is not in the expected format";
   if (/^Unrecognized key/.test(m)) return m.replace(/^Unrecognized keys?:?/, "unknown setting");
   if (m === "greater than maxLength") return "is greater than the max length";
@@ -217,6 +227,8 @@ export function describeProblems(details: string[], fields: FieldInput[]): strin
       const who = `Field ${i + 1}${name ? ` "${name}"` : ""}`;
       return f[2] ? `${who}, ${PART_NAMES[f[2]] ?? f[2]}: ${msg}` : `${who}: ${msg}`;
     }
+    const e = path.match(/^notifications\.emails\.(\d+)$/);
+    if (e) return `Notification emails, address ${Number(e[1]) + 1}: ${msg}`;
     const part = FORM_PARTS[path] ?? FORM_PARTS[path.replace(/\.\d+$/, "")];
     return part ? `${part}: ${msg}` : msg;
   });

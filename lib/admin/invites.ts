@@ -39,7 +39,7 @@ export interface InviteView extends Invite {
  * same email replaces the first (its link stops working). Members cannot be invited again.
  */
 export async function createInvite(
-  deps: Pick<Deps, "kv" | "now" | "config">,
+  deps: Pick<Deps, "kv" | "now" | "config" | "jobs">,
   input: { workspace: Workspace; email: string; role: Role; invitedBy: User },
 ): Promise<void> {
   const email = normalizeEmail(input.email);

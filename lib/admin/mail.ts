@@ -1,12 +1,15 @@
 /**
  * Account mail (invitations, password resets) goes through {@linkcode sendAccountMail}
- * alone, so one place decides how it leaves. For now each message is kept in KV.
+ * alone. With `SMTP_URL` set it is enqueued as a `send_account_mail` job (the request never
+ * waits on SMTP, so a reset's timing shows nothing); without, it is kept in the account
+ * outbox (lib/notify/outbox.ts, `ACCOUNT_OUTBOX`) that instance owners see in the admin.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
-import { newId } from "@/lib/ids.ts";
-import { keys } from "@/lib/kv/keys.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
+import { ACCOUNT_OUTBOX, listOutbox, LOG_KEEP, putOutbox } from "@/lib/notify/outbox.ts";
+
+export { ACCOUNT_OUTBOX };
 
 /** A message to one account holder. */
 export interface AccountMail {
@@ -21,34 +24,40 @@ export interface StoredAccountMail extends AccountMail {
   created_at: string;
 }
 
-/** Kept this long: the longest-lived link a mail carries (an invitation) is dead by then. */
-export const ACCOUNT_MAIL_TTL_MS = 7 * 24 * 60 * 60 * 1000;
-
-/** Sends an account mail: stored under `account_mail/<id>` until a mailer is wired in. */
+/** Sends an account mail: a job for SMTP, or straight into the account outbox. */
 export async function sendAccountMail(
-  deps: Pick<Deps, "kv" | "now">,
+  deps: Pick<Deps, "kv" | "now" | "config" | "jobs">,
   mail: AccountMail,
 ): Promise<void> {
-  const record: StoredAccountMail = {
-    id: newId("mail"),
-    to: mail.to,
-    subject: mail.subject,
-    text: mail.text,
-    created_at: new Date(deps.now()).toISOString(),
-  };
-  await withKvRetry(() =>
-    deps.kv.set(keys.accountMail(record.id), record, { expireIn: ACCOUNT_MAIL_TTL_MS })
-  );
+  if (!deps.config.notify.smtpUrl) {
+    await withKvRetry(() =>
+      putOutbox(deps, ACCOUNT_OUTBOX, {
+        form_id: "",
+        from: deps.config.notify.mailFrom,
+        to: [mail.to],
+        subject: mail.subject,
+        text: mail.text,
+        html: "",
+      })
+    );
+    return;
+  }
+  await withKvRetry(async () => {
+    const op = deps.kv.atomic();
+    deps.jobs.enqueue(op, { type: "send_account_mail", ...mail, attempt: 0 });
+    const res = await op.commit();
+    if (!res.ok) throw new Error("account mail enqueue failed");
+    return res;
+  });
 }
 
-/** Kept account mails, oldest first (optionally only those to `to`). */
+/** Account mails kept in the outbox, oldest first (optionally only those to `to`). */
 export async function listAccountMail(
   deps: Pick<Deps, "kv">,
   to?: string,
 ): Promise<StoredAccountMail[]> {
-  const out: StoredAccountMail[] = [];
-  for await (const e of deps.kv.list<StoredAccountMail>({ prefix: keys.accountMails() })) {
-    if (!to || e.value.to === to) out.push(e.value);
-  }
-  return out;
+  const mails = await listOutbox(deps, ACCOUNT_OUTBOX, LOG_KEEP);
+  return mails.reverse()
+    .filter((m) => !to || m.to.includes(to))
+    .map((m) => ({ id: m.id, to: m.to[0], subject: m.subject, text: m.text, created_at: m.at }));
 }

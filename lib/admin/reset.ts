@@ -48,7 +48,7 @@ export const RESET_GONE =
  * answers {@linkcode RESET_REQUESTED} either way). A newer link replaces an older one.
  */
 export async function requestPasswordReset(
-  deps: Pick<Deps, "kv" | "now" | "config">,
+  deps: Pick<Deps, "kv" | "now" | "config" | "jobs">,
   email: string,
 ): Promise<void> {
   const token = randomBase62(43);

@@ -18,7 +18,7 @@ export type JobHandler<T extends Job["type"]> = (
   job: Extract<Job, { type: T }>,
   ctx: JobContext,
 ) => Promise<void>;
-import { sendEmailJob } from "@/lib/notify/mailer.ts";
+import { sendAccountMailJob, sendEmailJob } from "@/lib/notify/mailer.ts";
 import { deliverWebhookJob } from "@/lib/notify/deliver.ts";
 import { notifyCreatedJob } from "@/lib/notify/mod.ts";
 
@@ -32,6 +32,7 @@ const handlers: { [T in Job["type"]]: JobHandler<T> } = {
   deliver_webhook: deliverWebhookJob,
   notify_created: notifyCreatedJob,
   learn_label: learnLabel,
+  send_account_mail: sendAccountMailJob,
 };
 
 const NO_CONTEXT: JobContext = { complete: () => {} };

@@ -10,6 +10,7 @@ import { keys } from "@/lib/kv/keys.ts";
 import {
   deliverWebhookJobSchema,
   notifyCreatedJobSchema,
+  sendAccountMailJobSchema,
   sendEmailJobSchema,
 } from "@/lib/notify/jobs.ts";
 
@@ -39,6 +40,7 @@ export const jobSchema = z.discriminatedUnion("type", [
     label: z.enum(["spam", "ham"]),
     previous: z.enum(["spam", "ham"]).nullable(),
   }),
+  sendAccountMailJobSchema,
 ]);
 /** A job. */
 export type Job = z.infer<typeof jobSchema>;

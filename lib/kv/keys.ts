@@ -159,7 +159,7 @@ export const keys = {
   auditEvent: (workspaceId: string, id: string) => ["audit", workspaceId, id] as const,
   /** Prefix of a workspace's audit events. */
   auditEvents: (workspaceId: string) => ["audit", workspaceId] as const,
-  /** An account mail (invitation, password reset) kept until the mailer sends it. */
+  /** Legacy, no longer written: account mail now goes to the `_account` outbox (lib/admin/mail.ts). */
   accountMail: (id: string) => ["account_mail", id] as const,
   /** Prefix of account mails. */
   accountMails: () => ["account_mail"] as const,

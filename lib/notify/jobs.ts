@@ -30,6 +30,17 @@ export const notifyCreatedJobSchema = z.object({
   ids: z.array(z.string().max(100)).min(1).max(1000),
 });
 
+/** Sends one account mail (invitation, password reset) through SMTP; see lib/admin/mail.ts. */
+export const sendAccountMailJobSchema = z.object({
+  type: z.literal("send_account_mail"),
+  to: z.string().max(254),
+  subject: z.string().max(300),
+  text: z.string().max(20_000),
+  attempt: z.number().int().min(0).max(100),
+});
+
+/** A `send_account_mail` job. */
+export type SendAccountMailJob = z.infer<typeof sendAccountMailJobSchema>;
 /** A `send_email` job. */
 export type SendEmailJob = z.infer<typeof sendEmailJobSchema>;
 /** A `deliver_webhook` job. */

@@ -10,8 +10,8 @@ import type { Transporter } from "nodemailer";
 import type { Deps } from "@/lib/deps.ts";
 import { plainAddress, renderAutoresponse, type RenderedMail, renderOwnerMail } from "./email.ts";
 import { loadEvent } from "./events.ts";
-import type { SendEmailJob } from "./jobs.ts";
-import { logEmail, putOutbox } from "./outbox.ts";
+import type { SendAccountMailJob, SendEmailJob } from "./jobs.ts";
+import { ACCOUNT_OUTBOX, logEmail, putOutbox } from "./outbox.ts";
 
 const transports = new Map<string, Transporter>();
 
@@ -108,5 +108,61 @@ export async function sendEmailJob(deps: Deps, job: SendEmailJob): Promise<void>
     deps.jobs.enqueue(op, { ...job, attempt: job.attempt + 1 }, { delay: delays[job.attempt] });
     const res = await op.commit();
     if (!res.ok) throw new Error("email retry enqueue failed");
+  }
+}
+
+/**
+ * Handles one `send_account_mail` job: SMTP when set (temporary failures retried like
+ * form mail), else the account outbox; outcomes go to the account email log.
+ */
+export async function sendAccountMailJob(deps: Deps, job: SendAccountMailJob): Promise<void> {
+  const from = deps.config.notify.mailFrom;
+  const smtp = deps.config.notify.smtpUrl;
+  const base = {
+    form_id: "",
+    event_id: "",
+    kind: "account" as const,
+    to: [job.to],
+    subject: job.subject,
+    attempt: job.attempt,
+  };
+  if (!smtp) {
+    await putOutbox(deps, ACCOUNT_OUTBOX, {
+      form_id: "",
+      from,
+      to: [job.to],
+      subject: job.subject,
+      text: job.text,
+      html: "",
+    });
+    return;
+  }
+  try {
+    const info = await transportFor(smtp).sendMail({
+      from,
+      to: job.to,
+      subject: job.subject,
+      text: job.text,
+      disableFileAccess: true,
+      disableUrlAccess: true,
+    });
+    const rejected = (info.rejected ?? []).map(String);
+    await logEmail(deps, ACCOUNT_OUTBOX, {
+      ...base,
+      result: rejected.length ? "failed" : "accepted",
+      detail: rejected.length ? `rejected: ${rejected.join(", ")}` : undefined,
+    });
+  } catch (err) {
+    const delays = deps.config.notify.emailRetryDelays;
+    const retry = !isPermanent(err) && job.attempt < delays.length;
+    await logEmail(deps, ACCOUNT_OUTBOX, {
+      ...base,
+      result: retry ? "retrying" : "failed",
+      detail: describe(err),
+    });
+    if (!retry) return;
+    const op = deps.kv.atomic();
+    deps.jobs.enqueue(op, { ...job, attempt: job.attempt + 1 }, { delay: delays[job.attempt] });
+    if (!(await op.commit()).ok) throw new Error("account mail retry enqueue failed");
   }
 }

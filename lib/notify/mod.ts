@@ -15,7 +15,7 @@ import type { Form, Submission } from "@/lib/schemas.ts";
 import { submissionView } from "@/lib/submissions/query.ts";
 import { plainAddress } from "./email.ts";
 import { type EventType, loadEvent, type NotifyEvent, storeEvent } from "./events.ts";
-import { listWebhooks, requireWebhook } from "./webhooks.ts";
+import { listWebhooks, requireWebhook, type Webhook } from "./webhooks.ts";
 
 /** What happened to a submission. */
 export interface SubmissionEvent {
@@ -48,11 +48,16 @@ async function addressDigest(formId: string, address: string): Promise<string> {
  * enabled webhook subscribed to it and to the form. Returns the event id, or null when
  * nothing was due.
  */
-export async function notifySubmission(deps: Deps, ev: SubmissionEvent): Promise<string | null> {
+export async function notifySubmission(
+  deps: Deps,
+  ev: SubmissionEvent,
+  /** The workspace's webhooks, when the caller has them (one list for many events). */
+  webhooks?: Webhook[],
+): Promise<string | null> {
   const { form, submission: s } = ev;
   if (s.mode !== "live") return null;
   const n = form.notifications;
-  const hooks = (await listWebhooks(deps, s.workspace_id)).filter((w) =>
+  const hooks = (webhooks ?? await listWebhooks(deps, s.workspace_id)).filter((w) =>
     w.enabled && w.events.includes(ev.type) && (w.forms.length === 0 || w.forms.includes(form.id))
   );
   let ownerMail = false;
@@ -187,6 +192,9 @@ export async function notifyCreatedJob(
 ): Promise<void> {
   const form = await getForm(deps, job.form_id);
   if (!form) return;
+  // Most forms notify nobody: one list of the workspace's webhooks decides, for the batch.
+  const webhooks = await listWebhooks(deps, form.workspace_id);
+  if (!form.notifications && webhooks.length === 0) return;
   const entries = await getManyChunked<Submission>(
     deps.kv,
     job.ids.map((id) => keys.submission(job.form_id, id)),
@@ -198,7 +206,7 @@ export async function notifyCreatedJob(
       form,
       submission: e.value,
       event_id: `msg_created_${e.value.id}`,
-    });
+    }, webhooks);
   }
 }
 

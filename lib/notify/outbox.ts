@@ -8,6 +8,9 @@ import type { Deps } from "@/lib/deps.ts";
 import { newId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
 
+/** The outbox and email log "workspace" of account mail (invitations, resets): no real id. */
+export const ACCOUNT_OUTBOX = "_account";
+
 /** Entries kept per workspace in the outbox and in the email log. */
 export const LOG_KEEP = 200;
 
@@ -15,6 +18,7 @@ export const LOG_KEEP = 200;
 export interface OutboxMail {
   id: string;
   at: string;
+  /** Empty for account mail. */
   form_id: string;
   from: string;
   to: string[];
@@ -30,7 +34,7 @@ export interface EmailLogEntry {
   at: string;
   form_id: string;
   event_id: string;
-  kind: "owner" | "autoresponder";
+  kind: "owner" | "autoresponder" | "account";
   to: string[];
   subject: string;
   attempt: number;
@@ -39,12 +43,33 @@ export interface EmailLogEntry {
   detail?: string;
 }
 
-/** Deletes all but the newest `keep` entries under `prefix`. */
-export async function trimLog(kv: Deno.Kv, prefix: Deno.KvKey, keep: number): Promise<void> {
+/** A log is pruned on about one write in this many (a prune reads the whole log). */
+const TRIM_EVERY = 16;
+
+/**
+ * Deletes all but the newest `keep` entries under `prefix`, on about one call in
+ * {@linkcode TRIM_EVERY}: between prunes a log holds a few more, and readers list only the
+ * newest `keep`. `random` is injectable for tests.
+ */
+export async function trimLog(
+  kv: Deno.Kv,
+  prefix: Deno.KvKey,
+  keep: number,
+  random: () => number = Math.random,
+): Promise<void> {
+  if (random() * TRIM_EVERY >= 1) return;
   let i = 0;
+  let op = kv.atomic();
+  let n = 0;
   for await (const e of kv.list({ prefix }, { reverse: true })) {
-    if (++i > keep) await kv.delete(e.key);
+    if (++i <= keep) continue;
+    op.delete(e.key);
+    if (++n % 100 === 0) {
+      await op.commit();
+      op = kv.atomic();
+    }
   }
+  if (n % 100) await op.commit();
 }
 
 /** Keeps a mail in the outbox. */

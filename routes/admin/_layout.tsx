@@ -4,6 +4,7 @@
  * @module
  */
 import type { ComponentChildren } from "preact";
+import { SUSPENDED_MESSAGE } from "@/lib/workspaces/suspension.ts";
 import { type AdminState, NOTICES } from "./_page.ts";
 
 /** The admin layout around every page. */
@@ -29,6 +30,8 @@ export function Layout(
           <nav aria-label="Main">
             {nav("/admin/forms", "Forms")}
             {state.role !== "viewer" && nav("/admin/keys", "API keys")}
+            {state.workspace && state.role !== "viewer" && nav("/admin/webhooks", "Webhooks")}
+            {state.workspace && nav("/admin/outbox", "Outbox")}
             {state.workspace && nav("/admin/members", "Members")}
             {state.user.owner && nav("/admin/workspaces", "Workspaces")}
             {nav("/admin/account", "Account")}
@@ -62,7 +65,18 @@ export function Layout(
         )}
       </header>
       <main id="main" class="container wide">
+        {state?.workspace?.suspended && (
+          <p class="notice error" role="status">{SUSPENDED_MESSAGE}</p>
+        )}
         {notice && <p class="notice ok" role="status">{notice}</p>}
+        {(state?.disabledWebhooks ?? 0) > 0 && (
+          <p class="notice error" role="alert">
+            {state!.disabledWebhooks === 1
+              ? "A webhook endpoint was disabled after failing."
+              : `${state!.disabledWebhooks} webhook endpoints were disabled after failing.`}{" "}
+            <a href="/admin/webhooks">See Webhooks</a> to fix and enable it.
+          </p>
+        )}
         {children}
       </main>
     </>

@@ -26,6 +26,8 @@ export interface AdminState {
   workspaces: Workspace[];
   /** The user's role in the current workspace (null without one). */
   role: Role | null;
+  /** Webhook endpoints of the current workspace that delivery disabled (410, 5 days failing). */
+  disabledWebhooks?: number;
 }
 
 /** What a page handler works with. */
@@ -94,6 +96,11 @@ export const NOTICES = {
   joined: "Welcome! You joined the workspace.",
   password_changed: "Password changed. Your other sessions are signed out.",
   password_reset: "Password changed. Sign in with the new one.",
+  webhook_enabled: "Endpoint enabled. New events are delivered to it again.",
+  webhook_disabled: "Endpoint disabled. No events are delivered to it.",
+  webhook_deleted: "Endpoint deleted, with its delivery log.",
+  webhook_resent: "Resend queued. It shows in the log once attempted.",
+  webhook_test_sent: "Test event queued. It shows in the log once attempted.",
 } as const;
 
 /** The current workspace, or a 404 page's error when the user has none. */

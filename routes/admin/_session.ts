@@ -10,6 +10,7 @@ import { getSession, renewSession } from "@/lib/admin/sessions.ts";
 import { getUser, sessionOutdated } from "@/lib/admin/users.ts";
 import { roleIn } from "@/lib/admin/members.ts";
 import { getWorkspace, listWorkspaces } from "@/lib/workspaces/workspaces.ts";
+import { listWebhooks } from "@/lib/notify/webhooks.ts";
 import { type AdminState, canAccess } from "./_page.ts";
 
 /** The signed-in user's state (renewing the session), or null. */
@@ -31,7 +32,11 @@ export async function loadState(
   const base = { user, session, token, workspaces: all, workspace: null, role: null };
   const current = all.find((w) => w.id === session.workspace_id && canAccess(base, w.id)) ??
     all[0] ?? null;
-  return { ...base, workspace: current, role: current ? roleIn(user, current.id) : null };
+  const role = current ? roleIn(user, current.id) : null;
+  const disabledWebhooks = current && role !== "viewer"
+    ? (await listWebhooks(deps, current.id)).filter((w) => !w.enabled && w.disabled_reason).length
+    : 0;
+  return { ...base, workspace: current, role, disabledWebhooks };
 }
 
 /** The same-origin admin page in `Referer` (sent in full: Referrer-Policy same-origin). */

@@ -38,6 +38,9 @@ import * as subFile from "@/routes/admin/forms/[id]/file.ts";
 import * as apiKeys from "@/routes/admin/keys/index.tsx";
 import * as keyRevoke from "@/routes/admin/keys/[kid]/revoke.tsx";
 import * as members from "./members.tsx";
+import * as outbox from "./outbox.tsx";
+import * as webhooks from "@/routes/admin/webhooks/index.tsx";
+import * as webhookShow from "@/routes/admin/webhooks/[wid].tsx";
 import * as account from "./account.tsx";
 import * as invite from "./invite.tsx";
 import * as resetRequest from "./reset.tsx";
@@ -74,6 +77,9 @@ const PAGES: [string, Mounted][] = [
   ["/keys", mount(apiKeys, { GET: "admin" })],
   ["/keys/:kid/revoke", mount(keyRevoke, { GET: "admin" })],
   ["/members", mount(members, { POST: "owner" })],
+  ["/outbox", mount(outbox)],
+  ["/webhooks", mount(webhooks, { GET: "admin" })],
+  ["/webhooks/:wid", mount(webhookShow, { GET: "admin" })],
   ["/account", mount(account, { POST: "viewer" })],
   ["/invite/:token", mount(invite)],
   ["/reset", mount(resetRequest)],

@@ -38,9 +38,12 @@ Deno.test("a suspended workspace is read-only in the admin, the lib and the CLI"
     const formsBefore = (await listFormIds(env.deps, ws.id)).length;
     const formBefore = await getForm(env.deps, form.id);
 
-    await t.step("pages still show what is there", async () => {
-      assert.equal((await page(env, cookie, `/admin/forms/${form.id}`)).res.status, 200);
-      assert.equal((await page(env, cookie, "/admin/keys")).res.status, 200);
+    await t.step("pages still show what is there, each saying it is read-only", async () => {
+      for (const path of [`/admin/forms/${form.id}`, "/admin/keys", "/admin/forms"]) {
+        const { res, html } = await page(env, cookie, path);
+        assert.equal(res.status, 200, path);
+        assert.match(html, SUSPENDED, path);
+      }
     });
 
     await t.step("key creation, export, form create/update/close, delete, status", async () => {

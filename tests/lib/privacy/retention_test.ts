@@ -52,11 +52,11 @@ Deno.test("retention - deletes exactly the expired submissions and their files a
     const freshPlain = await submitFiles(u, form.id, { name: "new plain" });
 
     const before = u.deps.now();
-    const summary = await retentionSummary(u.deps, form);
-    assert.equal(summary.retention_days, 7);
+    const overdue = await retentionSummary(u.deps, form);
+    assert.equal(overdue.retention_days, 7);
     // The oldest are overdue: the next removal is now (read between the two clock reads).
-    const due = Date.parse(summary.next_removal ?? "");
-    assert.ok(due >= before && due <= u.deps.now(), summary.next_removal ?? "null");
+    const due = Date.parse(overdue.next_removal ?? "");
+    assert.ok(due >= before && due <= u.deps.now(), overdue.next_removal ?? "null");
     // First process: one bounded run, then it "crashes" (deps dropped, KV closed).
     assert.equal(await retainForm(u.deps, form.id, 5), true, "work must be left after 5");
     assert.equal((await recordsOf(u.deps.kv, form.id, "live")).length, 14 - 5);

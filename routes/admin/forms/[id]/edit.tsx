@@ -27,6 +27,7 @@ function editorDef(form: Form): EditorData["def"] {
     redirect: form.redirect,
     intro: form.intro,
     thank_you: form.thank_you,
+    notifications: form.notifications ?? undefined,
   };
 }
 

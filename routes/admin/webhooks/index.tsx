@@ -1,0 +1,279 @@
+/**
+ * Webhook endpoints of the current workspace (admins): list, create (the `whsec_` secret is
+ * shown once, through the same one-time reveal as API keys), enable/disable, rotate, delete.
+ * A suspended workspace may still disable or delete (that only takes access away).
+ * @module
+ */
+import CopyButton from "@/islands/CopyButton.tsx";
+import { page } from "@/lib/ui/define.ts";
+import { Island } from "@/lib/ui/island.tsx";
+import { AppError } from "@/lib/errors.ts";
+import { storeKeyReveal, takeKeyReveal } from "@/lib/admin/key_reveal.ts";
+import { listFormSummaries } from "@/lib/admin/forms.ts";
+import { EVENT_TYPES } from "@/lib/notify/events.ts";
+import {
+  createWebhook,
+  deleteWebhook,
+  listWebhooks,
+  rotateWebhookSecret,
+  updateWebhook,
+  type WebhookView,
+  webhookView,
+} from "@/lib/notify/webhooks.ts";
+import { assertNotSuspended } from "@/lib/workspaces/suspension.ts";
+import type { Workspace } from "@/lib/schemas.ts";
+import { Csrf, PageHead, Time } from "@/routes/admin/_layout.tsx";
+import { define, field, type PageContext, requireWorkspace } from "@/routes/admin/_page.ts";
+
+interface Data {
+  workspace: Workspace;
+  hooks: WebhookView[];
+  forms: { id: string; name: string }[];
+  revealed?: { url: string; secret: string };
+  gone?: boolean;
+  error?: string;
+}
+
+async function load(ctx: PageContext, workspace: Workspace, extra: Partial<Data> = {}) {
+  const [hooks, forms] = await Promise.all([
+    listWebhooks(ctx.deps, workspace.id),
+    listFormSummaries(ctx.deps, workspace.id),
+  ]);
+  return {
+    workspace,
+    hooks: hooks.map(webhookView),
+    forms: forms.map((f) => ({ id: f.form.id, name: f.form.name })),
+    ...extra,
+  };
+}
+
+/** Stores a secret for one showing and redirects to it (post/redirect/get). */
+async function reveal(ctx: PageContext, workspace: Workspace, url: string, secret: string) {
+  const token = await storeKeyReveal(ctx.deps, {
+    session_user: ctx.state!.user.id,
+    workspace_id: workspace.id,
+    name: url,
+    key: secret,
+  });
+  return ctx.redirect(`/admin/webhooks?secret=${token}`);
+}
+
+/** GET lists; POST creates or changes one endpoint (`action`). */
+export const handler = define.handlers<Data>({
+  async GET(ctx) {
+    const workspace = requireWorkspace(ctx);
+    const token = ctx.url.searchParams.get("secret");
+    if (!token) return page(await load(ctx, workspace), { title: "Webhooks" });
+    const shown = await takeKeyReveal(ctx.deps, token, ctx.state!.user.id, workspace.id);
+    const extra = shown ? { revealed: { url: shown.name, secret: shown.key } } : { gone: true };
+    return page(await load(ctx, workspace, extra), { title: "Webhooks" });
+  },
+  async POST(ctx) {
+    const workspace = requireWorkspace(ctx);
+    const action = field(ctx.body, "action");
+    const id = field(ctx.body, "id");
+    try {
+      // Disabling and deleting only take access away: allowed in a suspended workspace.
+      if (action !== "disable" && action !== "delete") assertNotSuspended(workspace);
+      if (action === "create") {
+        if (!ctx.body.getAll("events").length) {
+          throw new AppError(
+            400,
+            "bad_request",
+            "The webhook was not saved: tick at least one event.",
+          );
+        }
+        const created = await createWebhook(ctx.deps, workspace.id, {
+          url: field(ctx.body, "url"),
+          events: ctx.body.getAll("events"),
+          forms: ctx.body.getAll("forms"),
+        });
+        return await reveal(ctx, workspace, created.url, created.secret);
+      }
+      if (action === "rotate") {
+        const rotated = await rotateWebhookSecret(ctx.deps, workspace.id, id);
+        return await reveal(ctx, workspace, rotated.url, rotated.secret);
+      }
+      if (action === "enable" || action === "disable") {
+        await updateWebhook(ctx.deps, workspace.id, id, { enabled: action === "enable" });
+        return ctx.redirect(
+          "/admin/webhooks",
+          action === "enable" ? "webhook_enabled" : "webhook_disabled",
+        );
+      }
+      if (action === "delete") {
+        await deleteWebhook(ctx.deps, workspace.id, id);
+        return ctx.redirect("/admin/webhooks", "webhook_deleted");
+      }
+      throw new AppError(400, "bad_request", "Unknown action.");
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500 || err.status === 403) throw err;
+      const error = err.message.replace(/^Invalid webhook: /, "The webhook was not saved: ");
+      return page(await load(ctx, workspace, { error }), { title: "Webhooks", status: 400 });
+    }
+  },
+});
+
+function RowAction(
+  { csrf, id, action, label, danger }: {
+    csrf: string;
+    id: string;
+    action: string;
+    label: string;
+    danger?: boolean;
+  },
+) {
+  return (
+    <form method="post" action="/admin/webhooks" class="inline">
+      <Csrf token={csrf} />
+      <input type="hidden" name="id" value={id} />
+      <input type="hidden" name="action" value={action} />
+      <button type="submit" class={`${danger ? "danger" : "secondary"} small`}>{label}</button>
+    </form>
+  );
+}
+
+/** The webhooks page. */
+export default define.page<typeof handler>(function Webhooks({ data, csrf }) {
+  const { workspace, hooks, revealed, forms } = data;
+  const formName = new Map(forms.map((f) => [f.id, f.name]));
+  return (
+    <>
+      <PageHead
+        title="Webhooks"
+        sub={`${workspace.name}: signed POSTs (Standard Webhooks) to your endpoints, retried for about a day.`}
+      />
+      {revealed && (
+        <div class="notice ok reveal" role="status">
+          <p>
+            <strong>Signing secret for {revealed.url}.</strong>{" "}
+            Copy it now: this is the only time it is shown.
+          </p>
+          <div class="key-line">
+            <code class="key" id="new-secret">{revealed.secret}</code>{" "}
+            <Island name="CopyButton" component={CopyButton} props={{ text: revealed.secret }} />
+          </div>
+        </div>
+      )}
+      {data.gone && (
+        <p class="notice" role="status">
+          A signing secret is shown only once. If you did not copy it, rotate it.
+        </p>
+      )}
+      {data.error && <p class="notice error" role="alert">{data.error}</p>}
+      <details class="card" open={hooks.length === 0 || Boolean(data.error)}>
+        <summary>Add an endpoint</summary>
+        <form method="post" action="/admin/webhooks">
+          <Csrf token={csrf} />
+          <input type="hidden" name="action" value="create" />
+          <label for="hook-url">Endpoint URL</label>
+          <input
+            id="hook-url"
+            name="url"
+            type="url"
+            required
+            maxLength={2000}
+            placeholder="https://example.com/hooks/formwell"
+            aria-describedby="hook-url-help"
+          />
+          <p class="help" id="hook-url-help">
+            https only, to a public address (WEBHOOK_ALLOW_PRIVATE=1 lifts this).
+          </p>
+          <fieldset>
+            <legend>Events</legend>
+            {EVENT_TYPES.map((e) => (
+              <label class="check">
+                <input
+                  type="checkbox"
+                  name="events"
+                  value={e}
+                  checked={e === "submission.created"}
+                />{" "}
+                <code>{e}</code>
+              </label>
+            ))}
+          </fieldset>
+          {forms.length > 0 && (
+            <fieldset>
+              <legend>Forms (none ticked: every form)</legend>
+              {forms.map((f) => (
+                <label class="check">
+                  <input type="checkbox" name="forms" value={f.id} /> {f.name}
+                </label>
+              ))}
+            </fieldset>
+          )}
+          <div class="form-actions">
+            <button type="submit">Add endpoint</button>
+          </div>
+        </form>
+      </details>
+      {hooks.length === 0
+        ? (
+          <div class="empty">
+            <h2>No endpoints yet</h2>
+            <p>Add one to get each submission as a signed JSON POST.</p>
+          </div>
+        )
+        : (
+          <div class="table-wrap">
+            <table class="list">
+              <thead>
+                <tr>
+                  <th>Endpoint</th>
+                  <th>Events</th>
+                  <th class="hide-sm">Forms</th>
+                  <th>State</th>
+                  <th>
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {hooks.map((w) => (
+                  <tr>
+                    <td>
+                      <a href={`/admin/webhooks/${w.id}`}>{w.url}</a>
+                      <div class="muted">
+                        added <Time iso={w.created_at} />
+                      </div>
+                    </td>
+                    <td>{w.events.join(", ")}</td>
+                    <td class="hide-sm">
+                      {w.forms.length
+                        ? w.forms.map((id) => formName.get(id) ?? id).join(", ")
+                        : "all"}
+                    </td>
+                    <td>
+                      {w.enabled
+                        ? <span class="badge completed">enabled</span>
+                        : <span class="badge spam">disabled</span>}
+                      {w.disabled_reason && <div class="muted">{w.disabled_reason}</div>}
+                      {w.enabled && w.failing_since && (
+                        <div class="muted">
+                          failing since <Time iso={w.failing_since} />
+                        </div>
+                      )}
+                    </td>
+                    <td class="actions">
+                      <a class="button secondary small" href={`/admin/webhooks/${w.id}`}>
+                        Deliveries
+                      </a>
+                      <RowAction
+                        csrf={csrf}
+                        id={w.id}
+                        action={w.enabled ? "disable" : "enable"}
+                        label={w.enabled ? "Disable" : "Enable"}
+                      />
+                      <RowAction csrf={csrf} id={w.id} action="rotate" label="Rotate secret" />
+                      <RowAction csrf={csrf} id={w.id} action="delete" label="Delete" danger />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+    </>
+  );
+});

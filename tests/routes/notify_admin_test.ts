@@ -1,0 +1,116 @@
+/**
+ * The notify admin's server side: account mail through the notify mailer (a job with SMTP,
+ * so the request never waits on SMTP; the account outbox without), and webhook changes
+ * refused in a suspended workspace except those that only take access away.
+ */
+import assert from "node:assert/strict";
+import { SMTPServer } from "smtp-server";
+import { type ParsedMail, simpleParser } from "mailparser";
+import { dispatch } from "@/lib/jobs/mod.ts";
+import { ACCOUNT_OUTBOX, listEmailLog } from "@/lib/notify/outbox.ts";
+import { listAccountMail } from "@/lib/admin/mail.ts";
+import { listWebhooks } from "@/lib/notify/webhooks.ts";
+import { updateWorkspace } from "@/lib/workspaces/workspaces.ts";
+import { FORM_TYPE, page, post, setup, signIn } from "@/tests/admin_support.ts";
+import { testEnv } from "@/tests/helpers.ts";
+import { waitFor } from "@/tests/lib/notify/_support.ts";
+
+Deno.test("account mail goes out by SMTP from a job, never inside the request", async () => {
+  const mails: ParsedMail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    secure: false,
+    disabledCommands: ["STARTTLS"],
+    logger: false,
+    onData(stream, _session, cb) {
+      simpleParser(stream).then((m) => {
+        mails.push(m);
+        cb();
+      }, cb);
+    },
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const port = (server.server.address() as { port: number }).port;
+  const env = await testEnv({ SMTP_URL: `smtp://127.0.0.1:${port}` });
+  try {
+    await setup(env);
+    const res = await env.request("/admin/reset", {
+      method: "POST",
+      headers: FORM_TYPE,
+      body: new URLSearchParams({ email: "owner@example.com" }).toString(),
+    });
+    assert.equal(res.status, 303);
+    // No runner yet: the request only enqueued the mail.
+    assert.equal(mails.length, 0);
+    assert.equal((await listAccountMail(env.deps)).length, 0, "nothing in the outbox with SMTP");
+    env.deps.jobs.start((msg, ctx) => dispatch(env.deps, msg, ctx));
+    await waitFor("the reset mail over SMTP", () => mails.length === 1);
+    assert.equal(mails[0].subject, "Choose a new Formwell password");
+    assert.match(mails[0].text ?? "", /\/admin\/reset\/[0-9A-Za-z_-]+/);
+    await waitFor(
+      "the account email log",
+      async () =>
+        (await listEmailLog(env.deps, ACCOUNT_OUTBOX)).some((e) => e.result === "accepted"),
+    );
+  } finally {
+    env.close();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+});
+
+Deno.test("account mail without SMTP shows in the Outbox of instance owners", async () => {
+  const env = await testEnv();
+  try {
+    await setup(env);
+    await env.request("/admin/reset", {
+      method: "POST",
+      headers: FORM_TYPE,
+      body: new URLSearchParams({ email: "owner@example.com" }).toString(),
+    });
+    assert.equal((await listAccountMail(env.deps, "owner@example.com")).length, 1);
+    const cookie = await signIn(env, "owner@example.com");
+    const { res, html } = await page(env, cookie, "/admin/outbox");
+    assert.equal(res.status, 200);
+    assert.match(html, /Account mail \(instance owners only\)/);
+    assert.match(html, /Choose a new Formwell password/);
+  } finally {
+    env.close();
+  }
+});
+
+Deno.test("webhooks in a suspended workspace: disable and delete only", async () => {
+  const env = await testEnv({ WEBHOOK_ALLOW_PRIVATE: "1" });
+  try {
+    const { ws } = await setup(env);
+    const cookie = await signIn(env, "owner@example.com");
+    const { csrf } = await page(env, cookie, "/admin/webhooks");
+    const act = (fields: Record<string, string>) =>
+      post(env, cookie, "/admin/webhooks", { _csrf: csrf, ...fields });
+    const url = "http://127.0.0.1:9/hook";
+    const created = await act({ action: "create", url, events: "submission.created" });
+    assert.equal(created.status, 303);
+    assert.match(created.headers.get("location") ?? "", /^\/admin\/webhooks\?secret=/);
+    const bad = await act({ action: "create", url: "ftp://example.com/x" });
+    assert.equal(bad.status, 400);
+    assert.match(await bad.text(), /The webhook was not saved/);
+    const [hook] = await listWebhooks(env.deps, ws.id);
+    await updateWorkspace(env.deps, ws.id, { suspended: true });
+    for (const action of ["create", "rotate", "enable"]) {
+      const res = await act({ action, id: hook.id, url });
+      assert.equal(res.status, 403, action);
+      assert.match(await res.text(), /suspended/, action);
+    }
+    const test = await post(env, cookie, `/admin/webhooks/${hook.id}`, {
+      _csrf: csrf,
+      action: "test",
+    });
+    assert.equal(test.status, 403);
+    await test.body?.cancel();
+    assert.equal((await act({ action: "disable", id: hook.id })).status, 303);
+    assert.equal((await listWebhooks(env.deps, ws.id))[0].enabled, false);
+    assert.equal((await act({ action: "delete", id: hook.id })).status, 303);
+    assert.equal((await listWebhooks(env.deps, ws.id)).length, 0);
+  } finally {
+    env.close();
+  }
+});
