@@ -4,6 +4,7 @@
  * list's order, mark as unread (opening marks it read) and delete after a confirmation.
  * @module
  */
+import { Fragment } from "preact";
 import { previewable } from "@/lib/uploads/preview.ts";
 import { errors } from "@/lib/errors.ts";
 import { page } from "@/lib/ui/define.ts";
@@ -141,7 +142,9 @@ function Marked({ text, words }: { text: string; words: readonly string[] }) {
   return (
     <>
       {/* Plain parts in fragments: a bare string in an array is escaped twice (precompile). */}
-      {highlightParts(text, words).map((p) => p.mark ? <mark>{p.text}</mark> : <>{p.text}</>)}
+      {highlightParts(text, words).map((p, i) =>
+        p.mark ? <mark key={i}>{p.text}</mark> : <Fragment key={i}>{p.text}</Fragment>
+      )}
     </>
   );
 }
