@@ -112,6 +112,8 @@ async function deleteChunk(
       op.check(e);
       indexDeleted(op, counters, s);
       removeEmailIndex(op, s); // privacy: email index
+      // The words it taught stay in the workspace's counts; its own copy of them goes.
+      op.delete(keys.spamLearned(s.workspace_id, s.id));
       paths.push(...(s.files ?? []));
       records.push(s);
       deleted++;

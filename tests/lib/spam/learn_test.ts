@@ -10,6 +10,7 @@ import { keys } from "@/lib/kv/keys.ts";
 import type { Form, Submission, Workspace } from "@/lib/schemas.ts";
 import { applyLabel, emptyStats, MAX_STATS_TOKENS, type SpamStats } from "@/lib/spam/learn.ts";
 import { setSubmissionStatus } from "@/lib/submissions/status.ts";
+import { deleteSubmissions } from "@/lib/submissions/delete.ts";
 import {
   CONTACT_FORM,
   makeForm,
@@ -159,4 +160,26 @@ Deno.test("learning - statistics stay bounded and subtracting restores them", ()
   t = applyLabel(t, { label: "spam", tokens: ["b"] }, 1);
   t = applyLabel(t, { label: "spam", tokens: ["b"] }, -1);
   assert.deepEqual(t, { ham: 1, spam: 0, tokens: { a: [1, 0], b: [1, 0] } });
+});
+
+Deno.test("learning - deleting a labelled submission drops its own copy of the words it taught", async () => {
+  const env = await testEnv();
+  env.deps.jobs.start((msg, ctx) => dispatch(env.deps, msg, ctx));
+  try {
+    const ws = await makeWorkspace(env.deps, "pro");
+    const form = await makeForm(env.deps, ws, FORM);
+    const id = await submit(env, form, 1, newKind(1));
+    await verdictOf(env, form, id);
+    await setSubmissionStatus(env.deps, form.id, id, "spam");
+    await learned(env, ws, 1, 0);
+    const copy = keys.spamLearned(ws.id, id);
+    assert.ok((await env.deps.kv.get(copy)).value, "the label's tokens are kept per submission");
+    const r = await deleteSubmissions(env.deps, form, "live", [id]);
+    assert.equal(r.deleted, 1);
+    assert.equal((await env.deps.kv.get(copy)).value, null);
+    assert.equal((await stats(env, ws))?.spam, 1, "the workspace's counts keep what it learned");
+  } finally {
+    await env.deps.jobs.stop();
+    env.close();
+  }
 });
