@@ -30,6 +30,8 @@ export function Layout(
             {nav("/admin/forms", "Forms")}
             {state.role !== "viewer" && nav("/admin/keys", "API keys")}
             {state.workspace && nav("/admin/members", "Members")}
+            {state.workspace && state.role !== "viewer" && nav("/admin/privacy", "Privacy")}
+            {state.workspace && state.role !== "viewer" && nav("/admin/audit", "Audit log")}
             {state.user.owner && nav("/admin/workspaces", "Workspaces")}
             {nav("/admin/account", "Account")}
           </nav>

@@ -1,0 +1,129 @@
+import assert from "node:assert/strict";
+import { createUser } from "@/lib/admin/users.ts";
+import { listAudit } from "@/lib/privacy/audit.ts";
+import { runErase } from "@/lib/privacy/erase.ts";
+import { postJson, testEnv } from "@/tests/helpers.ts";
+import { page, PASSWORD, post, setup, signIn } from "@/tests/admin_support.ts";
+
+const LIMITS = JSON.stringify({ submit: 100_000, workspace: 100_000 });
+
+Deno.test("privacy admin - preview, erase with progress, export, audit log filter; viewers refused", async (t) => {
+  const env = await testEnv({ RATE_LIMITS: LIMITS });
+  try {
+    const { ws, form } = await setup(env);
+    for (
+      const data of [{ name: "Ada", email: "ada@example.com" }, {
+        name: "Bo",
+        email: "bo@example.com",
+      }]
+    ) {
+      const res = await postJson(env, `/api/v1/submit/p/${form.id}`, { data });
+      assert.equal(res.status, 201);
+      await res.body?.cancel();
+    }
+    const cookie = await signIn(env, "owner@example.com");
+
+    await t.step("export downloads the person's submissions as JSON and is audited", async () => {
+      const { csrf } = await page(env, cookie, "/admin/privacy");
+      const res = await post(env, cookie, "/admin/privacy", {
+        _csrf: csrf,
+        action: "export",
+        email: "ADA@example.com",
+      });
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get("content-disposition") ?? "", /attachment/);
+      const body = await res.json();
+      assert.equal(body.submissions.length, 1);
+      assert.equal(body.submissions[0].fields.name, "Ada");
+      const { events } = await listAudit(env.deps, ws.id, {
+        page: 1,
+        limit: 20,
+        action: "export.privacy",
+      });
+      assert.equal(events.length, 1);
+      assert.deepEqual(events[0].details, { count: 1 });
+    });
+
+    await t.step(
+      "erase previews the counts, then starts a job whose progress the page shows",
+      async () => {
+        const { csrf } = await page(env, cookie, "/admin/privacy");
+        const bad = await post(env, cookie, "/admin/privacy", {
+          _csrf: csrf,
+          action: "preview",
+          email: "nope",
+        });
+        assert.equal(bad.status, 400);
+        assert.match(await bad.text(), /Enter an email address/);
+        const preview = await post(env, cookie, "/admin/privacy", {
+          _csrf: csrf,
+          action: "preview",
+          email: "ada@example.com",
+        });
+        assert.equal(preview.status, 200);
+        const html = await preview.text();
+        assert.match(html, /deletes 1 submission/);
+        assert.match(html, new RegExp(`${form.id}\\): 1`));
+        // The preview deletes nothing.
+        assert.equal(
+          (await listAudit(env.deps, ws.id, { page: 1, limit: 20, action: "privacy.erasure" }))
+            .events.length,
+          0,
+        );
+        const started = await post(env, cookie, "/admin/privacy", {
+          _csrf: csrf,
+          action: "erase",
+          email: "ada@example.com",
+        });
+        assert.equal(started.status, 303);
+        const to = started.headers.get("location") ?? "";
+        const jobId = /job=(job_[0-9a-z]+)/.exec(to)?.[1];
+        assert.ok(jobId, to);
+        assert.match((await page(env, cookie, to)).html, /Running/);
+        await runErase(env.deps, jobId);
+        const done = (await page(env, cookie, `/admin/privacy?job=${jobId}`)).html;
+        assert.match(done, /Done: 1 submission deleted/);
+        assert.match(done, new RegExp(`${form.id}: 1 deleted`));
+        const again = await post(env, cookie, "/admin/privacy", {
+          _csrf: csrf,
+          action: "preview",
+          email: "ada@example.com",
+        });
+        assert.match(await again.text(), /Nothing would be deleted/);
+      },
+    );
+
+    await t.step("the audit log lists events newest first and filters by action", async () => {
+      const all = await page(env, cookie, "/admin/audit");
+      assert.equal(all.res.status, 200);
+      const actions = [...all.html.matchAll(/data-action="([^"]+)"/g)].map((m) => m[1]);
+      assert.deepEqual(actions, [
+        "privacy.erasure",
+        "privacy.erasure",
+        "export.privacy",
+        "sign_in",
+      ]);
+      assert.match(all.html, /Erase job job_[0-9a-z]+ finished: 1 deleted/);
+      const filtered = await page(env, cookie, "/admin/audit?action=export.privacy");
+      const only = [...filtered.html.matchAll(/data-action="([^"]+)"/g)].map((m) => m[1]);
+      assert.deepEqual(only, ["export.privacy"]);
+      assert.match(filtered.html, /Exported 1 submission\(s\) of one person/);
+      const bad = await page(env, cookie, "/admin/audit?action=nope");
+      assert.equal(bad.res.status, 400);
+    });
+
+    await t.step("viewers get 403 on both pages", async () => {
+      await createUser(env.deps, {
+        email: "viewer@example.com",
+        password: PASSWORD,
+        workspaceIds: [ws.id],
+        role: "viewer",
+      });
+      const viewer = await signIn(env, "viewer@example.com");
+      assert.equal((await page(env, viewer, "/admin/privacy")).res.status, 403);
+      assert.equal((await page(env, viewer, "/admin/audit")).res.status, 403);
+    });
+  } finally {
+    env.close();
+  }
+});
