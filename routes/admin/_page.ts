@@ -92,6 +92,7 @@ export const NOTICES = {
   joined: "Welcome! You joined the workspace.",
   password_changed: "Password changed. Your other sessions are signed out.",
   password_reset: "Password changed. Sign in with the new one.",
+  privacy_saved: "Privacy settings saved.",
   erase_started: "Erasure started. It runs in the background; this page shows its progress.",
 } as const;
 

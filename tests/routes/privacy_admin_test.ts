@@ -127,3 +127,61 @@ Deno.test("privacy admin - preview, erase with progress, export, audit log filte
     env.close();
   }
 });
+
+Deno.test("privacy admin - a form's retention, IP and user-agent settings, audited; the summary shows the next removal", async () => {
+  const env = await testEnv({ RATE_LIMITS: LIMITS });
+  try {
+    const { ws, form } = await setup(env);
+    const res = await postJson(env, `/api/v1/submit/p/${form.id}`, {
+      data: { name: "Ada", email: "ada@example.com" },
+    });
+    assert.equal(res.status, 201);
+    await res.body?.cancel();
+    const cookie = await signIn(env, "owner@example.com");
+    const before = await page(env, cookie, `/admin/forms/${form.id}`);
+    assert.match(before.html, /Keeps submissions forever/);
+    const bad = await post(env, cookie, `/admin/forms/${form.id}`, {
+      _csrf: before.csrf,
+      action: "privacy",
+      retention: "days",
+      retention_days: "0",
+      store_ip: "none",
+    });
+    assert.equal(bad.status, 400);
+    await bad.body?.cancel();
+    const saved = await post(env, cookie, `/admin/forms/${form.id}`, {
+      _csrf: before.csrf,
+      action: "privacy",
+      retention: "days",
+      retention_days: "30",
+      store_ip: "none",
+    });
+    assert.equal(saved.status, 303);
+    const after = await page(env, cookie, `/admin/forms/${form.id}`);
+    // The only submission arrived just now: it goes 30 days from now (to the minute).
+    const due = new Date(env.deps.now() + 30 * 86_400_000).toISOString().slice(0, 15);
+    const summary = /<p id="retention-summary">(.*?)<\/p>/.exec(after.html)?.[1] ?? "";
+    assert.match(
+      summary.replace(/<!-- -->/g, ""),
+      new RegExp(`Keeps submissions 30 days; next removal <time datetime="${due}`),
+      summary,
+    );
+    const stored = (await env.deps.kv.get<
+      { retention_days: number; store_ip: string; store_user_agent: boolean }
+    >(["forms", form.id])).value;
+    const { events } = await listAudit(env.deps, ws.id, { page: 1, limit: 20 });
+    const actions = events.map((e) => e.action);
+    assert.ok(actions.includes("form.retention_changed"), actions.join());
+    const changed = events.find((e) => e.action === "form.changed");
+    assert.deepEqual(changed?.details, {
+      form: form.id,
+      store_ip: "none",
+      store_user_agent: false,
+    });
+    assert.equal(stored?.retention_days, 30);
+    assert.equal(stored?.store_ip, "none");
+    assert.equal(stored?.store_user_agent, false);
+  } finally {
+    env.close();
+  }
+});
