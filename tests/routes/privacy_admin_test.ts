@@ -185,3 +185,79 @@ Deno.test("privacy admin - a form's retention, IP and user-agent settings, audit
     env.close();
   }
 });
+
+Deno.test("privacy admin - admin mutations write their audit events (keys, forms, deletes, plan)", async () => {
+  const env = await testEnv({ RATE_LIMITS: LIMITS });
+  try {
+    const { ws, form } = await setup(env);
+    const sub = await postJson(env, `/api/v1/submit/p/${form.id}`, {
+      data: { name: "Ada", email: "ada@example.com" },
+    });
+    assert.equal(sub.status, 201);
+    const subId = (await sub.json()).submission_id as string;
+    const cookie = await signIn(env, "owner@example.com");
+    const csrf = (await page(env, cookie, "/admin/forms")).csrf;
+    const ok = async (res: Response) => {
+      assert.equal(res.status, 303, await res.text());
+      return res.headers.get("location") ?? "";
+    };
+    await ok(
+      await post(env, cookie, "/admin/keys", [["_csrf", csrf], ["name", "CI"], ["scopes", "read"]]),
+    );
+    const keyId = /href="\/admin\/keys\/([^/"]+)\/revoke"/.exec(
+      (await page(env, cookie, "/admin/keys")).html,
+    )?.[1];
+    assert.ok(keyId);
+    await ok(await post(env, cookie, `/admin/keys/${keyId}/revoke`, { _csrf: csrf }));
+    const fields = JSON.stringify([{ name: "email", type: "email", required: true }]);
+    const created = await ok(
+      await post(env, cookie, "/admin/forms/new", {
+        _csrf: csrf,
+        name: "Signup",
+        fields_json: fields,
+      }),
+    );
+    const newId = /\/admin\/forms\/([^/?]+)/.exec(created)?.[1] ?? "";
+    await ok(
+      await post(env, cookie, `/admin/forms/${newId}/edit`, {
+        _csrf: csrf,
+        name: "Signup 2",
+        fields_json: fields,
+      }),
+    );
+    await ok(
+      await post(env, cookie, `/admin/forms/${form.id}/submissions`, {
+        _csrf: csrf,
+        action: "delete",
+        mode: "live",
+        ids: subId,
+      }),
+    );
+    await ok(
+      await post(env, cookie, `/admin/forms/${newId}/delete`, {
+        _csrf: csrf,
+        confirm_name: "Signup 2",
+      }),
+    );
+    await ok(
+      await post(env, cookie, "/admin/workspaces", {
+        _csrf: csrf,
+        action: "plan",
+        workspace_id: ws.id,
+        plan: "pro",
+      }),
+    );
+    const { events } = await listAudit(env.deps, ws.id, { page: 1, limit: 50 });
+    const by = (a: string) => events.filter((e) => e.action === a).map((e) => e.details);
+    assert.equal(by("key.created").length, 1);
+    assert.equal(by("key.revoked").length, 1);
+    assert.deepEqual(by("form.created").map((d) => d.form), [newId]);
+    assert.deepEqual(by("form.changed").map((d) => d.form), [newId]);
+    assert.deepEqual(by("form.deleted").map((d) => d.form), [newId]);
+    assert.deepEqual(by("submissions.deleted"), [{ form: form.id, mode: "live", count: 1 }]);
+    assert.deepEqual(by("workspace.plan_changed"), [{ from: "starter", to: "pro" }]);
+    assert.ok(events.every((e) => e.actor === "user:owner@example.com"));
+  } finally {
+    env.close();
+  }
+});

@@ -4,6 +4,7 @@
  * Listing and deleting reuse the Server Data API's lib functions.
  * @module
  */
+import { adminAudit } from "@/routes/admin/_audit.ts";
 import type { Mode } from "@/lib/kv/keys.ts";
 import { page } from "@/lib/ui/define.ts";
 import { safeAdminPath } from "@/routes/admin/_session.ts";
@@ -71,7 +72,12 @@ export const handler = define.handlers<Data>({
     }
     const mode = modeOf(ctx.body.get("mode"));
     if (ctx.body.get("action") === "delete") {
-      await deleteSubmissions(ctx.deps, form, mode, ids, { notify: true });
+      const { deleted } = await deleteSubmissions(ctx.deps, form, mode, ids, { notify: true });
+      await adminAudit(ctx, form.workspace_id, "submissions.deleted", {
+        form: form.id,
+        mode,
+        count: deleted,
+      });
       return ctx.redirect(back, "deleted");
     }
     const data = await load(ctx, form, { mode });
