@@ -15,6 +15,7 @@ import {
   startErase,
 } from "@/lib/privacy/erase.ts";
 import { erasePreview, exportByEmail } from "@/lib/privacy/export.ts";
+import { setDefaultRetention } from "@/lib/privacy/settings.ts";
 import { page } from "@/lib/ui/define.ts";
 import { writableWorkspace } from "@/lib/workspaces/suspension.ts";
 import type { Workspace } from "@/lib/schemas.ts";
@@ -38,6 +39,16 @@ function parseEmail(value: string): string | null {
   return parsed.success ? parsed.data.email : null;
 }
 
+function defaultDays(body: URLSearchParams): number | null {
+  const raw = field(body, "default_retention_days");
+  if (raw === "") return null;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < 1 || n > 3650) {
+    throw errors.badRequest("Keep submissions for 1 to 3650 days, or leave it empty for forever.");
+  }
+  return n;
+}
+
 function who(ctx: PageContext) {
   return {
     actor: `user:${ctx.state!.user.email}`,
@@ -56,6 +67,11 @@ export const handler = define.handlers<Data>({
   async POST(ctx) {
     const workspace = requireWorkspace(ctx);
     const action = field(ctx.body, "action");
+    if (action === "default_retention") {
+      await writableWorkspace(ctx.deps, workspace.id);
+      await setDefaultRetention(ctx.deps, workspace.id, defaultDays(ctx.body), who(ctx));
+      return ctx.redirect("/admin/privacy", "privacy_saved");
+    }
     const raw = field(ctx.body, "email");
     const email = parseEmail(raw);
     if (!email) {
@@ -206,6 +222,26 @@ export default define.page<typeof handler>(function Privacy({ data, csrf }) {
             </div>
           </form>
         )}
+      <section aria-labelledby="default-h">
+        <h2 id="default-h">Retention of new forms</h2>
+        <form method="post" class="stack">
+          <Csrf token={csrf} />
+          <input type="hidden" name="action" value="default_retention" />
+          <label for="default-days">Days new forms keep submissions (empty: forever)</label>
+          <input
+            id="default-days"
+            name="default_retention_days"
+            type="number"
+            min={1}
+            max={3650}
+            value={data.workspace.default_retention_days ?? ""}
+          />
+          <p class="muted">Existing forms keep their own setting; change it on each form's page.</p>
+          <div>
+            <button type="submit" class="secondary">Save default</button>
+          </div>
+        </form>
+      </section>
     </>
   );
 });

@@ -112,6 +112,33 @@ Deno.test("privacy admin - preview, erase with progress, export, audit log filte
       assert.equal(bad.res.status, 400);
     });
 
+    await t.step("the workspace's default retention is set on the page and audited", async () => {
+      const { csrf } = await page(env, cookie, "/admin/privacy");
+      const bad = await post(env, cookie, "/admin/privacy", {
+        _csrf: csrf,
+        action: "default_retention",
+        default_retention_days: "9999",
+      });
+      assert.equal(bad.status, 400);
+      await bad.body?.cancel();
+      const res = await post(env, cookie, "/admin/privacy", {
+        _csrf: csrf,
+        action: "default_retention",
+        default_retention_days: "90",
+      });
+      assert.equal(res.status, 303);
+      assert.match(
+        (await page(env, cookie, "/admin/privacy")).html,
+        /name="default_retention_days"[^>]*value="90"/,
+      );
+      const { events } = await listAudit(env.deps, ws.id, {
+        page: 1,
+        limit: 5,
+        action: "workspace.retention_changed",
+      });
+      assert.deepEqual(events.map((e) => e.details), [{ from: null, to: 90 }]);
+    });
+
     await t.step("viewers get 403 on both pages", async () => {
       await createUser(env.deps, {
         email: "viewer@example.com",
