@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createUser } from "@/lib/admin/users.ts";
 import { listAudit } from "@/lib/privacy/audit.ts";
+import { updateWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { runErase } from "@/lib/privacy/erase.ts";
 import { postJson, testEnv } from "@/tests/helpers.ts";
 import { page, PASSWORD, post, setup, signIn } from "@/tests/admin_support.ts";
@@ -284,6 +285,51 @@ Deno.test("privacy admin - admin mutations write their audit events (keys, forms
     assert.deepEqual(by("submissions.deleted"), [{ form: form.id, mode: "live", count: 1 }]);
     assert.deepEqual(by("workspace.plan_changed"), [{ from: "starter", to: "pro" }]);
     assert.ok(events.every((e) => e.actor === "user:owner@example.com"));
+  } finally {
+    env.close();
+  }
+});
+
+Deno.test("privacy admin - a suspended workspace refuses erase, export and retention changes; preview still reads", async () => {
+  const env = await testEnv({ RATE_LIMITS: LIMITS });
+  try {
+    const { ws, form } = await setup(env);
+    const res = await postJson(env, `/api/v1/submit/p/${form.id}`, {
+      data: { name: "Ada", email: "ada@example.com" },
+    });
+    assert.equal(res.status, 201);
+    await res.body?.cancel();
+    const cookie = await signIn(env, "owner@example.com");
+    const { csrf } = await page(env, cookie, "/admin/privacy");
+    await updateWorkspace(env.deps, ws.id, { suspended: true });
+    const email = "ada@example.com";
+    const preview = await post(env, cookie, "/admin/privacy", {
+      _csrf: csrf,
+      action: "preview",
+      email,
+    });
+    assert.equal(preview.status, 200);
+    await preview.body?.cancel();
+    for (const action of ["erase", "export"]) {
+      const r = await post(env, cookie, "/admin/privacy", { _csrf: csrf, action, email });
+      assert.equal(r.status, 403, action);
+      await r.body?.cancel();
+    }
+    const fields = { _csrf: csrf, action: "default_retention", default_retention_days: "5" };
+    const d = await post(env, cookie, "/admin/privacy", fields);
+    assert.equal(d.status, 403);
+    await d.body?.cancel();
+    const f = await post(env, cookie, `/admin/forms/${form.id}`, {
+      _csrf: csrf,
+      action: "privacy",
+      retention: "days",
+      retention_days: "5",
+      store_ip: "none",
+    });
+    assert.equal(f.status, 403);
+    await f.body?.cancel();
+    const { events } = await listAudit(env.deps, ws.id, { page: 1, limit: 20 });
+    assert.deepEqual(events.map((e) => e.action), ["sign_in"]);
   } finally {
     env.close();
   }
