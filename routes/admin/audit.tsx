@@ -80,6 +80,22 @@ export function detailsInWords(ev: Pick<AuditEvent, "action" | "details">): stri
       return d.phase === "done"
         ? `Erase job ${d.job_id} finished: ${d.deleted ?? 0} deleted.`
         : `Erase job ${d.job_id} ${d.phase ?? "started"}.`;
+    case "key.created":
+      return `Key ${d.key ?? "?"} "${d.name ?? ""}" (${d.type ?? "live"}, ${
+        Array.isArray(d.scopes) ? d.scopes.join(" + ") : "?"
+      }).`;
+    case "key.revoked":
+      return `Key ${d.key ?? "?"} "${d.name ?? ""}".`;
+    case "form.created":
+      return `Form ${d.form ?? "?"} "${d.name ?? ""}".`;
+    case "form.deleted":
+      return `Form ${d.form ?? "?"} "${d.name ?? ""}" with ${d.count ?? 0} submission(s).`;
+    case "form.changed":
+      return d.schema_version !== undefined
+        ? `Form ${d.form ?? "?"} saved (schema version ${d.schema_version}).`
+        : `Form ${d.form ?? "?"}: IP ${d.store_ip ?? "?"}, user agent ${
+          d.store_user_agent ? "kept" : "not kept"
+        }.`;
     case "workspace.plan_changed":
       return `Plan from ${d.from ?? "?"} to ${d.to ?? "?"}.`;
   }

@@ -285,6 +285,8 @@ Deno.test("privacy admin - admin mutations write their audit events (keys, forms
     assert.deepEqual(by("submissions.deleted"), [{ form: form.id, mode: "live", count: 1 }]);
     assert.deepEqual(by("workspace.plan_changed"), [{ from: "starter", to: "pro" }]);
     assert.ok(events.every((e) => e.actor === "user:owner@example.com"));
+    const log = (await page(env, cookie, "/admin/audit?action=form.deleted")).html;
+    assert.match(log, /Form [^ ]+ &quot;Signup 2&quot; with 0 submission\(s\)\./);
   } finally {
     env.close();
   }
