@@ -33,6 +33,8 @@ export function Layout(
             {state.workspace && state.role !== "viewer" && nav("/admin/webhooks", "Webhooks")}
             {state.workspace && nav("/admin/outbox", "Outbox")}
             {state.workspace && nav("/admin/members", "Members")}
+            {state.workspace && state.role !== "viewer" && nav("/admin/privacy", "Privacy")}
+            {state.workspace && state.role !== "viewer" && nav("/admin/audit", "Audit log")}
             {state.user.owner && nav("/admin/workspaces", "Workspaces")}
             {nav("/admin/account", "Account")}
           </nav>

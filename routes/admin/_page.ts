@@ -101,6 +101,8 @@ export const NOTICES = {
   webhook_deleted: "Endpoint deleted, with its delivery log.",
   webhook_resent: "Resend queued. It shows in the log once attempted.",
   webhook_test_sent: "Test event queued. It shows in the log once attempted.",
+  privacy_saved: "Privacy settings saved.",
+  erase_started: "Erasure started. It runs in the background; this page shows its progress.",
 } as const;
 
 /** The current workspace, or a 404 page's error when the user has none. */

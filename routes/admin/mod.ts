@@ -45,6 +45,8 @@ import * as account from "./account.tsx";
 import * as invite from "./invite.tsx";
 import * as resetRequest from "./reset.tsx";
 import * as resetToken from "./reset_token.tsx";
+import * as privacy from "./privacy.tsx";
+import * as auditLog from "./audit.tsx";
 import type { Role } from "@/lib/schemas.ts";
 
 /**
@@ -84,6 +86,8 @@ const PAGES: [string, Mounted][] = [
   ["/invite/:token", mount(invite)],
   ["/reset", mount(resetRequest)],
   ["/reset/:token", mount(resetToken)],
+  ["/privacy", mount(privacy, { GET: "admin" })],
+  ["/audit", mount(auditLog, { GET: "admin" })],
 ];
 
 /** Hono's secure headers with the admin's policy: our origin only, no framing. */

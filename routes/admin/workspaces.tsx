@@ -2,6 +2,7 @@
  * Instance owners only: every workspace, with create, plan change and suspension.
  * @module
  */
+import { adminAudit } from "@/routes/admin/_audit.ts";
 import { AppError, errors } from "@/lib/errors.ts";
 import { page } from "@/lib/ui/define.ts";
 import { PLAN_NAMES, type PlanName, planOf } from "@/lib/workspaces/plans.ts";
@@ -66,7 +67,12 @@ export const handler = define.handlers<Data>({
       return ctx.redirect("/admin/forms", "workspace_created");
     }
     if (action === "plan") {
-      await updateWorkspace(ctx.deps, id, { plan: plan(field(ctx.body, "plan")) });
+      const before = (await listWorkspaces(ctx.deps)).find((w) => w.id === id);
+      const to = plan(field(ctx.body, "plan"));
+      await updateWorkspace(ctx.deps, id, { plan: to });
+      if (before && before.plan !== to) {
+        await adminAudit(ctx, id, "workspace.plan_changed", { from: before.plan, to });
+      }
     } else if (action === "suspend" && field(ctx.body, "confirmed") !== "yes") {
       // A suspend button without JavaScript or by hand: ask first.
       return ctx.redirect(`/admin/workspaces?suspend=${encodeURIComponent(id)}`);

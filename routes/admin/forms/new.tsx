@@ -2,6 +2,7 @@
  * Create a form in the current workspace.
  * @module
  */
+import { adminAudit } from "@/routes/admin/_audit.ts";
 import { definitionFromPost, describeProblems, editorProblems } from "@/lib/admin/forms.ts";
 import { page } from "@/lib/ui/define.ts";
 import { AppError } from "@/lib/errors.ts";
@@ -46,6 +47,7 @@ export const handler = define.handlers<EditorData>({
     if (missing.length) return refuse(missing);
     try {
       const form = await createForm(ctx.deps, ws.id, def);
+      await adminAudit(ctx, ws.id, "form.created", { form: form.id, name: form.name });
       return ctx.redirect(`/admin/forms/${form.id}`, "form_created");
     } catch (err) {
       if (!(err instanceof AppError) || err.status !== 400) throw err;

@@ -4,6 +4,7 @@
  * and the over-limit flag, revoke.
  * @module
  */
+import { adminAudit } from "@/routes/admin/_audit.ts";
 import CopyButton from "@/islands/CopyButton.tsx";
 import { page } from "@/lib/ui/define.ts";
 import SubmitButton from "@/islands/SubmitButton.tsx";
@@ -54,6 +55,12 @@ export const handler = define.handlers<Data>({
       const created = await createApiKey(ctx.deps, {
         workspaceId: workspace.id,
         name: field(ctx.body, "name"),
+        type,
+        scopes,
+      });
+      await adminAudit(ctx, workspace.id, "key.created", {
+        key: created.prefix,
+        name: created.name,
         type,
         scopes,
       });

@@ -3,6 +3,7 @@
  * deletes (lib/forms/manage.ts, through the same delete path as every other).
  * @module
  */
+import { adminAudit } from "@/routes/admin/_audit.ts";
 import { page } from "@/lib/ui/define.ts";
 import { deleteForm } from "@/lib/forms/manage.ts";
 import type { Form } from "@/lib/schemas.ts";
@@ -38,7 +39,12 @@ export const handler = define.handlers<Data>({
       const data = await load(ctx, "The name does not match; nothing was deleted.");
       return page(data, { title: `Delete ${form.name}?`, status: 400 });
     }
-    await deleteForm(ctx.deps, form);
+    const count = await deleteForm(ctx.deps, form);
+    await adminAudit(ctx, form.workspace_id, "form.deleted", {
+      form: form.id,
+      name: form.name,
+      count,
+    });
     return ctx.redirect("/admin/forms", "form_deleted");
   },
 });

@@ -3,6 +3,7 @@
  * clients holding the old one get 409 `schema_changed`); the page says so before saving.
  * @module
  */
+import { adminAudit } from "@/routes/admin/_audit.ts";
 import { definitionFromPost, describeProblems, editorProblems } from "@/lib/admin/forms.ts";
 import { page } from "@/lib/ui/define.ts";
 import { AppError } from "@/lib/errors.ts";
@@ -59,7 +60,11 @@ export const handler = define.handlers<Data>({
     const missing = editorProblems(def);
     if (missing.length) return refuse(missing);
     try {
-      await updateForm(ctx.deps, form.id, def);
+      const saved = await updateForm(ctx.deps, form.id, def);
+      await adminAudit(ctx, form.workspace_id, "form.changed", {
+        form: form.id,
+        schema_version: saved.schema_version,
+      });
       return ctx.redirect(`/admin/forms/${form.id}`, "form_saved");
     } catch (err) {
       if (!(err instanceof AppError) || err.status !== 400) throw err;

@@ -18,6 +18,8 @@ import { Island } from "@/lib/ui/island.tsx";
 import { getWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { Csrf, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
 import { define, requireForm } from "@/routes/admin/_page.ts";
+import { retentionSummary } from "@/lib/privacy/retention.ts";
+import { PrivacySection, type RetentionView, savePrivacy } from "@/routes/admin/forms/_privacy.tsx";
 
 interface Data {
   form: Form;
@@ -25,6 +27,7 @@ interface Data {
   counts: Record<StatusBucket, number>;
   analytics: FormAnalytics;
   embed: EmbedSnippets;
+  retention: RetentionView;
 }
 
 /** GET shows it; POST `accepting` = on | off, or `action` = duplicate | archive | unarchive. */
@@ -33,18 +36,23 @@ export const handler = define.handlers<Data>({
     const form = await requireForm(ctx);
     const workspace = await getWorkspace(ctx.deps, form.workspace_id);
     if (!workspace) throw errors.formNotFound();
-    const [counts, analytics] = await Promise.all([
+    const [counts, analytics, retention] = await Promise.all([
       submissionCounts(ctx.deps, form.id),
       formAnalytics(ctx.deps, form, workspace, "live"),
+      retentionSummary(ctx.deps, form),
     ]);
     const embed = embedSnippets(form, ctx.deps.config.publicBaseUrl);
-    return page({ form, workspace, counts, analytics, embed }, {
+    return page({ form, workspace, counts, analytics, embed, retention }, {
       title: form.name,
     });
   },
   async POST(ctx) {
     const form = await requireForm(ctx);
     const action = ctx.body.get("action");
+    if (action === "privacy") {
+      await savePrivacy(ctx, form);
+      return ctx.redirect(`/admin/forms/${form.id}`, "privacy_saved");
+    }
     if (action === "duplicate") {
       const copy = await duplicateForm(ctx.deps, form);
       return ctx.redirect(`/admin/forms/${copy.id}`, "form_duplicated");
@@ -87,7 +95,7 @@ function completion(a: FormAnalytics): string {
 }
 
 /** The overview page. */
-export default define.page<typeof handler>(function FormOverview({ data, csrf }) {
+export default define.page<typeof handler>(function FormOverview({ data, csrf, state }) {
   const { form, counts, analytics: a, embed } = data;
   return (
     <>
@@ -202,6 +210,12 @@ export default define.page<typeof handler>(function FormOverview({ data, csrf })
         title="From your server (API key)"
         text={embed.curl}
         help="Server-side only: a key skips the CAPTCHA. Never put a key in browser code."
+      />
+      <PrivacySection
+        form={form}
+        summary={data.retention}
+        csrf={csrf}
+        manage={state?.role !== "viewer"}
       />
       <h2>Manage this form</h2>
       <form method="post" class="inline manage">

@@ -2,6 +2,7 @@
  * Revoking a key, with a confirmation step: GET asks, POST revokes.
  * @module
  */
+import { adminAudit } from "@/routes/admin/_audit.ts";
 import { type ApiKeyView, listApiKeys, revokeApiKey } from "@/lib/keys/api_keys.ts";
 import { page } from "@/lib/ui/define.ts";
 import { errors } from "@/lib/errors.ts";
@@ -28,7 +29,9 @@ export const handler = define.handlers<Data>({
   },
   async POST(ctx) {
     const key = await findKey(ctx);
-    await revokeApiKey(ctx.deps, key.id, requireWorkspace(ctx).id);
+    const wsId = requireWorkspace(ctx).id;
+    await revokeApiKey(ctx.deps, key.id, wsId);
+    await adminAudit(ctx, wsId, "key.revoked", { key: key.prefix, name: key.name });
     return ctx.redirect("/admin/keys", "key_revoked");
   },
 });

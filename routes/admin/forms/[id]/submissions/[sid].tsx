@@ -5,6 +5,7 @@
  * @module
  */
 import { Fragment } from "preact";
+import { adminAudit } from "@/routes/admin/_audit.ts";
 import { previewable } from "@/lib/uploads/preview.ts";
 import { errors } from "@/lib/errors.ts";
 import { page } from "@/lib/ui/define.ts";
@@ -87,7 +88,12 @@ export const handler = define.handlers<Data>({
     if (action === "delete") {
       const bucket = bucketOf(ctx.body.get("list_status"));
       const near = await neighbours(ctx.deps, form.id, sub.mode, bucket, sub.number);
-      await deleteSubmissions(ctx.deps, form, sub.mode, [sub.id]);
+      const { deleted } = await deleteSubmissions(ctx.deps, form, sub.mode, [sub.id]);
+      await adminAudit(ctx, form.workspace_id, "submissions.deleted", {
+        form: form.id,
+        mode: sub.mode,
+        count: deleted,
+      });
       await setRead(ctx.deps, form.id, sub.id, false);
       const next = near.older ?? near.newer;
       return ctx.redirect(next ? `${list}/${next}${query}` : `${list}${query}`, "deleted_one");

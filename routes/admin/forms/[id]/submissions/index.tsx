@@ -5,6 +5,7 @@
  * Listing and deleting reuse the Server Data API's lib functions.
  * @module
  */
+import { adminAudit } from "@/routes/admin/_audit.ts";
 import type { Mode } from "@/lib/kv/keys.ts";
 import { page } from "@/lib/ui/define.ts";
 import { safeAdminPath } from "@/routes/admin/_session.ts";
@@ -91,7 +92,12 @@ export const handler = define.handlers<Data>({
       return ctx.redirect(back, to === "spam" ? "marked_spam_many" : "marked_completed_many");
     }
     if (action === "delete") {
-      await deleteSubmissions(ctx.deps, form, mode, ids, { notify: true });
+      const { deleted } = await deleteSubmissions(ctx.deps, form, mode, ids, { notify: true });
+      await adminAudit(ctx, form.workspace_id, "submissions.deleted", {
+        form: form.id,
+        mode,
+        count: deleted,
+      });
       return ctx.redirect(back, "deleted");
     }
     const data = await load(ctx, form, { mode });
