@@ -1,26 +1,14 @@
 /**
- * CSV export of a form's submissions, streamed: the index is walked newest first in
- * chunks and each chunk is written out before the next is read, so 100,000 rows never sit
- * in memory together. Cells are CSV-injection safe (OWASP): a text cell that a
+ * CSV export of a form's submissions, streamed (export_stream.ts walks the index). Cells are CSV-injection safe (OWASP): a text cell that a
  * spreadsheet would read as a formula gets a leading `'`.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
-import { keys, type Mode, type StatusBucket } from "@/lib/kv/keys.ts";
-import { getManyChunked } from "@/lib/kv/kv.ts";
-import { type Form, isFileType, type Status, type Submission } from "@/lib/schemas.ts";
-import { indexedId } from "./indexes.ts";
-import { matchesSearch, RANGES, rangeStartDay } from "./query.ts";
+import type { Mode } from "@/lib/kv/keys.ts";
+import { type Form, isFileType, type Submission } from "@/lib/schemas.ts";
+import { type ExportFilter, exportStream } from "./export_stream.ts";
 
-/** Index entries read per step (bounded memory per step). */
-const CHUNK = 200;
-
-/** Which submissions to export (the list page's filters). */
-export interface ExportFilter {
-  status?: Status;
-  search?: string;
-  range: keyof typeof RANGES;
-}
+export type { ExportFilter };
 
 /** One CSV cell: quoted when needed; formula-like text neutralised with `'`. */
 export function csvCell(value: unknown): string {
@@ -83,11 +71,7 @@ function rowOf(form: Form, s: Submission, fileLink?: FileLinker): unknown[] {
   return [s.id, s.number, s.created_at, s.status, ...form.fields.map(cell), meta];
 }
 
-/**
- * The export as a byte stream (UTF-8 with a BOM so spreadsheets pick the encoding).
- * Reads the next chunk only when the consumer pulls, so a slow client holds back the
- * walk instead of filling memory.
- */
+/** The CSV export as a byte stream (UTF-8 with a BOM so spreadsheets pick the encoding). */
 export function submissionsCsv(
   deps: Pick<Deps, "kv" | "now">,
   form: Form,
@@ -95,44 +79,9 @@ export function submissionsCsv(
   filter: ExportFilter,
   fileLink?: FileLinker,
 ): ReadableStream<Uint8Array> {
-  const bucket: StatusBucket = filter.status ?? "all";
-  const prefix = bucket === "all"
-    ? keys.submissionsByNumber(form.id, mode)
-    : keys.submissionsByStatus(form.id, mode, bucket);
-  const fromDay = rangeStartDay(filter.range, deps.now());
-  const needle = filter.search?.trim().toLowerCase() || null;
-  const iter = deps.kv.list({ prefix }, { reverse: true, batchSize: CHUNK });
-  const enc = new TextEncoder();
-  let started = false;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (!started) {
-        started = true;
-        controller.enqueue(enc.encode("\uFEFF" + csvRow(csvHeader(form))));
-        return;
-      }
-      // Read until some rows pass the filters (or the index ends), then hand them over.
-      for (;;) {
-        const ids: string[] = [];
-        while (ids.length < CHUNK) {
-          const next = await iter.next();
-          if (next.done) break;
-          ids.push(indexedId(next.value.value));
-        }
-        if (!ids.length) return controller.close();
-        const records = await getManyChunked<Submission>(
-          deps.kv,
-          ids.map((id) => keys.submission(form.id, id)),
-        );
-        let out = "";
-        for (const e of records) {
-          const s = e.value;
-          if (!s || (fromDay && s.created_at < fromDay)) continue;
-          if (needle && !matchesSearch(s, needle)) continue;
-          out += csvRow(rowOf(form, s, fileLink));
-        }
-        if (out) return controller.enqueue(enc.encode(out));
-      }
-    },
-  }, { highWaterMark: 1 });
+  return exportStream(deps, form.id, mode, filter, {
+    head: "\uFEFF" + csvRow(csvHeader(form)),
+    row: (s) => csvRow(rowOf(form, s, fileLink)),
+    tail: "",
+  });
 }
