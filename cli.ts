@@ -13,7 +13,7 @@ import { PLAN_NAMES, type PlanName } from "@/lib/workspaces/plans.ts";
 import { buildDeps, openKv } from "@/lib/runtime.ts";
 import { type Scope, SCOPES } from "@/lib/schemas.ts";
 import { createUser, userView } from "@/lib/admin/users.ts";
-import { auditCli } from "@/lib/privacy/audit_cli.ts"; // privacy
+import { auditCli } from "@/lib/privacy/audit_cli.ts";
 import { createWorkspace, updateWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { createWebhook, deleteWebhook, listWebhooks, webhookView } from "@/lib/notify/webhooks.ts";
 
@@ -217,7 +217,7 @@ if (import.meta.main) {
     kv = await openKv(config);
     const deps = await buildDeps(kv, config);
     const out = await runCli(deps, Deno.args);
-    await auditCli(deps, Deno.args, out); // privacy: audit log
+    await auditCli(deps, Deno.args, out);
     console.log(JSON.stringify(out));
     kv.close();
   } catch (err) {

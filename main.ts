@@ -6,7 +6,7 @@
 import { ConfigError, loadConfig } from "@/lib/config.ts";
 import { sweepUploads } from "@/lib/jobs/cleanup_upload.ts";
 import { dispatch } from "@/lib/jobs/mod.ts";
-import { dailyRetentionSweep } from "@/lib/privacy/retention.ts"; // privacy
+import { dailyRetentionSweep } from "@/lib/privacy/retention.ts";
 import { buildDeps, openKv } from "@/lib/runtime.ts";
 import { seedBanner, seedIfEmpty } from "@/lib/admin/seed.ts";
 import { createApp } from "@/routes/mod.ts";
@@ -29,7 +29,7 @@ if (import.meta.main) {
   Deno.cron("formwell upload sweep", "23 * * * *", async () => {
     await sweepUploads(deps);
   });
-  Deno.cron("formwell retention", "17 3 * * *", () => dailyRetentionSweep(deps).then(() => {})); // privacy
+  Deno.cron("formwell retention", "17 3 * * *", () => dailyRetentionSweep(deps).then(() => {}));
   if (config.seed) {
     const seeded = await seedIfEmpty(deps);
     if (seeded) console.log(seedBanner(config.baseUrl, seeded));

@@ -70,9 +70,7 @@ const envSchema = z.object({
   RECAPTCHA_VERIFY_URL: z.url().default("https://www.google.com/recaptcha/api/siteverify"),
   FORMWELL_ENV: z.enum(["development", "production", "test"]).default("development"),
   FORMWELL_SEED: bool.optional(),
-  // harden (issue 15)
   BODY_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
-  // jobs (issue 16)
   JOBS: z.enum(["queue", "table"]).optional(),
   // --- notifications ---
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
@@ -113,7 +111,6 @@ export interface Config {
    * everywhere but `FORMWELL_ENV=production`.
    */
   seed: boolean;
-  // harden (issue 15)
   /** A request body not fully received this long after the request arrived is 408. */
   bodyTimeoutMs: number;
   /**

@@ -30,7 +30,6 @@ export type ErrorCode =
   | "conflict"
   | "unavailable"
   | "internal_error"
-  // harden (issue 15)
   | "request_timeout";
 
 /** One item of a 422 `errors` array (SPEC part 7). */

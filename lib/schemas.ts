@@ -157,7 +157,7 @@ export const formDefinitionSchema = z
       .object({ success: redirectUrl.optional(), error: redirectUrl.optional() })
       .strict()
       .optional(),
-    // privacy (issue 19): omitted = the workspace default (create) or unchanged (update).
+    // omitted = the workspace default (create) or unchanged (update).
     retention_days: retentionDaysSchema.optional(),
     store_ip: z.enum(STORE_IP_POLICIES).optional(),
     store_user_agent: z.boolean().optional(),
@@ -221,14 +221,14 @@ export interface Form {
   schema_version: number;
   created_at: string;
   updated_at: string;
-  /** Privacy (issue 19); absent on older records = forever, "truncated", true. */
+  /** Privacy settings; absent on older records = forever, "truncated", true. */
   retention_days?: number | null;
   store_ip?: StoreIpPolicy;
   store_user_agent?: boolean;
   /** Hosted page texts (plain text); absent on forms saved before they existed. */
   intro?: string;
   thank_you?: string;
-  /** Admin UI (issue 18): set while archived (closed and listed apart); absent otherwise. */
+  /** Set while archived (closed and listed apart); absent otherwise. */
   archived_at?: string;
 }
 
@@ -349,7 +349,7 @@ export interface User {
   password_changed_at?: number;
 }
 
-// --- Team accounts (issue 18) ---
+// --- Team accounts ---
 
 /** Workspace roles, weakest first: viewer reads; admin also edits, deletes, exports and
  * manages keys; owner also manages members. */

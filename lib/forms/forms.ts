@@ -8,7 +8,7 @@ import { AppError, errors } from "@/lib/errors.ts";
 import { newFormId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
-import { privacyOnCreate, privacyOnUpdate } from "@/lib/privacy/settings.ts"; // privacy
+import { privacyOnCreate, privacyOnUpdate } from "@/lib/privacy/settings.ts";
 import { validityChanged } from "./versioning.ts";
 import {
   type Field,
@@ -75,7 +75,7 @@ export async function createForm(
   const ws = await withKvRetry(() => deps.kv.get<Workspace>(keys.workspace(workspaceId)));
   if (!ws.value) throw errors.notFound("Workspace not found.");
   assertNotSuspended(ws.value);
-  Object.assign(form, privacyOnCreate(def, ws.value)); // privacy: retention, IP, user agent
+  Object.assign(form, privacyOnCreate(def, ws.value)); // retention, IP and user-agent policy
   const res = await withKvRetry(() =>
     deps.kv.atomic()
       .check(ws)
@@ -112,7 +112,7 @@ export async function updateForm(
       redirect: def.redirect ?? {},
       notifications: def.notifications ?? null,
       schema_version: form.schema_version + (fieldsChanged ? 1 : 0),
-      ...privacyOnUpdate(def, form), // privacy: retention, IP, user agent
+      ...privacyOnUpdate(def, form), // retention, IP and user-agent policy
       ...hostedTexts(def),
     };
   });

@@ -6,8 +6,8 @@ import type { Deps } from "@/lib/deps.ts";
 import { type Job, jobSchema } from "./queue.ts";
 import { cleanupUpload } from "./cleanup_upload.ts";
 import { deleteFiles } from "./delete_files.ts";
-import { runErase } from "@/lib/privacy/erase.ts"; // privacy
-import { runRetention } from "@/lib/privacy/retention.ts"; // privacy
+import { runErase } from "@/lib/privacy/erase.ts";
+import { runRetention } from "@/lib/privacy/retention.ts";
 import { scoreBatch } from "./score_batch.ts";
 import { learnLabel } from "./learn_label.ts";
 import type { JobContext } from "./types.ts";
@@ -25,8 +25,8 @@ import { notifyCreatedJob } from "@/lib/notify/mod.ts";
 const handlers: { [T in Job["type"]]: JobHandler<T> } = {
   delete_files: deleteFiles,
   cleanup_upload: cleanupUpload,
-  privacy_erase: (deps, job) => runErase(deps, job.job_id), // privacy
-  retention: (deps, job) => runRetention(deps, job.form_id), // privacy
+  privacy_erase: (deps, job) => runErase(deps, job.job_id),
+  retention: (deps, job) => runRetention(deps, job.form_id),
   score_batch: scoreBatch,
   send_email: sendEmailJob,
   deliver_webhook: deliverWebhookJob,

@@ -18,7 +18,7 @@ import {
 export const jobSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("delete_files"), paths: z.array(z.string()).max(5000) }),
   z.object({ type: z.literal("cleanup_upload"), path: z.string() }),
-  // privacy (issue 19): erase by person, retention of one form's data
+  // erase by person, retention of one form's data
   z.object({ type: z.literal("privacy_erase"), job_id: z.string().max(100) }),
   z.object({ type: z.literal("retention"), form_id: z.string().max(100) }),
   // One per group commit of submissions: scores them and writes the final verdict.

@@ -128,8 +128,6 @@ export const keys = {
   undelivered: (jobId: string) => ["undelivered_jobs", jobId] as const,
   /** Prefix of undelivered jobs. */
   undeliveredJobs: () => ["undelivered_jobs"] as const,
-
-  // harden (issue 15)
   /**
    * Bytes (number) of one unattached upload grant in a client's pending pool in a workspace;
    * expires with the grant, deleted when a submission attaches it or cleanup removes it.
@@ -141,7 +139,7 @@ export const keys = {
     ["upload_pending_client", workspaceId, identity] as const,
   /** Failed sign-ins of one email (by HMAC of the normalised email), whether or not it has an account. */
   signInFailures: (emailDigest: string) => ["signin_failures", emailDigest] as const,
-  // --- privacy (issue 19: data lifecycle) ---
+  // --- data lifecycle and privacy ---
   /** Index: a submission by the HMAC digest of an email value it holds (erase/export by person). */
   submissionByEmail: (
     workspaceId: string,
@@ -174,7 +172,7 @@ export const keys = {
   passwordReset: (hash: string) => ["password_resets", hash] as const,
   /** Index: a user's newest password reset (its token hash and time). */
   passwordResetByUser: (userId: string) => ["password_resets_by_user", userId] as const,
-  // --- jobs (issue 16): the job table and the verdict's per-form edit stamp ---
+  // --- the job table and the verdict's per-form edit stamp ---
   /** Job table (`JOBS=table`): a job due at `dueAt` (epoch ms; a leased job: its lease end). */
   jobDue: (dueAt: number, jobId: string) => ["jobs_due", dueAt, jobId] as const,
   /** Prefix of the job table (claims walk it up to now). */
@@ -184,7 +182,7 @@ export const keys = {
    * submission (status, delete, final verdict) sets it, so a verdict commit checks it once.
    */
   submissionEdits: (formId: string, mode: Mode) => ["submission_edits", formId, mode] as const,
-  // --- admin UI (issue 18) ---
+  // --- admin UI ---
   /** A just-created API key's raw value, read once by the keys page (expires in minutes). */
   keyReveal: (token: string) => ["admin_key_reveal", token] as const,
   /** A submission an admin of its workspace has opened (read/unread; shared by the team). */

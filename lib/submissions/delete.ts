@@ -15,7 +15,7 @@ import { keys, type Mode } from "@/lib/kv/keys.ts";
 import { delay, withKvRetry } from "@/lib/kv/kv.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
 import { UPLOAD_GRACE_MS, UPLOAD_URL_TTL_SEC } from "@/lib/uploads/grants.ts";
-import { removeEmailIndex } from "@/lib/privacy/email_index.ts"; // privacy
+import { removeEmailIndex } from "@/lib/privacy/email_index.ts";
 import { notifyQuietly } from "@/lib/notify/mod.ts";
 import { CounterDeltas, indexDeleted } from "./indexes.ts";
 import { isPlausibleSubmissionId } from "./query.ts";
@@ -111,7 +111,7 @@ async function deleteChunk(
       }
       op.check(e);
       indexDeleted(op, counters, s);
-      removeEmailIndex(op, s); // privacy: email index
+      removeEmailIndex(op, s);
       // The words it taught stay in the workspace's counts; its own copy of them goes.
       op.delete(keys.spamLearned(s.workspace_id, s.id));
       paths.push(...(s.files ?? []));

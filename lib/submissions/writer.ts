@@ -25,8 +25,8 @@ import {
   numbered,
   scoreInContext,
 } from "@/lib/protection/score_context.ts";
-import { addEmailIndex } from "@/lib/privacy/email_index.ts"; // privacy
-import { privateWho, storedSignals } from "@/lib/privacy/ip.ts"; // privacy
+import { addEmailIndex } from "@/lib/privacy/email_index.ts";
+import { privateWho, storedSignals } from "@/lib/privacy/ip.ts";
 import { IDEMPOTENCY_TTL_MS, type IdempotencyRecord } from "./idempotency.ts";
 import {
   applyRiders,
@@ -228,7 +228,7 @@ export class SubmissionWriter implements SubmissionWriterPort {
         signals: d.signals,
       };
       const mark = markOf(sub);
-      mark.who = privateWho(this.#deps.secret, mark.who); // privacy: no address in the index
+      mark.who = privateWho(this.#deps.secret, mark.who); // a digest: no address in the index
       const verdict = scoreInContext(sub, mark, marks, d.form);
       // A clean submission keeps no verdict: there is nothing to show or to explain.
       if (verdict.score > 0) {
@@ -236,11 +236,11 @@ export class SubmissionWriter implements SubmissionWriterPort {
         sub.spam = { score: verdict.score, reasons: verdict.reasons, scored_at: created };
       }
       marks.push(numbered(mark, sub.number));
-      sub.signals = storedSignals(d.form, sub.signals); // privacy: stored signals
-      addEmailIndex(op, this.#deps.secret, d.form, sub); // privacy: email index
+      sub.signals = storedSignals(d.form, sub.signals); // what the form lets us keep
+      addEmailIndex(op, this.#deps.secret, d.form, sub);
       op.set(keys.submission(sub.form_id, sub.id), sub);
       indexCreated(op, counters, sub, mark);
-      // harden (issue 15): spam (as scored in this commit) does not count toward the quota.
+      // Spam (as scored in this commit) does not count toward the quota.
       if (d.mode === "live" && sub.status !== "spam") {
         counters.add(keys.monthlySubmissions(d.workspace.id, month), 1);
       }
