@@ -5,7 +5,6 @@
  * @module
  */
 import { adminAudit } from "@/routes/admin/_audit.ts";
-import CopyButton from "@/islands/CopyButton.tsx";
 import { page } from "@/lib/ui/define.ts";
 import SubmitButton from "@/islands/SubmitButton.tsx";
 import { type ApiKeyView, createApiKey, listApiKeys } from "@/lib/keys/api_keys.ts";
@@ -15,6 +14,7 @@ import { type Scope, SCOPES, type Workspace } from "@/lib/schemas.ts";
 import { Island } from "@/lib/ui/island.tsx";
 import { storeKeyReveal, takeKeyReveal } from "@/lib/admin/key_reveal.ts";
 import { Csrf, PageHead, Time } from "@/routes/admin/_layout.tsx";
+import { SecretReveal } from "@/routes/admin/_reveal.tsx";
 import { define, field, requireWorkspace } from "@/routes/admin/_page.ts";
 
 interface Data {
@@ -93,16 +93,11 @@ export default define.page<typeof handler>(function Keys({ data, csrf }) {
         sub={`${workspace.name}: ${active} of ${cap} active keys on the ${workspace.plan} plan.`}
       />
       {created && (
-        <div class="notice ok reveal" role="status">
-          <p>
-            <strong>Key "{created.name}" created.</strong>{" "}
-            Copy it now: this is the only time it is shown.
-          </p>
-          <div class="key-line">
-            <code class="key" id="new-key">{created.key}</code>{" "}
-            <Island name="CopyButton" component={CopyButton} props={{ text: created.key }} />
-          </div>
-        </div>
+        <SecretReveal
+          heading={`Key "${created.name}" created.`}
+          id="new-key"
+          secret={created.key}
+        />
       )}
       {data.gone && (
         <p class="notice" role="status">

@@ -4,9 +4,7 @@
  * A suspended workspace may still disable or delete (that only takes access away).
  * @module
  */
-import CopyButton from "@/islands/CopyButton.tsx";
 import { page } from "@/lib/ui/define.ts";
-import { Island } from "@/lib/ui/island.tsx";
 import { AppError } from "@/lib/errors.ts";
 import { storeKeyReveal, takeKeyReveal } from "@/lib/admin/key_reveal.ts";
 import { listFormSummaries } from "@/lib/admin/forms.ts";
@@ -23,6 +21,7 @@ import {
 import { assertNotSuspended } from "@/lib/workspaces/suspension.ts";
 import type { Workspace } from "@/lib/schemas.ts";
 import { Csrf, PageHead, Time } from "@/routes/admin/_layout.tsx";
+import { SecretReveal } from "@/routes/admin/_reveal.tsx";
 import { define, field, type PageContext, requireWorkspace } from "@/routes/admin/_page.ts";
 
 interface Data {
@@ -144,16 +143,11 @@ export default define.page<typeof handler>(function Webhooks({ data, csrf }) {
         sub={`${workspace.name}: signed POSTs (Standard Webhooks) to your endpoints, retried for about a day.`}
       />
       {revealed && (
-        <div class="notice ok reveal" role="status">
-          <p>
-            <strong>Signing secret for {revealed.url}.</strong>{" "}
-            Copy it now: this is the only time it is shown.
-          </p>
-          <div class="key-line">
-            <code class="key" id="new-secret">{revealed.secret}</code>{" "}
-            <Island name="CopyButton" component={CopyButton} props={{ text: revealed.secret }} />
-          </div>
-        </div>
+        <SecretReveal
+          heading={`Signing secret for ${revealed.url}.`}
+          id="new-secret"
+          secret={revealed.secret}
+        />
       )}
       {data.gone && (
         <p class="notice" role="status">
