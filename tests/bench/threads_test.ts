@@ -9,9 +9,10 @@ import { parseCpuLine } from "@/bench/threads.ts";
 const PROBE = `
 import { CpuMeter, threadCpu } from "${new URL("../../bench/threads.ts", import.meta.url)}";
 const mainNow = () => threadCpu(Deno.pid).get(Deno.pid).micros;
-const before = mainNow();
 const meter = new CpuMeter(Deno.pid);
 meter.start();
+// Read after the meter's own start: every tick the loop waits for is inside its window.
+const before = mainNow();
 const deadline = Date.now() + 20_000;
 let x = 0;
 while (mainNow() - before < 50_000 && Date.now() < deadline) {

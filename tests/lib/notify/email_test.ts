@@ -132,6 +132,8 @@ Deno.test("email: suspicious marked, spam skipped by default; no SMTP goes to th
     assert.equal(m.subject, `[Suspicious] New to Contact <b>Us</b> from Sam #${s.number}`);
     assert.deepEqual(m.to, ["owner@example.com", "second@example.com"]);
     assert.equal(m.reply_to, "sam@example.com");
+    // The log entry is written right after the outbox entry: wait for it too.
+    await waitFor("email log", async () => (await listEmailLog(env.deps, ws.id)).length > 0);
     const log = await listEmailLog(env.deps, ws.id);
     assert.deepEqual(log.map((e) => [e.kind, e.result]), [["owner", "outbox"]]);
   } finally {
