@@ -1,6 +1,6 @@
 /**
- * The `deliver_webhook` job: signs a stored event with Standard Webhooks and POSTs it to
- * the endpoint through an address checked at this attempt. Every attempt is logged (last
+ * The `deliver_webhook` job: signs each of its stored events with Standard Webhooks and
+ * POSTs it to the endpoint through an address checked at this attempt. Every attempt is logged (last
  * {@linkcode DELIVERY_LOG_KEEP} per endpoint); failures are retried on the configured
  * schedule; 410 disables the endpoint at once, and 5 days of failures disable it.
  * @module
@@ -87,62 +87,109 @@ async function attempt(
   }
 }
 
-/** Handles one `deliver_webhook` job; never throws for an endpoint failure. */
+/** POSTs in flight at once for one job (each on its own connection). */
+const SEND_CONCURRENCY = 8;
+
+/** One event's attempt, timed. */
+interface Sent {
+  event: NotifyEvent;
+  status: number | null;
+  response: string;
+  error?: string;
+  latency: number;
+}
+
+/** Attempts every event (at most {@linkcode SEND_CONCURRENCY} at once), in job order. */
+async function sendAll(deps: Deps, w: Webhook, events: NotifyEvent[]): Promise<Sent[]> {
+  const out: Sent[] = new Array(events.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < events.length) {
+      const i = next++;
+      const started = performance.now();
+      const r = await attempt(deps, w, events[i]);
+      out[i] = { event: events[i], ...r, latency: Math.round(performance.now() - started) };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(SEND_CONCURRENCY, events.length) }, worker));
+  return out;
+}
+
+/**
+ * Handles one `deliver_webhook` job: attempts each of its events, then logs every attempt,
+ * the endpoint's new state and one retry job for the failed events in one commit. Never
+ * throws for an endpoint failure.
+ */
 export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Promise<void> {
   const first = await deps.kv.get<Webhook>(keys.webhook(job.webhook_id));
   if (!first.value || (!first.value.enabled && !job.manual)) return;
-  const event = await loadEvent(deps, job.event_id);
-  if (!event) return;
-  const started = performance.now();
-  const r = await attempt(deps, first.value, event);
-  const latency = Math.round(performance.now() - started);
-  const ok = r.status !== null && r.status >= 200 && r.status < 300;
+  // Expired events (older than 7 days) are dropped.
+  const events = (await Promise.all(job.event_ids.map((id) => loadEvent(deps, id))))
+    .filter((e): e is NotifyEvent => e !== null);
+  if (!events.length) return;
+  const sent = await sendAll(deps, first.value, events);
   const delays = deps.config.notify.webhookRetryDelays;
   for (let i = 0; i < 10; i++) {
     const e = i === 0 ? first : await deps.kv.get<Webhook>(keys.webhook(job.webhook_id));
     if (!e.value) return;
     const now = deps.now();
+    const at = new Date(now).toISOString();
     const w: Webhook = { ...e.value };
-    let outcome: Delivery["outcome"];
-    let retry = false;
-    if (ok) {
-      outcome = "delivered";
-      w.failing_since = null;
-    } else {
-      w.failing_since ??= new Date(now).toISOString();
-      if (r.status === 410) {
-        w.enabled = false;
-        w.disabled_reason = "The endpoint answered 410 Gone.";
-        outcome = "disabled";
-      } else if (now - Date.parse(w.failing_since) >= DISABLE_AFTER_MS) {
-        w.enabled = false;
-        w.disabled_reason = "The endpoint failed for 5 days with no success.";
-        outcome = "disabled";
+    const op = deps.kv.atomic().check(e);
+    const logged: Delivery[] = [];
+    // In job order: a success clears the failing streak, a failure starts or extends it.
+    for (const r of sent) {
+      const ok = r.status !== null && r.status >= 200 && r.status < 300;
+      let outcome: Delivery["outcome"];
+      if (ok) {
+        outcome = "delivered";
+        w.failing_since = null;
       } else {
-        retry = !job.manual && job.attempt < delays.length;
-        outcome = retry ? "retrying" : "failed";
+        w.failing_since ??= at;
+        if (r.status === 410) {
+          w.enabled = false;
+          w.disabled_reason = "The endpoint answered 410 Gone.";
+          outcome = "disabled";
+        } else if (now - Date.parse(w.failing_since) >= DISABLE_AFTER_MS) {
+          w.enabled = false;
+          w.disabled_reason = "The endpoint failed for 5 days with no success.";
+          outcome = "disabled";
+        } else {
+          outcome = !job.manual && job.attempt < delays.length ? "retrying" : "failed";
+        }
       }
+      const d: Delivery = {
+        id: newId("dlv"),
+        at,
+        event_id: r.event.id,
+        msg_id: r.event.id,
+        event: r.event.type,
+        attempt: job.attempt + 1,
+        status: r.status,
+        ok,
+        latency_ms: r.latency,
+        response: r.response,
+        ...(r.error ? { error: r.error } : {}),
+        outcome,
+        ...(job.manual ? { manual: true } : {}),
+      };
+      logged.push(d);
     }
-    const d: Delivery = {
-      id: newId("dlv"),
-      at: new Date(now).toISOString(),
-      event_id: event.id,
-      msg_id: event.id,
-      event: event.type,
-      attempt: job.attempt + 1,
-      status: r.status,
-      ok,
-      latency_ms: latency,
-      response: r.response,
-      ...(r.error ? { error: r.error } : {}),
-      outcome,
-      ...(job.manual ? { manual: true } : {}),
-    };
-    const op = deps.kv.atomic().check(e).set(keys.webhookDelivery(w.id, d.id), d);
+    const retry: string[] = [];
+    for (const d of logged) {
+      // An endpoint disabled by this job gets no more attempts.
+      if (d.outcome === "retrying") {
+        if (w.enabled) retry.push(d.event_id);
+        else d.outcome = "failed";
+      }
+      op.set(keys.webhookDelivery(w.id, d.id), d);
+    }
     const changed = w.failing_since !== e.value.failing_since || w.enabled !== e.value.enabled;
-    if (changed) op.set(keys.webhook(w.id), { ...w, updated_at: d.at });
-    if (retry) {
-      deps.jobs.enqueue(op, { ...job, attempt: job.attempt + 1 }, { delay: delays[job.attempt] });
+    if (changed) op.set(keys.webhook(w.id), { ...w, updated_at: at });
+    if (retry.length) {
+      deps.jobs.enqueue(op, { ...job, event_ids: retry, attempt: job.attempt + 1 }, {
+        delay: delays[job.attempt],
+      });
     }
     if ((await op.commit()).ok) {
       await trimLog(deps.kv, keys.webhookDeliveries(w.id), DELIVERY_LOG_KEEP);

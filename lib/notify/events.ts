@@ -43,11 +43,15 @@ export function eventBody(e: NotifyEvent): string {
   return JSON.stringify({ type: e.type, timestamp: e.at, data });
 }
 
-/** Adds the event's chunks to an atomic operation. */
-export function storeEvent(op: Deno.AtomicOperation, e: NotifyEvent): void {
-  const bytes = new TextEncoder().encode(JSON.stringify(e));
+/** An event as stored: its JSON, UTF-8 encoded. */
+export function eventBytes(e: NotifyEvent): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(e));
+}
+
+/** Adds a stored event's chunks ({@linkcode eventBytes}) to an atomic operation. */
+export function storeEvent(op: Deno.AtomicOperation, id: string, bytes: Uint8Array): void {
   for (let i = 0, n = 0; i < bytes.length || n === 0; i += CHUNK, n++) {
-    op.set(keys.notifyEventChunk(e.id, n), bytes.slice(i, i + CHUNK), { expireIn: EVENT_TTL_MS });
+    op.set(keys.notifyEventChunk(id, n), bytes.slice(i, i + CHUNK), { expireIn: EVENT_TTL_MS });
   }
 }
 

@@ -13,10 +13,16 @@ export const sendEmailJobSchema = z.object({
   attempt: z.number().int().min(0).max(100),
 });
 
-/** Delivers one stored event to one webhook endpoint. */
+/** Events one delivery job carries at most (one commit logs them all). */
+export const MAX_EVENTS_PER_DELIVERY = 50;
+
+/**
+ * Delivers stored events to one webhook endpoint: one POST each, one log commit for the
+ * job; the failed ones are retried together.
+ */
 export const deliverWebhookJobSchema = z.object({
   type: z.literal("deliver_webhook"),
-  event_id: z.string().max(100),
+  event_ids: z.array(z.string().max(100)).min(1).max(MAX_EVENTS_PER_DELIVERY),
   webhook_id: z.string().max(100),
   attempt: z.number().int().min(0).max(100),
   /** A resend or test event: one attempt, no retries. */

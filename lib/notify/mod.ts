@@ -14,7 +14,8 @@ import { getForm } from "@/lib/forms/forms.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
 import { submissionView } from "@/lib/submissions/query.ts";
 import { plainAddress } from "./email.ts";
-import { type EventType, loadEvent, type NotifyEvent, storeEvent } from "./events.ts";
+import { eventBytes, type EventType, loadEvent, type NotifyEvent, storeEvent } from "./events.ts";
+import { MAX_EVENTS_PER_DELIVERY } from "./jobs.ts";
 import { listWebhooks, requireWebhook, type Webhook } from "./webhooks.ts";
 
 /** What happened to a submission. */
@@ -41,23 +42,33 @@ async function addressDigest(formId: string, address: string): Promise<string> {
   return Array.from(d.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/**
- * Enqueues what an event triggers (live submissions only): for `submission.created`, the
- * owner email (suspicious ones if `notify_suspicious`, marked; spam if `notify_spam`) and
- * an autoresponse (completed only, rate-limited); for every event, a delivery to each
- * enabled webhook subscribed to it and to the form. Returns the event id, or null when
- * nothing was due.
- */
-export async function notifySubmission(
+/** What one event enqueues, worked out before its commit. */
+interface Planned {
+  /** Index of the event in the caller's list. */
+  at: number;
+  event: NotifyEvent;
+  bytes: Uint8Array;
+  /** The event's first chunk, when its id is fixed: present means already enqueued. */
+  first: Deno.KvKey | null;
+  ownerMail: boolean;
+  autoKey: Deno.KvKey | null;
+  hooks: Webhook[];
+}
+
+/** Events one commit stores at most: each may add two checks, and KV allows 100 a commit. */
+const MAX_EVENTS_PER_COMMIT = 40;
+/** Event bytes one commit stores at most (KV allows 800 KiB of mutations a commit). */
+const MAX_COMMIT_BYTES = 500 * 1024;
+
+async function plan(
   deps: Deps,
   ev: SubmissionEvent,
-  /** The workspace's webhooks, when the caller has them (one list for many events). */
-  webhooks?: Webhook[],
-): Promise<string | null> {
+  at: number,
+  webhooks: Webhook[],
+): Promise<Planned | null> {
   const { form, submission: s } = ev;
-  if (s.mode !== "live") return null;
   const n = form.notifications;
-  const hooks = (webhooks ?? await listWebhooks(deps, s.workspace_id)).filter((w) =>
+  const hooks = webhooks.filter((w) =>
     w.enabled && w.events.includes(ev.type) && (w.forms.length === 0 || w.forms.includes(form.id))
   );
   let ownerMail = false;
@@ -74,7 +85,6 @@ export async function notifySubmission(
     if (addr) autoKey = keys.autoresponderSent(form.id, await addressDigest(form.id, addr));
   }
   if (!ownerMail && !autoKey && hooks.length === 0) return null;
-  const first = ev.event_id ? keys.notifyEventChunk(ev.event_id, 0) : null;
   const event: NotifyEvent = {
     id: ev.event_id ?? newId("msg"),
     type: ev.type,
@@ -84,35 +94,134 @@ export async function notifySubmission(
     submission: submissionView(s),
     ...(ev.previous_status ? { previous_status: ev.previous_status } : {}),
   };
-  for (let i = 0; i < 5; i++) {
-    if (first && (await deps.kv.get(first)).versionstamp !== null) return event.id;
-    const marker = autoKey ? await deps.kv.get(autoKey) : null;
-    const op = deps.kv.atomic();
-    if (first) op.check({ key: first, versionstamp: null });
-    storeEvent(op, event);
-    if (ownerMail) {
-      deps.jobs.enqueue(op, { type: "send_email", event_id: event.id, kind: "owner", attempt: 0 });
+  return {
+    at,
+    event,
+    bytes: eventBytes(event),
+    first: ev.event_id ? keys.notifyEventChunk(ev.event_id, 0) : null,
+    ownerMail,
+    autoKey,
+    hooks,
+  };
+}
+
+/** Splits planned events into groups one commit can hold. */
+function commitGroups(planned: Planned[]): Planned[][] {
+  const groups: Planned[][] = [];
+  let cur: Planned[] = [];
+  let bytes = 0;
+  for (const p of planned) {
+    if (
+      cur.length &&
+      (cur.length >= MAX_EVENTS_PER_COMMIT || bytes + p.bytes.length > MAX_COMMIT_BYTES)
+    ) {
+      groups.push(cur);
+      cur = [];
+      bytes = 0;
     }
-    if (autoKey && marker && marker.versionstamp === null) {
-      op.check(marker).set(autoKey, true, { expireIn: AUTORESPONDER_WINDOW_MS });
-      deps.jobs.enqueue(op, {
-        type: "send_email",
-        event_id: event.id,
-        kind: "autoresponder",
-        attempt: 0,
-      });
-    }
-    for (const w of hooks) {
-      deps.jobs.enqueue(op, {
-        type: "deliver_webhook",
-        event_id: event.id,
-        webhook_id: w.id,
-        attempt: 0,
-      });
-    }
-    if ((await op.commit()).ok) return event.id;
+    cur.push(p);
+    bytes += p.bytes.length;
   }
-  throw new Error("notification enqueue kept conflicting");
+  if (cur.length) groups.push(cur);
+  return groups;
+}
+
+/**
+ * Enqueues what events trigger (live submissions only), storing the events with their
+ * jobs in as few commits as fit: for `submission.created`, the owner email (suspicious ones
+ * if `notify_suspicious`, marked; spam if `notify_spam`) and an autoresponse (completed
+ * only, one per address per form per hour); for every event, one delivery job per enabled
+ * webhook subscribed to it and to the form, carrying all of a commit's events for it.
+ * Returns each event's id, or null where nothing was due.
+ */
+export async function notifyEvents(
+  deps: Deps,
+  evs: SubmissionEvent[],
+  /** Every event's workspace's webhooks, when the caller has them (one list for many). */
+  webhooks?: Webhook[],
+): Promise<(string | null)[]> {
+  const ids: (string | null)[] = evs.map(() => null);
+  const lists = new Map<string, Webhook[]>();
+  let pending: Planned[] = [];
+  for (const [i, ev] of evs.entries()) {
+    if (ev.submission.mode !== "live") continue;
+    const ws = ev.submission.workspace_id;
+    if (!lists.has(ws)) lists.set(ws, webhooks ?? await listWebhooks(deps, ws));
+    const p = await plan(deps, ev, i, lists.get(ws)!);
+    if (p) pending.push(p);
+  }
+  for (let attempt = 0; pending.length && attempt < 5; attempt++) {
+    // What decides each event's commit, read once per attempt: whether a fixed-id event is
+    // already stored, and whether its address had an autoresponse this hour.
+    const reads = new Map<string, Deno.KvEntryMaybe<unknown>>();
+    const wanted = new Map<string, Deno.KvKey>();
+    for (const p of pending) {
+      if (p.first) wanted.set(JSON.stringify(p.first), p.first);
+      if (p.autoKey) wanted.set(JSON.stringify(p.autoKey), p.autoKey);
+    }
+    const entries = await getManyChunked(deps.kv, [...wanted.values()]);
+    for (const e of entries) reads.set(JSON.stringify(e.key), e);
+    pending = pending.filter((p) => {
+      if (!p.first || reads.get(JSON.stringify(p.first))!.versionstamp === null) return true;
+      ids[p.at] = p.event.id; // A re-delivered job: enqueued before.
+      return false;
+    });
+    const claimed = new Set<string>();
+    const left: Planned[] = [];
+    for (const group of commitGroups(pending)) {
+      const op = deps.kv.atomic();
+      const perHook = new Map<string, string[]>();
+      for (const p of group) {
+        if (p.first) op.check({ key: p.first, versionstamp: null });
+        storeEvent(op, p.event.id, p.bytes);
+        if (p.ownerMail) {
+          deps.jobs.enqueue(op, {
+            type: "send_email",
+            event_id: p.event.id,
+            kind: "owner",
+            attempt: 0,
+          });
+        }
+        const autoId = p.autoKey && JSON.stringify(p.autoKey);
+        const marker = autoId ? reads.get(autoId)! : null;
+        if (autoId && marker && marker.versionstamp === null && !claimed.has(autoId)) {
+          claimed.add(autoId);
+          op.check(marker).set(marker.key, true, { expireIn: AUTORESPONDER_WINDOW_MS });
+          deps.jobs.enqueue(op, {
+            type: "send_email",
+            event_id: p.event.id,
+            kind: "autoresponder",
+            attempt: 0,
+          });
+        }
+        for (const w of p.hooks) perHook.set(w.id, [...perHook.get(w.id) ?? [], p.event.id]);
+      }
+      for (const [webhookId, eventIds] of perHook) {
+        for (let i = 0; i < eventIds.length; i += MAX_EVENTS_PER_DELIVERY) {
+          deps.jobs.enqueue(op, {
+            type: "deliver_webhook",
+            event_ids: eventIds.slice(i, i + MAX_EVENTS_PER_DELIVERY),
+            webhook_id: webhookId,
+            attempt: 0,
+          });
+        }
+      }
+      if ((await op.commit()).ok) group.forEach((p) => ids[p.at] = p.event.id);
+      else left.push(...group);
+    }
+    pending = left;
+  }
+  if (pending.length) throw new Error("notification enqueue kept conflicting");
+  return ids;
+}
+
+/** {@linkcode notifyEvents} for one event: its id, or null when nothing was due. */
+export async function notifySubmission(
+  deps: Deps,
+  ev: SubmissionEvent,
+  webhooks?: Webhook[],
+): Promise<string | null> {
+  return (await notifyEvents(deps, [ev], webhooks))[0];
 }
 
 /** Queues one more delivery of a logged event to its endpoint (same `webhook-id`). */
@@ -131,7 +240,7 @@ export async function resendDelivery(
   const op = deps.kv.atomic();
   deps.jobs.enqueue(op, {
     type: "deliver_webhook",
-    event_id: d.value.event_id,
+    event_ids: [d.value.event_id],
     webhook_id: webhookId,
     attempt: 0,
     manual: true,
@@ -170,10 +279,10 @@ export async function sendTestEvent(
     submission: null,
   };
   const op = deps.kv.atomic();
-  storeEvent(op, event);
+  storeEvent(op, event.id, eventBytes(event));
   deps.jobs.enqueue(op, {
     type: "deliver_webhook",
-    event_id: event.id,
+    event_ids: [event.id],
     webhook_id: webhookId,
     attempt: 0,
     manual: true,
@@ -199,15 +308,20 @@ export async function notifyCreatedJob(
     deps.kv,
     job.ids.map((id) => keys.submission(job.form_id, id)),
   );
-  for (const e of entries) {
-    if (!e.value) continue;
-    await notifySubmission(deps, {
-      type: "submission.created",
-      form,
-      submission: e.value,
-      event_id: `msg_created_${e.value.id}`,
-    }, webhooks);
-  }
+  await notifyEvents(
+    deps,
+    entries.flatMap((e) =>
+      e.value
+        ? [{
+          type: "submission.created" as const,
+          form,
+          submission: e.value,
+          event_id: `msg_created_${e.value.id}`,
+        }]
+        : []
+    ),
+    webhooks,
+  );
 }
 
 /**

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Webhook as Verifier } from "standardwebhooks";
 import { listDeliveries } from "@/lib/notify/deliver.ts";
-import { notifySubmission, resendDelivery, sendTestEvent } from "@/lib/notify/mod.ts";
+import { notifyEvents, notifySubmission, resendDelivery, sendTestEvent } from "@/lib/notify/mod.ts";
 import { isPublicAddress } from "@/lib/notify/ssrf.ts";
 import { createWebhook, rotateWebhookSecret, type Webhook } from "@/lib/notify/webhooks.ts";
 import { keys } from "@/lib/kv/keys.ts";
@@ -222,5 +222,64 @@ Deno.test("webhook: private targets refused without WEBHOOK_ALLOW_PRIVATE, at cr
     env.close();
     await jobs;
     await rx.close();
+  }
+});
+
+Deno.test("webhook: a batch of events is one delivery job; only its failures are retried, together", async () => {
+  const env = await testEnv(FAST);
+  const seen = new Set<string>();
+  const got: { id: string; status: number }[] = [];
+  // Answers 503 to the first attempt of each "flaky" submission, 200 otherwise.
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const body = await req.text();
+    const id = req.headers.get("webhook-id")!;
+    const status = body.includes('"name":"flaky') && !seen.has(id) ? 503 : 200;
+    seen.add(id);
+    got.push({ id, status });
+    return new Response("ok", { status });
+  });
+  const deliveryJobs: string[][] = [];
+  const enqueue = env.deps.jobs.enqueue.bind(env.deps.jobs);
+  env.deps.jobs.enqueue = (op, job, opts) => {
+    if (job.type === "deliver_webhook") deliveryJobs.push(job.event_ids);
+    enqueue(op, job, opts);
+  };
+  const jobs = runJobs(env.deps);
+  try {
+    const ws = await makeWorkspace(env.deps);
+    const form = await makeForm(env.deps, ws);
+    const hook = await createWebhook(env.deps, ws.id, {
+      url: `http://127.0.0.1:${server.addr.port}/hook`,
+    });
+    const names = ["ok1", "flaky1", "ok2", "flaky2", "ok3"];
+    const subs = names.map((name) => submissionOf(form, { name, email: `${name}@example.com` }));
+    const evs = subs.map((s) => ({
+      type: "submission.created" as const,
+      form,
+      submission: s,
+      event_id: `msg_created_${s.id}`,
+    }));
+    const ids = await notifyEvents(env.deps, evs);
+    assert.deepEqual(ids, evs.map((e) => e.event_id));
+    // A second call with the same fixed ids (a re-delivered job) enqueues nothing.
+    assert.deepEqual(await notifyEvents(env.deps, evs), ids);
+    await waitFor(
+      "every event delivered",
+      async () =>
+        (await listDeliveries(env.deps, hook.id)).filter((d) => d.outcome === "delivered")
+          .length === 5,
+    );
+    assert.deepEqual(deliveryJobs, [ids, [ids[1], ids[3]]], "one job, then one retry of two");
+    assert.equal(got.length, 7);
+    assert.deepEqual(new Set(got.map((g) => g.id)), new Set(ids));
+    const log = await listDeliveries(env.deps, hook.id);
+    assert.equal(log.length, 7);
+    const byEvent = (id: string) => log.filter((d) => d.event_id === id).map((d) => d.outcome);
+    assert.deepEqual(byEvent(ids[0]!), ["delivered"]);
+    assert.deepEqual(byEvent(ids[1]!).sort(), ["delivered", "retrying"]);
+  } finally {
+    env.close();
+    await jobs;
+    await server.shutdown();
   }
 });
