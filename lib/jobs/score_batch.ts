@@ -7,7 +7,8 @@
  * so a job delivered twice changes nothing. Each commit checks the form's edit stamp
  * (`submission_edits`), which every commit changing an existing submission sets
  * (submissions/indexes.ts): one check covers the whole batch. The verdict's commit also
- * enqueues `notify_created` (lib/notify); `afterVerdict` lets the bench and the soak observe.
+ * enqueues `notify_created` (lib/notify) when the form emails or a webhook listens;
+ * `afterVerdict` lets the bench and the soak observe.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
@@ -17,6 +18,7 @@ import { delay, getManyChunked, withKvRetry } from "@/lib/kv/kv.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
 import { finalVerdict, workspaceModel } from "@/lib/protection/verdict.ts";
 import { CounterDeltas, indexStatusChange } from "@/lib/submissions/indexes.ts";
+import { listens, readListeners } from "@/lib/notify/webhooks.ts";
 import type { Job } from "./queue.ts";
 import type { JobContext } from "./types.ts";
 
@@ -120,6 +122,11 @@ async function scoreIds(
     // The stamp first: any edit after this read fails the commit's check, and every edit
     // before it is visible in the records read next.
     let stamp: Deno.AtomicCheck = await withKvRetry(() => deps.kv.get(stampKey));
+    // Who hears of these submissions; checked by each verdict commit, so an endpoint
+    // added meanwhile makes it retry instead of missing the events.
+    const listeners = job.mode === "live" ? await readListeners(deps, form.workspace_id) : null;
+    const notify = listeners !== null &&
+      (!!form.notifications || listens(listeners, "submission.created", form.id));
     const entries = await getManyChunked<Submission>(
       deps.kv,
       job.ids.map((id) => keys.submission(job.form_id, id)),
@@ -134,6 +141,7 @@ async function scoreIds(
     for (const [i, chunk] of chunks.entries()) {
       const scored = await verdictsOf(deps, form, chunk);
       const op = deps.kv.atomic().check(stamp);
+      if (listeners) op.check(listeners.entry);
       const counters = new CounterDeltas();
       counters.edited(job.form_id, job.mode);
       for (const [before, after] of scored) {
@@ -143,7 +151,7 @@ async function scoreIds(
       counters.applyTo(op);
       const finals = scored.map(([, after]) => after);
       // Notifications exist exactly when the verdict does (live submissions only).
-      if (job.mode === "live") {
+      if (notify) {
         deps.jobs.enqueue(op, {
           type: "notify_created",
           form_id: job.form_id,

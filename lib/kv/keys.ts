@@ -206,6 +206,11 @@ export const keys = {
   /** Index: webhook endpoints of a workspace. */
   webhookByWorkspace: (workspaceId: string, id: string) =>
     ["webhooks_by_workspace", workspaceId, id] as const,
+  /**
+   * What each of a workspace's webhooks listens to (events, forms), kept in one value by
+   * every change of them: the verdict reads it to skip notifying when no one listens.
+   */
+  webhookListeners: (workspaceId: string) => ["webhook_listeners", workspaceId] as const,
   /** Prefix of a workspace's webhook endpoints. */
   webhooksByWorkspace: (workspaceId: string) => ["webhooks_by_workspace", workspaceId] as const,
   /** One logged delivery attempt of an endpoint (ids sort by time). */

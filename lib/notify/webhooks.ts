@@ -112,13 +112,63 @@ export async function createWebhook(
     created_at: now,
     updated_at: now,
   };
-  const res = await deps.kv.atomic()
+  const listening = await readListeners(deps, workspaceId);
+  const op = deps.kv.atomic()
     .check(ws)
     .set(keys.webhook(w.id), w)
-    .set(keys.webhookByWorkspace(workspaceId, w.id), true)
-    .commit();
+    .set(keys.webhookByWorkspace(workspaceId, w.id), true);
+  setListeners(op, workspaceId, listening, { ...listening.value, [w.id]: listensTo(w) });
+  const res = await op.commit();
   if (!res.ok) throw new Error("webhook create conflicted");
   return { ...webhookView(w), secret: w.secret };
+}
+
+/** What one webhook listens to: its events and forms (empty: every form); none when off. */
+export interface Listening {
+  events: EventType[];
+  forms: string[];
+}
+
+/** A workspace's listeners by webhook id, with the entry to check when writing them. */
+export interface Listeners {
+  entry: Deno.KvEntryMaybe<Record<string, Listening>>;
+  value: Record<string, Listening>;
+}
+
+function listensTo(w: Webhook): Listening {
+  return w.enabled ? { events: w.events, forms: w.forms } : { events: [], forms: [] };
+}
+
+/**
+ * A workspace's listeners. Endpoints stored before the listeners value existed are read
+ * once from the endpoints themselves (the next change of any of them writes the value).
+ */
+export async function readListeners(
+  deps: Pick<Deps, "kv">,
+  workspaceId: string,
+): Promise<Listeners> {
+  const entry = await deps.kv.get<Record<string, Listening>>(keys.webhookListeners(workspaceId));
+  if (entry.value) return { entry, value: entry.value };
+  const value: Record<string, Listening> = {};
+  for (const w of await listWebhooks(deps, workspaceId)) value[w.id] = listensTo(w);
+  return { entry, value };
+}
+
+/** Whether any webhook of the workspace listens to `event` of form `formId`. */
+export function listens(l: Listeners, event: EventType, formId: string): boolean {
+  return Object.values(l.value).some((x) =>
+    x.events.includes(event) && (x.forms.length === 0 || x.forms.includes(formId))
+  );
+}
+
+/** Adds the write of a workspace's new listeners, checked against what was read, to `op`. */
+function setListeners(
+  op: Deno.AtomicOperation,
+  workspaceId: string,
+  read: Listeners,
+  next: Record<string, Listening>,
+): void {
+  op.check(read.entry).set(keys.webhookListeners(workspaceId), next);
 }
 
 /** A workspace's endpoints, oldest first. */
@@ -166,7 +216,14 @@ export async function mutateWebhook(
   for (let i = 0; i < 10; i++) {
     const e = await requireWebhook(deps, workspaceId, id);
     const next = change(e.value);
-    const res = await deps.kv.atomic().check(e).set(keys.webhook(id), next).commit();
+    const op = deps.kv.atomic().check(e).set(keys.webhook(id), next);
+    const was = listensTo(e.value);
+    const now = listensTo(next);
+    if (JSON.stringify(was) !== JSON.stringify(now)) {
+      const listening = await readListeners(deps, next.workspace_id);
+      setListeners(op, next.workspace_id, listening, { ...listening.value, [id]: now });
+    }
+    const res = await op.commit();
     if (res.ok) return next;
   }
   throw new Error("webhook update kept conflicting");
@@ -201,11 +258,14 @@ export async function deleteWebhook(
   id: string,
 ): Promise<{ deleted: true; id: string }> {
   const e = await requireWebhook(deps, workspaceId, id);
-  const res = await deps.kv.atomic()
+  const listening = await readListeners(deps, e.value.workspace_id);
+  const { [id]: _gone, ...rest } = listening.value;
+  const op = deps.kv.atomic()
     .check(e)
     .delete(keys.webhook(id))
-    .delete(keys.webhookByWorkspace(e.value.workspace_id, id))
-    .commit();
+    .delete(keys.webhookByWorkspace(e.value.workspace_id, id));
+  setListeners(op, e.value.workspace_id, listening, rest);
+  const res = await op.commit();
   if (!res.ok) throw new AppError(409, "conflict", "Webhook changed meanwhile; try again.");
   for await (const d of deps.kv.list({ prefix: keys.webhookDeliveries(id) })) {
     await deps.kv.delete(d.key);

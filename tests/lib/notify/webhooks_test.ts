@@ -3,10 +3,17 @@ import { Webhook as Verifier } from "standardwebhooks";
 import { listDeliveries } from "@/lib/notify/deliver.ts";
 import { notifyEvents, notifySubmission, resendDelivery, sendTestEvent } from "@/lib/notify/mod.ts";
 import { isPublicAddress } from "@/lib/notify/ssrf.ts";
-import { createWebhook, rotateWebhookSecret, type Webhook } from "@/lib/notify/webhooks.ts";
+import {
+  createWebhook,
+  deleteWebhook,
+  rotateWebhookSecret,
+  updateWebhook,
+  type Webhook,
+} from "@/lib/notify/webhooks.ts";
+import type { Submission } from "@/lib/schemas.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { AppError } from "@/lib/errors.ts";
-import { makeForm, makeWorkspace, testEnv } from "../../helpers.ts";
+import { makeForm, makeKey, makeWorkspace, postJson, testEnv } from "../../helpers.ts";
 import { runJobs, submissionOf, waitFor } from "./_support.ts";
 
 interface Received {
@@ -281,5 +288,54 @@ Deno.test("webhook: a batch of events is one delivery job; only its failures are
     env.close();
     await jobs;
     await server.shutdown();
+  }
+});
+
+Deno.test("webhook: a verdict enqueues notify_created only while someone listens", async () => {
+  const env = await testEnv(FAST);
+  const rx = receiver(() => 200);
+  const notifyJobs: string[][] = [];
+  const enqueue = env.deps.jobs.enqueue.bind(env.deps.jobs);
+  env.deps.jobs.enqueue = (op, job, opts) => {
+    if (job.type === "notify_created") notifyJobs.push(job.ids);
+    enqueue(op, job, opts);
+  };
+  const jobs = runJobs(env.deps);
+  try {
+    const ws = await makeWorkspace(env.deps);
+    const form = await makeForm(env.deps, ws);
+    const other = await makeForm(env.deps, ws);
+    const key = await makeKey(env.deps, ws);
+    const submit = async (name: string) => {
+      const res = await postJson(env, `/api/v1/submit/p/${form.id}`, {
+        data: { name, email: `${name}@example.com` },
+      }, { authorization: `Bearer ${key}` });
+      assert.equal(res.status, 201);
+      const id = (await res.json()).submission_id as string;
+      await waitFor(
+        "the verdict",
+        async () =>
+          !!(await env.deps.kv.get<Submission>(keys.submission(form.id, id))).value?.scored_at,
+      );
+      return id;
+    };
+    await submit("nobody");
+    const hook = await createWebhook(env.deps, ws.id, { url: rx.url, forms: [other.id] });
+    await submit("other-form-only");
+    assert.deepEqual(notifyJobs, [], "no email settings and no listener: no job");
+    await updateWebhook(env.deps, ws.id, hook.id, { forms: [form.id] });
+    const heard = await submit("heard");
+    assert.deepEqual(notifyJobs, [[heard]]);
+    await waitFor("the delivery", () => rx.got.length === 1);
+    assert.equal(JSON.parse(rx.got[0].body).data.submission.id, heard);
+    await updateWebhook(env.deps, ws.id, hook.id, { enabled: false });
+    await submit("disabled");
+    await deleteWebhook(env.deps, ws.id, hook.id);
+    await submit("deleted");
+    assert.equal(notifyJobs.length, 1);
+  } finally {
+    env.close();
+    await jobs;
+    await rx.close();
   }
 });
