@@ -60,6 +60,7 @@ const MAX_EVENTS_PER_COMMIT = 40;
 /** Event bytes one commit stores at most (KV allows 800 KiB of mutations a commit). */
 const MAX_COMMIT_BYTES = 500 * 1024;
 
+/** What `ev` triggers given the workspace's webhooks; null when nothing is due. */
 async function plan(
   deps: Deps,
   ev: SubmissionEvent,
