@@ -326,17 +326,19 @@ export async function notifyCreatedJob(
 }
 
 /**
- * Notifies `submission.status_changed` or `submission.deleted` right after the commit that
- * made it; a failure is logged (the change itself stands).
+ * Notifies `submission.status_changed` or `submission.deleted` events right after the commit
+ * that made them, all in as few commits as fit; a failure is logged (the change stands).
  */
-export async function notifyQuietly(deps: Deps, ev: SubmissionEvent): Promise<void> {
+export async function notifyQuietly(deps: Deps, evs: SubmissionEvent[]): Promise<void> {
+  if (!evs.length) return;
   try {
-    await notifySubmission(deps, ev);
+    await notifyEvents(deps, evs);
   } catch (err) {
     console.error(JSON.stringify({
       level: "error",
       msg: "notification enqueue failed",
-      type: ev.type,
+      type: evs[0].type,
+      events: evs.length,
       err: String(err),
     }));
   }

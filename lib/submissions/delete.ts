@@ -77,9 +77,10 @@ export async function deleteSubmissions(
     deleted += r.deleted;
     notFound.push(...r.not_found);
     if (!opts.notify) continue;
-    for (const submission of r.records) {
-      await notifyQuietly(deps, { type: "submission.deleted", form, submission });
-    }
+    await notifyQuietly(
+      deps,
+      r.records.map((submission) => ({ type: "submission.deleted" as const, form, submission })),
+    );
   }
   const missing = new Set(notFound);
   return { deleted, not_found: unique.filter((id) => missing.has(id)) };

@@ -66,12 +66,12 @@ export async function setSubmissionStatus(
   if (!result) throw errors.notFound("Submission not found.");
   const form = previous !== to ? await getForm(deps, formId) : null;
   if (form) {
-    await notifyQuietly(deps, {
+    await notifyQuietly(deps, [{
       type: "submission.status_changed",
       form,
       submission: result,
       previous_status: previous ?? undefined,
-    });
+    }]);
   }
   return result;
 }
