@@ -16,7 +16,7 @@ import { submissionView } from "@/lib/submissions/query.ts";
 import { plainAddress } from "./email.ts";
 import { eventBytes, type EventType, loadEvent, type NotifyEvent, storeEvent } from "./events.ts";
 import { MAX_EVENTS_PER_DELIVERY } from "./jobs.ts";
-import { listWebhooks, requireWebhook, type Webhook } from "./webhooks.ts";
+import { hears, listWebhooks, requireWebhook, type Webhook } from "./webhooks.ts";
 
 /** What happened to a submission. */
 export interface SubmissionEvent {
@@ -69,9 +69,7 @@ async function plan(
 ): Promise<Planned | null> {
   const { form, submission: s } = ev;
   const n = form.notifications;
-  const hooks = webhooks.filter((w) =>
-    w.enabled && w.events.includes(ev.type) && (w.forms.length === 0 || w.forms.includes(form.id))
-  );
+  const hooks = webhooks.filter((w) => w.enabled && hears(w, ev.type, form.id));
   let ownerMail = false;
   let autoKey: Deno.KvKey | null = null;
   if (ev.type === "submission.created" && n) {

@@ -117,7 +117,7 @@ export async function createWebhook(
     .check(ws)
     .set(keys.webhook(w.id), w)
     .set(keys.webhookByWorkspace(workspaceId, w.id), true);
-  setListeners(op, workspaceId, listening, { ...listening.value, [w.id]: listensTo(w) });
+  setListeners(op, listening, { ...listening.value, [w.id]: listensTo(w) });
   const res = await op.commit();
   if (!res.ok) throw new Error("webhook create conflicted");
   return { ...webhookView(w), secret: w.secret };
@@ -154,21 +154,23 @@ export async function readListeners(
   return { entry, value };
 }
 
+/** Whether `l` (an endpoint, or what it listens to) takes `event` of form `formId`. */
+export function hears(l: Listening, event: EventType, formId: string): boolean {
+  return l.events.includes(event) && (l.forms.length === 0 || l.forms.includes(formId));
+}
+
 /** Whether any webhook of the workspace listens to `event` of form `formId`. */
 export function listens(l: Listeners, event: EventType, formId: string): boolean {
-  return Object.values(l.value).some((x) =>
-    x.events.includes(event) && (x.forms.length === 0 || x.forms.includes(formId))
-  );
+  return Object.values(l.value).some((x) => hears(x, event, formId));
 }
 
 /** Adds the write of a workspace's new listeners, checked against what was read, to `op`. */
 function setListeners(
   op: Deno.AtomicOperation,
-  workspaceId: string,
   read: Listeners,
   next: Record<string, Listening>,
 ): void {
-  op.check(read.entry).set(keys.webhookListeners(workspaceId), next);
+  op.check(read.entry).set(read.entry.key, next);
 }
 
 /** A workspace's endpoints, oldest first. */
@@ -221,7 +223,7 @@ export async function mutateWebhook(
     const now = listensTo(next);
     if (JSON.stringify(was) !== JSON.stringify(now)) {
       const listening = await readListeners(deps, next.workspace_id);
-      setListeners(op, next.workspace_id, listening, { ...listening.value, [id]: now });
+      setListeners(op, listening, { ...listening.value, [id]: now });
     }
     const res = await op.commit();
     if (res.ok) return next;
@@ -264,7 +266,7 @@ export async function deleteWebhook(
     .check(e)
     .delete(keys.webhook(id))
     .delete(keys.webhookByWorkspace(e.value.workspace_id, id));
-  setListeners(op, e.value.workspace_id, listening, rest);
+  setListeners(op, listening, rest);
   const res = await op.commit();
   if (!res.ok) throw new AppError(409, "conflict", "Webhook changed meanwhile; try again.");
   for await (const d of deps.kv.list({ prefix: keys.webhookDeliveries(id) })) {
