@@ -3,9 +3,6 @@
  * chooses a password; an existing one gives its password) and signs in. Works once.
  * @module
  */
-import { AppError } from "@/lib/errors.ts";
-import { page } from "@/lib/ui/define.ts";
-import { clientIp } from "@/lib/http/http.ts";
 import { acceptInvite, findInvite, INVITE_GONE } from "@/lib/admin/invites.ts";
 import { createSession, sessionCookie } from "@/lib/admin/sessions.ts";
 import { findUserByEmail } from "@/lib/admin/users.ts";
@@ -13,23 +10,20 @@ import { getWorkspace } from "@/lib/workspaces/workspaces.ts";
 import type { Role } from "@/lib/schemas.ts";
 import { Csrf } from "./_layout.tsx";
 import { define, type PageContext } from "./_page.ts";
-import { confirmProblem, NewPasswordFields, spendSignInBudget, TOO_MANY } from "./_account.tsx";
+import { type LinkData, linkHandlers, NewPasswordFields } from "./_account.tsx";
 
 /** Reachable without a session (the invitee may have no account yet). */
 export const isPublic = true;
 
-type Data =
-  | { gone: true }
-  | {
-    gone?: false;
-    email: string;
-    role: Role;
-    workspace: string;
-    existing: boolean;
-    error?: string;
-  };
+/** What an invitation offers. */
+interface Offer {
+  email: string;
+  role: Role;
+  workspace: string;
+  existing: boolean;
+}
 
-async function offer(ctx: PageContext): Promise<Data> {
+async function offer(ctx: PageContext): Promise<LinkData<Offer>> {
   const entry = await findInvite(ctx.deps, ctx.params.token ?? "");
   if (!entry) return { gone: true };
   const { email, role, workspace_id } = entry.value;
@@ -39,31 +33,14 @@ async function offer(ctx: PageContext): Promise<Data> {
   return { email, role, workspace: ws.name, existing };
 }
 
-const TITLE = "Join a workspace";
-
-/** GET shows the invitation; POST accepts it. */
-export const handler = define.handlers<Data>({
-  async GET(ctx) {
-    const data = await offer(ctx);
-    return page(data, { title: TITLE, status: data.gone ? 404 : 200 });
-  },
-  async POST(ctx) {
-    const data = await offer(ctx);
-    if (data.gone) return page(data, { title: TITLE, status: 404 });
-    if (!(await spendSignInBudget(ctx.deps, clientIp(ctx.c, ctx.deps.config.trustProxy)))) {
-      return page({ ...data, error: TOO_MANY }, { title: TITLE, status: 429 });
-    }
+/** GET shows the invitation; POST accepts it (a new account sets its password). */
+export const handler = linkHandlers<Offer>({
+  title: "Join a workspace",
+  load: offer,
+  confirms: (data) => !data.existing,
+  async act(ctx, data) {
     const password = ctx.body.get(data.existing ? "password" : "new_password") ?? "";
-    const mismatch = data.existing ? null : confirmProblem(ctx.body);
-    if (mismatch) return page({ ...data, error: mismatch }, { title: TITLE, status: 400 });
-    let user;
-    try {
-      user = await acceptInvite(ctx.deps, ctx.params.token ?? "", password);
-    } catch (err) {
-      if (!(err instanceof AppError) || err.status >= 500) throw err;
-      if (err.status === 404) return page({ gone: true }, { title: TITLE, status: 404 });
-      return page({ ...data, error: err.message }, { title: TITLE, status: err.status });
-    }
+    const user = await acceptInvite(ctx.deps, ctx.params.token ?? "", password);
     const entry = user.workspace_ids.at(-1) ?? null;
     const { token } = await createSession(ctx.deps, user.id, entry);
     ctx.c.header("Set-Cookie", sessionCookie(ctx.deps.config, token));
