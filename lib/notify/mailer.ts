@@ -11,7 +11,13 @@ import type { Deps } from "@/lib/deps.ts";
 import { plainAddress, renderAutoresponse, type RenderedMail, renderOwnerMail } from "./email.ts";
 import { loadEvent } from "./events.ts";
 import type { SendAccountMailJob, SendEmailJob } from "./jobs.ts";
-import { ACCOUNT_OUTBOX, logEmail, putOutbox } from "./outbox.ts";
+import {
+  ACCOUNT_OUTBOX,
+  type EmailLogEntry,
+  logEmail,
+  type OutboxMail,
+  putOutbox,
+} from "./outbox.ts";
 
 const transports = new Map<string, Transporter>();
 
@@ -52,42 +58,59 @@ export async function sendEmailJob(deps: Deps, job: SendEmailJob): Promise<void>
     mail = renderAutoresponse(form, submission);
   }
   if (to.length === 0) return;
-  const from = deps.config.notify.mailFrom;
-  const base = {
-    form_id: form.id,
-    event_id: event.id,
-    kind: job.kind,
-    to,
-    subject: mail.subject,
-    attempt: job.attempt,
-  };
-  const smtp = deps.config.notify.smtpUrl;
-  if (!smtp) {
-    await putOutbox(deps, event.workspace_id, {
+  await sendOrKeep(deps, job, {
+    outbox: event.workspace_id,
+    logKept: true,
+    mail: {
       form_id: form.id,
-      from,
+      from: deps.config.notify.mailFrom,
       to,
       reply_to: mail.replyTo,
       subject: mail.subject,
       text: mail.text,
       html: mail.html,
-    });
-    await logEmail(deps, event.workspace_id, { ...base, result: "outbox" });
+    },
+    log: { form_id: form.id, event_id: event.id, kind: job.kind },
+  });
+}
+
+/**
+ * Sends a mail through SMTP, or with no `SMTP_URL` keeps it in the outbox of `outbox`
+ * (logged as `outbox` when `logKept`). SMTP outcomes go to that email log; a temporary
+ * failure re-enqueues `job` with the next attempt and delay, a permanent one (or the last
+ * attempt) is logged `failed`.
+ */
+async function sendOrKeep(
+  deps: Deps,
+  job: SendEmailJob | SendAccountMailJob,
+  o: {
+    outbox: string;
+    logKept: boolean;
+    mail: Omit<OutboxMail, "id" | "at">;
+    log: Pick<EmailLogEntry, "form_id" | "event_id" | "kind">;
+  },
+): Promise<void> {
+  const { mail } = o;
+  const base = { ...o.log, to: mail.to, subject: mail.subject, attempt: job.attempt };
+  const smtp = deps.config.notify.smtpUrl;
+  if (!smtp) {
+    await putOutbox(deps, o.outbox, mail);
+    if (o.logKept) await logEmail(deps, o.outbox, { ...base, result: "outbox" });
     return;
   }
   try {
     const info = await transportFor(smtp).sendMail({
-      from,
-      to,
-      replyTo: mail.replyTo,
+      from: mail.from,
+      to: mail.to,
+      ...(mail.reply_to ? { replyTo: mail.reply_to } : {}),
       subject: mail.subject,
       text: mail.text,
-      html: mail.html,
+      ...(mail.html ? { html: mail.html } : {}),
       disableFileAccess: true,
       disableUrlAccess: true,
     });
     const rejected = (info.rejected ?? []).map(String);
-    await logEmail(deps, event.workspace_id, {
+    await logEmail(deps, o.outbox, {
       ...base,
       result: rejected.length ? "failed" : "accepted",
       detail: rejected.length ? `rejected: ${rejected.join(", ")}` : undefined,
@@ -95,19 +118,20 @@ export async function sendEmailJob(deps: Deps, job: SendEmailJob): Promise<void>
   } catch (err) {
     const delays = deps.config.notify.emailRetryDelays;
     const retry = !isPermanent(err) && job.attempt < delays.length;
-    await logEmail(deps, event.workspace_id, {
+    await logEmail(deps, o.outbox, {
       ...base,
       result: retry ? "retrying" : "failed",
       detail: describe(err),
     });
     if (!retry) {
-      console.error(JSON.stringify({ level: "warn", msg: "email failed", form: form.id }));
+      if (o.log.form_id) {
+        console.error(JSON.stringify({ level: "warn", msg: "email failed", form: o.log.form_id }));
+      }
       return;
     }
     const op = deps.kv.atomic();
     deps.jobs.enqueue(op, { ...job, attempt: job.attempt + 1 }, { delay: delays[job.attempt] });
-    const res = await op.commit();
-    if (!res.ok) throw new Error("email retry enqueue failed");
+    if (!(await op.commit()).ok) throw new Error(`${job.type} retry enqueue failed`);
   }
 }
 
@@ -116,53 +140,17 @@ export async function sendEmailJob(deps: Deps, job: SendEmailJob): Promise<void>
  * form mail), else the account outbox; outcomes go to the account email log.
  */
 export async function sendAccountMailJob(deps: Deps, job: SendAccountMailJob): Promise<void> {
-  const from = deps.config.notify.mailFrom;
-  const smtp = deps.config.notify.smtpUrl;
-  const base = {
-    form_id: "",
-    event_id: "",
-    kind: "account" as const,
-    to: [job.to],
-    subject: job.subject,
-    attempt: job.attempt,
-  };
-  if (!smtp) {
-    await putOutbox(deps, ACCOUNT_OUTBOX, {
+  await sendOrKeep(deps, job, {
+    outbox: ACCOUNT_OUTBOX,
+    logKept: false,
+    mail: {
       form_id: "",
-      from,
+      from: deps.config.notify.mailFrom,
       to: [job.to],
       subject: job.subject,
       text: job.text,
       html: "",
-    });
-    return;
-  }
-  try {
-    const info = await transportFor(smtp).sendMail({
-      from,
-      to: job.to,
-      subject: job.subject,
-      text: job.text,
-      disableFileAccess: true,
-      disableUrlAccess: true,
-    });
-    const rejected = (info.rejected ?? []).map(String);
-    await logEmail(deps, ACCOUNT_OUTBOX, {
-      ...base,
-      result: rejected.length ? "failed" : "accepted",
-      detail: rejected.length ? `rejected: ${rejected.join(", ")}` : undefined,
-    });
-  } catch (err) {
-    const delays = deps.config.notify.emailRetryDelays;
-    const retry = !isPermanent(err) && job.attempt < delays.length;
-    await logEmail(deps, ACCOUNT_OUTBOX, {
-      ...base,
-      result: retry ? "retrying" : "failed",
-      detail: describe(err),
-    });
-    if (!retry) return;
-    const op = deps.kv.atomic();
-    deps.jobs.enqueue(op, { ...job, attempt: job.attempt + 1 }, { delay: delays[job.attempt] });
-    if (!(await op.commit()).ok) throw new Error("account mail retry enqueue failed");
-  }
+    },
+    log: { form_id: "", event_id: "", kind: "account" },
+  });
 }
