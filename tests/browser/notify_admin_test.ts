@@ -130,6 +130,11 @@ Deno.test({
         const row = await rows.first().innerText();
         assert.match(row, /submission\.created/);
         assert.match(row, /delivered/);
+        assert.equal(
+          (await rows.first().locator("td").nth(2).innerText()).trim(),
+          "1",
+          "the first attempt",
+        );
         // The response is shown as text, never as markup.
         assert.match(row, /thanks <b>receiver<\/b>/);
         await assertNoAxeViolations(page, "delivery log");

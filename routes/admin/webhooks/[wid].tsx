@@ -98,7 +98,7 @@ export default define.page<typeof handler>(function Deliveries({ data, csrf }) {
                     <code>{d.event}</code>
                     {d.manual && <span class="badge">manual</span>}
                   </td>
-                  <td>{d.attempt + 1}</td>
+                  <td>{d.attempt}</td>
                   <td>
                     <span class={outcomeClass(d)}>{d.outcome}</span> {d.status ?? "no answer"}
                   </td>
