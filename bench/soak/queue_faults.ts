@@ -13,8 +13,8 @@ import { keys } from "@/lib/kv/keys.ts";
 import { u64Value } from "@/lib/kv/kv.ts";
 import { enqueueJob, type Job } from "@/lib/jobs/queue.ts";
 import { buildDeps } from "@/lib/runtime.ts";
-import { DENO, soakEnv } from "./process.ts";
-import { probeCount, waitDeadlinesPassed, waitQueueDrained } from "./queue_tables.ts";
+import { soakEnv } from "./process.ts";
+import { killMidJobThenDrain } from "./queue_kill.ts";
 import type { Figures } from "./store.ts";
 import { scoringJobFaults } from "./queue_scoring.ts";
 
@@ -87,28 +87,6 @@ async function throwingHandler(dir: string, schedule: number[] | undefined) {
   return { attempts, expected, undelivered: isDeepStrictEqual(stored, job) };
 }
 
-/** Starts a queue worker child on `kvPath`. */
-function child(kvPath: string, mode: "hang" | "work") {
-  const proc = new Deno.Command(DENO, {
-    args: ["run", "-A", "bench/soak/queue_child.ts", kvPath, mode],
-    cwd: new URL("../../", import.meta.url).pathname,
-    env: { NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  return {
-    kill9: async () => {
-      try {
-        proc.kill("SIGKILL");
-      } catch {
-        // Already gone.
-      }
-      await proc.status;
-    },
-  };
-}
-
 /** Part two: jobs in flight in a killed process are redelivered to the next one. */
 async function killedWorker(dir: string, jobs: number) {
   const kvPath = `${dir}/kill.kv`;
@@ -121,25 +99,7 @@ async function killedWorker(dir: string, jobs: number) {
     kv.close();
     if (!ok) throw new Error("enqueue failed");
   }
-  const hang = child(kvPath, "hang");
-  let inFlight = 0;
-  try {
-    // Killed only once a job is inside its handler (its delivery recorded, never finished).
-    for (let i = 0; i < 1000 && inFlight === 0; i++) {
-      inFlight = probeCount(kvPath, "deliveries");
-      if (!inFlight) await poll();
-    }
-  } finally {
-    await hang.kill9();
-  }
-  await waitDeadlinesPassed(kvPath);
-  const work = child(kvPath, "work");
-  let left = -1;
-  try {
-    left = await waitQueueDrained(kvPath);
-  } finally {
-    await work.kill9();
-  }
+  const { inFlight, left } = await killMidJobThenDrain(kvPath);
   const kv = await Deno.openKv(kvPath);
   let done = 0;
   let redelivered = 0;

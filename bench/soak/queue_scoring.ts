@@ -13,8 +13,8 @@ import { buildDeps } from "@/lib/runtime.ts";
 import type { Submission } from "@/lib/schemas.ts";
 import { createWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { createApp } from "@/routes/mod.ts";
-import { DENO, soakEnv } from "./process.ts";
-import { probeCount, waitDeadlinesPassed, waitQueueDrained } from "./queue_tables.ts";
+import { soakEnv } from "./process.ts";
+import { killMidJobThenDrain } from "./queue_kill.ts";
 
 const poll = (ms = 20) => new Promise((r) => setTimeout(r, ms));
 
@@ -51,47 +51,11 @@ async function store(kvPath: string, dir: string, n: number) {
   }
 }
 
-function child(kvPath: string, mode: "hang" | "work") {
-  const proc = new Deno.Command(DENO, {
-    args: ["run", "-A", "bench/soak/queue_child.ts", kvPath, mode],
-    cwd: new URL("../../", import.meta.url).pathname,
-    env: { NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  return async () => {
-    try {
-      proc.kill("SIGKILL");
-    } catch {
-      // Already gone.
-    }
-    await proc.status;
-  };
-}
-
 /** Runs the scenario over `n` submissions; returns its figures. */
 export async function scoringJobFaults(dir: string, n: number) {
   const kvPath = `${dir}/scoring.kv`;
   const { formId, jobs } = await store(kvPath, dir, n);
-  const killHang = child(kvPath, "hang");
-  let inFlight = 0;
-  try {
-    for (let i = 0; i < 1000 && inFlight === 0; i++) {
-      inFlight = probeCount(kvPath, "deliveries");
-      if (!inFlight) await poll();
-    }
-  } finally {
-    await killHang();
-  }
-  await waitDeadlinesPassed(kvPath);
-  const killWork = child(kvPath, "work");
-  let left = -1;
-  try {
-    left = await waitQueueDrained(kvPath);
-  } finally {
-    await killWork();
-  }
+  const { inFlight, left } = await killMidJobThenDrain(kvPath);
   const kv = await Deno.openKv(kvPath);
   let once = 0;
   let twice = 0;
