@@ -106,6 +106,28 @@ export function postJson(
   });
 }
 
+/**
+ * The `i`-th bot-like post to a form with name, email and message fields: link-stuffed,
+ * sent 400 ms after render, from one of three addresses.
+ */
+export function postBotLike(env: TestEnv, formId: string, i: number): Promise<Response> {
+  return postJson(
+    env,
+    `/api/v1/submit/p/${formId}`,
+    {
+      data: {
+        name: "Best Prices",
+        email: `seo${i}@spam.example`,
+        message:
+          `Cheap backlinks https://a.test/${i} https://b.test https://c.test [url=https://d.test]d[/url]`,
+      },
+      rendered_at: Date.now() - 400,
+    },
+    {},
+    `192.0.2.${i % 3}`,
+  );
+}
+
 /** A valid submission body for CONTACT_FORM. */
 export function contactData(i = 0): { data: Record<string, unknown> } {
   return { data: { name: `Person ${i}`, email: `person${i}@example.com` } };

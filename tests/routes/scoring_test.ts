@@ -2,7 +2,14 @@ import assert from "node:assert/strict";
 import { keys } from "@/lib/kv/keys.ts";
 import { u64Value } from "@/lib/kv/kv.ts";
 import type { Submission } from "@/lib/schemas.ts";
-import { makeForm, makeKey, makeWorkspace, postJson, testEnv } from "@/tests/helpers.ts";
+import {
+  makeForm,
+  makeKey,
+  makeWorkspace,
+  postBotLike,
+  postJson,
+  testEnv,
+} from "@/tests/helpers.ts";
 import { assertCountersExact } from "@/tests/recount.ts";
 
 /** Small deterministic PRNG (mulberry32), so a failure is reproducible. */
@@ -190,21 +197,7 @@ Deno.test("scoring - 1,000 ordinary submissions stay completed (at most 0.5%)", 
     // The same scorer is not a no-op: 30 bot-like posts from three addresses are caught.
     const bots: string[] = [];
     for (let i = 0; i < 30; i++) {
-      const res = await postJson(
-        env,
-        `/api/v1/submit/p/${form.id}`,
-        {
-          data: {
-            name: "Best Prices",
-            email: `seo${i}@spam.example`,
-            message:
-              `Cheap backlinks https://a.test/${i} https://b.test https://c.test [url=https://d.test]d[/url]`,
-          },
-          rendered_at: Date.now() - 400,
-        },
-        {},
-        `192.0.2.${i % 3}`,
-      );
+      const res = await postBotLike(env, form.id, i);
       bots.push((await res.json()).submission_id);
     }
     const caught = (await Promise.all(bots.map((id) =>

@@ -2,7 +2,14 @@ import assert from "node:assert/strict";
 import { keys } from "@/lib/kv/keys.ts";
 import { u64Value, utcMonth } from "@/lib/kv/kv.ts";
 import type { Submission } from "@/lib/schemas.ts";
-import { contactData, makeForm, makeWorkspace, postJson, testEnv } from "@/tests/helpers.ts";
+import {
+  contactData,
+  makeForm,
+  makeWorkspace,
+  postBotLike,
+  postJson,
+  testEnv,
+} from "@/tests/helpers.ts";
 
 Deno.test("monthly quota - submissions scored spam do not count", async () => {
   const env = await testEnv({ RATE_LIMITS: JSON.stringify({ submit: 100_000 }) });
@@ -21,21 +28,7 @@ Deno.test("monthly quota - submissions scored spam do not count", async () => {
     const used = async () => u64Value((await env.deps.kv.get(quota)).value);
     const statuses: string[] = [];
     for (let i = 0; i < 12; i++) {
-      const res = await postJson(
-        env,
-        `/api/v1/submit/p/${form.id}`,
-        {
-          data: {
-            name: "Best Prices",
-            email: `seo${i}@spam.example`,
-            message:
-              `Cheap backlinks https://a.test/${i} https://b.test https://c.test [url=https://d.test]d[/url]`,
-          },
-          rendered_at: Date.now() - 400,
-        },
-        {},
-        `192.0.2.${i % 3}`,
-      );
+      const res = await postBotLike(env, form.id, i);
       assert.equal(res.status, 201, await res.clone().text());
       const id = (await res.json()).submission_id;
       statuses.push(
