@@ -18,7 +18,8 @@ import { listWorkspaces } from "@/lib/workspaces/workspaces.ts";
 import { CONTACT_FORM, makeWorkspace, testEnv } from "@/tests/helpers.ts";
 import { freePort } from "@/tests/processes.ts";
 import { assertNoAxeViolations } from "./axe.ts";
-import { chromiumPresent, launchChromium } from "./chromium.ts";
+import { openPage, serveApp, signIn } from "./admin_session.ts";
+import { chromiumPresent } from "./chromium.ts";
 
 const PASSWORD = "browser-flows-password";
 
@@ -50,13 +51,8 @@ Deno.test({
       status: (i) => ((i + 1) % 5 === 0 ? "spam" : "completed"),
       fields: (i) => ({ name: `Person ${i + 1}`, email: `p${i + 1}@example.com` }),
     });
-    const server = Deno.serve(
-      { hostname: "127.0.0.1", port, onListen: () => {} },
-      (req, info) => env.app.fetch(req, { remoteAddr: info.remoteAddr }),
-    );
-    const browser = await launchChromium({ viewport: { width: 1280, height: 900 } });
-    const page = browser.context.pages()[0] ?? await browser.context.newPage();
-    page.setDefaultTimeout(10_000);
+    const server = serveApp(env, port);
+    const { browser, page } = await openPage();
     const problems: string[] = [];
     page.on("pageerror", (e) => problems.push(String(e)));
     const hydrated = (name: string) =>
@@ -65,11 +61,7 @@ Deno.test({
 
     try {
       await t.step("sign in", async () => {
-        await page.goto(`${base}/admin/login`);
-        await page.getByLabel("Email").fill("owner@example.com");
-        await page.getByLabel("Password").fill(PASSWORD);
-        await page.getByRole("button", { name: "Sign in" }).click();
-        await page.waitForURL(`${base}/admin/forms`);
+        await signIn(page, base, "owner@example.com", PASSWORD);
       });
 
       await t.step("a created key is shown once and a reload creates no second key", async () => {

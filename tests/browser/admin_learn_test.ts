@@ -16,7 +16,8 @@ import { CONTACT_FORM, makeWorkspace, testEnv } from "@/tests/helpers.ts";
 import { freePort, within } from "@/tests/processes.ts";
 import { assertCountersExact, recordsOf } from "@/tests/recount.ts";
 import { assertNoAxeViolations } from "./axe.ts";
-import { chromiumPresent, launchChromium } from "./chromium.ts";
+import { openPage, serveApp, signIn } from "./admin_session.ts";
+import { chromiumPresent } from "./chromium.ts";
 
 const PASSWORD = "browser-learn-password";
 const SPAMMY = "Congratulations!! You have been selected to receive a FREE credit card offer. " +
@@ -63,13 +64,8 @@ Deno.test({
     });
     assert.notEqual(scored, null, "scored");
 
-    const server = Deno.serve(
-      { hostname: "127.0.0.1", port, onListen: () => {} },
-      (req, info) => env.app.fetch(req, { remoteAddr: info.remoteAddr }),
-    );
-    const browser = await launchChromium({ viewport: { width: 1280, height: 900 } });
-    const page = browser.context.pages()[0] ?? await browser.context.newPage();
-    page.setDefaultTimeout(10_000);
+    const server = serveApp(env, port);
+    const { browser, page } = await openPage();
     const problems: string[] = [];
     page.on("pageerror", (e) => problems.push(String(e)));
     page.on("dialog", (d) => {
@@ -79,11 +75,7 @@ Deno.test({
     const subs = `${base}/admin/forms/${form.id}/submissions`;
     try {
       await t.step("sign in and bulk-mark the two pitches as spam", async () => {
-        await page.goto(`${base}/admin/login`);
-        await page.getByLabel("Email").fill("owner@example.com");
-        await page.getByLabel("Password").fill(PASSWORD);
-        await page.getByRole("button", { name: "Sign in" }).click();
-        await page.waitForURL(`${base}/admin/forms`);
+        await signIn(page, base, "owner@example.com", PASSWORD);
         await page.goto(subs);
         await assertNoAxeViolations(page);
         await page.getByLabel("Select submission 1").check();

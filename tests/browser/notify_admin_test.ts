@@ -15,7 +15,8 @@ import { CONTACT_FORM, makeForm, makeKey, makeWorkspace, testEnv } from "@/tests
 import { freePort } from "@/tests/processes.ts";
 import { waitFor } from "@/tests/lib/notify/_support.ts";
 import { assertNoAxeViolations } from "./axe.ts";
-import { chromiumPresent, launchChromium } from "./chromium.ts";
+import { openPage, serveApp, signIn } from "./admin_session.ts";
+import { chromiumPresent } from "./chromium.ts";
 
 const PASSWORD = "notify-admin-password";
 
@@ -42,24 +43,15 @@ Deno.test({
     });
     const form = await makeForm(env.deps, ws, CONTACT_FORM);
     const key = await makeKey(env.deps, ws, { scopes: ["submit"] });
-    const server = Deno.serve(
-      { hostname: "127.0.0.1", port, onListen: () => {} },
-      (req, info) => env.app.fetch(req, { remoteAddr: info.remoteAddr }),
-    );
-    const browser = await launchChromium({ viewport: { width: 1280, height: 900 } });
-    const page = browser.context.pages()[0] ?? await browser.context.newPage();
-    page.setDefaultTimeout(10_000);
+    const server = serveApp(env, port);
+    const { browser, page } = await openPage();
     const problems: string[] = [];
     page.on("pageerror", (e) => problems.push(String(e)));
     const hookUrl = `http://127.0.0.1:${rx.addr.port}/hook`;
 
     try {
       await t.step("sign in", async () => {
-        await page.goto(`${base}/admin/login`);
-        await page.getByLabel("Email").fill("owner@example.com");
-        await page.getByLabel("Password").fill(PASSWORD);
-        await page.getByRole("button", { name: "Sign in" }).click();
-        await page.waitForURL(`${base}/admin/forms`);
+        await signIn(page, base, "owner@example.com", PASSWORD);
       });
 
       await t.step("notification settings: refused in words, then saved", async () => {

@@ -10,7 +10,8 @@ import { runErase } from "@/lib/privacy/erase.ts";
 import { CONTACT_FORM, makeWorkspace, postJson, testEnv } from "@/tests/helpers.ts";
 import { freePort } from "@/tests/processes.ts";
 import { assertNoAxeViolations } from "./axe.ts";
-import { chromiumPresent, launchChromium } from "./chromium.ts";
+import { openPage, serveApp, signIn } from "./admin_session.ts";
+import { chromiumPresent } from "./chromium.ts";
 
 const PASSWORD = "browser-privacy-password";
 
@@ -40,20 +41,11 @@ Deno.test({
       assert.equal(res.status, 201);
       await res.body?.cancel();
     }
-    const server = Deno.serve(
-      { hostname: "127.0.0.1", port, onListen: () => {} },
-      (req, info) => env.app.fetch(req, { remoteAddr: info.remoteAddr }),
-    );
-    const browser = await launchChromium({ viewport: { width: 1280, height: 900 } });
-    const page = browser.context.pages()[0] ?? await browser.context.newPage();
-    page.setDefaultTimeout(10_000);
+    const server = serveApp(env, port);
+    const { browser, page } = await openPage();
     try {
       await t.step("sign in and set a form's retention; the next removal shows", async () => {
-        await page.goto(`${base}/admin/login`);
-        await page.getByLabel("Email").fill("owner@example.com");
-        await page.getByLabel("Password").fill(PASSWORD);
-        await page.getByRole("button", { name: "Sign in" }).click();
-        await page.waitForURL(`${base}/admin/forms`);
+        await signIn(page, base, "owner@example.com", PASSWORD);
         await page.goto(`${base}/admin/forms/${form.id}`);
         assert.match(await page.locator("#retention-summary").innerText(), /forever/);
         await page.getByLabel("For", { exact: true }).check();

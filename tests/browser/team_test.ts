@@ -12,7 +12,8 @@ import { keys } from "@/lib/kv/keys.ts";
 import { contactData, makeForm, makeWorkspace, testEnv } from "@/tests/helpers.ts";
 import { freePort } from "@/tests/processes.ts";
 import { assertNoAxeViolations } from "./axe.ts";
-import { chromiumPresent, launchChromium } from "./chromium.ts";
+import { openPage, serveApp, signIn } from "./admin_session.ts";
+import { chromiumPresent } from "./chromium.ts";
 
 const PASSWORD = "owner-browser-password";
 
@@ -31,10 +32,7 @@ Deno.test({
       workspaceIds: [ws.id],
       role: "owner",
     });
-    const server = Deno.serve(
-      { hostname: "127.0.0.1", port, onListen: () => {} },
-      (req, info) => env.app.fetch(req, { remoteAddr: info.remoteAddr }),
-    );
+    const server = serveApp(env, port);
     const sent = await fetch(`${base}/api/v1/submit/p/${form.id}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -42,9 +40,7 @@ Deno.test({
     });
     assert.equal(sent.status, 201);
     const sid = (await sent.json()).submission_id as string;
-    const browser = await launchChromium({ viewport: { width: 1280, height: 900 } });
-    const page = browser.context.pages()[0] ?? await browser.context.newPage();
-    page.setDefaultTimeout(10_000);
+    const { browser, page } = await openPage();
     const problems: string[] = [];
     // Pages answered 403/404 on purpose log their status; those lines are expected.
     const expected = new Set<string>();
@@ -63,13 +59,6 @@ Deno.test({
       assert.ok(found.length > 0, `no ${kind} mail to ${to}`);
       return found.at(-1)!;
     };
-    const signIn = async (email: string, password: string) => {
-      await page.goto(`${base}/admin/login`);
-      await page.getByLabel("Email").fill(email);
-      await page.getByLabel("Password", { exact: true }).fill(password);
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.waitForURL(`${base}/admin/forms`);
-    };
     const signOut = async () => {
       await page.getByRole("button", { name: "Sign out" }).click();
       await page.getByText("You are signed out.").waitFor();
@@ -78,7 +67,7 @@ Deno.test({
     try {
       let invite = "";
       await t.step("an owner invites a viewer from the members page", async () => {
-        await signIn("owner@example.com", PASSWORD);
+        await signIn(page, base, "owner@example.com", PASSWORD);
         await page.getByRole("navigation", { name: "Main" }).getByRole("link", {
           name: "Members",
         }).click();
@@ -177,7 +166,7 @@ Deno.test({
         expected.add(reset);
         await page.goto(reset);
         await page.getByRole("heading", { name: "Reset link not valid" }).waitFor();
-        await signIn("viewer@example.com", "viewer password 3");
+        await signIn(page, base, "viewer@example.com", "viewer password 3");
       });
 
       assert.deepEqual(problems, [], "no console errors (CSP violations, island failures)");
