@@ -61,12 +61,7 @@ export async function createForm(
     workspace_id: workspaceId,
     name: def.name,
     fields: assignFieldIds(def.fields, []),
-    captcha: def.captcha && def.captcha.provider !== "none" ? def.captcha : null,
-    honeypot: def.honeypot ?? null,
-    allowed_origins: def.allowed_origins,
-    accepting: def.accepting,
-    redirect: def.redirect ?? {},
-    notifications: def.notifications ?? null,
+    ...definedSettings(def),
     schema_version: 1,
     created_at: now,
     updated_at: now,
@@ -105,17 +100,24 @@ export async function updateForm(
       ...form,
       name: def.name,
       fields,
-      captcha: def.captcha && def.captcha.provider !== "none" ? def.captcha : null,
-      honeypot: def.honeypot ?? null,
-      allowed_origins: def.allowed_origins,
-      accepting: def.accepting,
-      redirect: def.redirect ?? {},
-      notifications: def.notifications ?? null,
+      ...definedSettings(def),
       schema_version: form.schema_version + (fieldsChanged ? 1 : 0),
       ...privacyOnUpdate(def, form), // retention, IP and user-agent policy
       ...hostedTexts(def),
     };
   });
+}
+
+/** What a definition sets on its form besides name, fields, privacy and hosted texts. */
+function definedSettings(def: ReturnType<typeof parseFormDefinition>) {
+  return {
+    captcha: def.captcha && def.captcha.provider !== "none" ? def.captcha : null,
+    honeypot: def.honeypot ?? null,
+    allowed_origins: def.allowed_origins,
+    accepting: def.accepting,
+    redirect: def.redirect ?? {},
+    notifications: def.notifications ?? null,
+  } satisfies Partial<Form>;
 }
 
 /** The hosted page texts of a definition; blank ones are left out (an edit can clear them). */
