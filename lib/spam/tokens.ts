@@ -87,11 +87,9 @@ export function tokenize(input: string): string[] {
       return ` ${domain} `;
     });
   }
-  let caps = 0;
-  for (const _ of text.matchAll(CAPS)) if (++caps >= 5) break;
-  if (caps >= 5) tokens.add("meta:caps5+");
-  for (const m of text.toLowerCase().matchAll(WORD)) {
-    const word = m[0];
+  // `match` with a global pattern gives the matched strings only: no match object each.
+  if ((text.match(CAPS)?.length ?? 0) >= 5) tokens.add("meta:caps5+");
+  for (const word of text.toLowerCase().match(WORD) ?? []) {
     if (word.length > MAX_WORD) continue;
     const c = word.charCodeAt(0);
     tokens.add(c >= 48 && c <= 57 && /^\d+$/.test(word) ? `num:${Math.min(word.length, 9)}` : word);
