@@ -6,7 +6,7 @@
  * exactly the entries it was given, whatever the form became since.
  * @module
  */
-import { createHmac } from "node:crypto";
+import { hmacSha256Hex } from "@/lib/hmac.ts";
 import { keys, type Mode } from "@/lib/kv/keys.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
 
@@ -17,7 +17,7 @@ export function normaliseEmail(email: string): string {
 
 /** The index digest of an address (hex HMAC-SHA256 of the normalised address). */
 export function emailDigest(secret: Uint8Array, email: string): string {
-  return createHmac("sha256", secret).update(`email:${normaliseEmail(email)}`).digest("hex");
+  return hmacSha256Hex(secret, `email:${normaliseEmail(email)}`);
 }
 
 /**

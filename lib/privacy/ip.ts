@@ -4,7 +4,7 @@
  * rate limiting run on the request's values before this applies; only the record obeys it.
  * @module
  */
-import { createHmac } from "node:crypto";
+import { hmacSha256Hex } from "@/lib/hmac.ts";
 import ipaddr from "ipaddr.js";
 import type { Form, StoreIpPolicy, SubmissionSignals } from "@/lib/schemas.ts";
 
@@ -57,5 +57,5 @@ export function storedSignals(form: Form, signals: SubmissionSignals): Submissio
  */
 export function privateWho(secret: Uint8Array, who: string): string {
   if (!who) return "";
-  return createHmac("sha256", secret).update(`who:${who}`).digest("hex").slice(0, 24);
+  return hmacSha256Hex(secret, `who:${who}`).slice(0, 24);
 }
