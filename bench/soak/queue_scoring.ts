@@ -16,8 +16,6 @@ import { createApp } from "@/routes/mod.ts";
 import { soakEnv } from "./process.ts";
 import { killMidJobThenDrain } from "./queue_kill.ts";
 
-const poll = (ms = 20) => new Promise((r) => setTimeout(r, ms));
-
 /** Stores `n` submissions through the real app; returns the form id and the jobs enqueued. */
 async function store(kvPath: string, dir: string, n: number) {
   const kv = await Deno.openKv(kvPath);
