@@ -17,8 +17,10 @@ import { keys } from "@/lib/kv/keys.ts";
 import { delay, getManyChunked, withKvRetry } from "@/lib/kv/kv.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
 import { finalVerdict, workspaceModel } from "@/lib/protection/verdict.ts";
+import type { SpamStats } from "@/lib/spam/learn.ts";
+import type { SpamModel } from "@/lib/spam/model.ts";
 import { CounterDeltas, indexStatusChange } from "@/lib/submissions/indexes.ts";
-import { listens, readListeners } from "@/lib/notify/webhooks.ts";
+import { type Listeners, listenersOf, type Listening, listens } from "@/lib/notify/webhooks.ts";
 import type { Job } from "./queue.ts";
 import type { JobContext } from "./types.ts";
 
@@ -110,28 +112,72 @@ async function drain(
   }
 }
 
+/** What one verdict run reads, in one `getMany` (chunked): the stamp first. */
+interface RunState {
+  stamp: Deno.AtomicCheck;
+  form: Form;
+  model: SpamModel;
+  /** Who hears of these submissions (live mode only), with the entry to check. */
+  listeners: Listeners | null;
+  subs: Deno.KvEntryMaybe<Submission>[];
+}
+
+/**
+ * Reads a run's state at once: the form's edit stamp (first: any edit after it fails the
+ * commit's check, and every edit before it is visible in the records read with or after
+ * it), the form, the workspace's token statistics and listeners, and the submissions.
+ * Null when the form is gone (it took its submissions with it).
+ */
+async function readRun(
+  deps: Deps,
+  job: Extract<Job, { type: "score_batch" }>,
+): Promise<RunState | null> {
+  const workspaceId = job.workspace_id ?? (await getForm(deps, job.form_id))?.workspace_id;
+  if (!workspaceId) return null;
+  const live = job.mode === "live";
+  const head: Deno.KvKey[] = [
+    keys.submissionEdits(job.form_id, job.mode),
+    keys.form(job.form_id),
+    keys.spamStats(workspaceId),
+    ...(live ? [keys.webhookListeners(workspaceId)] : []),
+  ];
+  const entries = await getManyChunked<unknown>(deps.kv, [
+    ...head,
+    ...job.ids.map((id) => keys.submission(job.form_id, id)),
+  ]);
+  const [stamp, form, stats, listeners] = entries;
+  if (!form.value || (form.value as Form).workspace_id !== workspaceId) return null;
+  return {
+    stamp,
+    form: form.value as Form,
+    model: await workspaceModel(deps, stats.value as SpamStats | null),
+    listeners: live
+      ? await listenersOf(
+        deps,
+        workspaceId,
+        listeners as Deno.KvEntryMaybe<Record<string, Listening>>,
+      )
+      : null,
+    subs: entries.slice(head.length) as Deno.KvEntryMaybe<Submission>[],
+  };
+}
+
 async function scoreIds(
   deps: Deps,
   job: Extract<Job, { type: "score_batch" }>,
   ctx: JobContext,
 ): Promise<void> {
-  const form = await getForm(deps, job.form_id);
-  if (!form) return; // A deleted form took its submissions with it.
   const stampKey = keys.submissionEdits(job.form_id, job.mode);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    // The stamp first: any edit after this read fails the commit's check, and every edit
-    // before it is visible in the records read next.
-    let stamp: Deno.AtomicCheck = await withKvRetry(() => deps.kv.get(stampKey));
-    // Who hears of these submissions; checked by each verdict commit, so an endpoint
-    // added meanwhile makes it retry instead of missing the events.
-    const listeners = job.mode === "live" ? await readListeners(deps, form.workspace_id) : null;
+    const run = await readRun(deps, job);
+    if (!run) return;
+    const { form, listeners } = run;
+    let stamp = run.stamp;
+    // Checked by each verdict commit, so an endpoint added meanwhile makes it retry
+    // instead of missing the events.
     const notify = listeners !== null &&
       (!!form.notifications || listens(listeners, "submission.created", form.id));
-    const entries = await getManyChunked<Submission>(
-      deps.kv,
-      job.ids.map((id) => keys.submission(job.form_id, id)),
-    );
-    const todo = entries.flatMap((e) => {
+    const todo = run.subs.flatMap((e) => {
       const s = e.value;
       return s && !s.scored_at && !s.spam?.manual ? [s] : [];
     });
@@ -139,7 +185,7 @@ async function scoreIds(
     const chunks = chunked(todo);
     let lost = false;
     for (const [i, chunk] of chunks.entries()) {
-      const scored = await verdictsOf(deps, form, chunk);
+      const scored = verdictsOf(deps, form, chunk, run.model);
       const op = deps.kv.atomic().check(stamp);
       if (listeners) op.check(listeners.entry);
       const counters = new CounterDeltas();
@@ -176,17 +222,16 @@ async function scoreIds(
 }
 
 /** Each submission with its final verdict applied (status, reasons, `scored_at`). */
-async function verdictsOf(
+function verdictsOf(
   deps: Deps,
   form: Form,
   subs: Submission[],
-): Promise<[Submission, Submission][]> {
+  model: SpamModel,
+): [Submission, Submission][] {
   const at = new Date(deps.now()).toISOString();
   const out: [Submission, Submission][] = [];
-  // The workspace's statistics: one read per verdict run.
-  const model = await workspaceModel(deps, form.workspace_id);
   for (const s of subs) {
-    const v = await finalVerdict(deps, form, s, model);
+    const v = finalVerdict(form, s, model);
     const after: Submission = { ...s, status: v.status, scored_at: at };
     // A clean submission keeps no verdict: there is nothing to show or to explain.
     if (v.score > 0) {
@@ -198,15 +243,14 @@ async function verdictsOf(
   return out;
 }
 
-const utf8 = new TextEncoder();
-
 /** Splits submissions into groups one verdict commit can hold. */
 function chunked(subs: Submission[]): Submission[][] {
   const chunks: Submission[][] = [[]];
   let bytes = 0;
   for (const s of subs) {
-    // The record's size, with room for its verdict.
-    const size = utf8.encode(JSON.stringify(s)).length + 512;
+    // The record's size, with room for its verdict: KV stores values V8-serialized, with
+    // at most two bytes per UTF-16 unit, so twice the JSON text's length bounds it.
+    const size = JSON.stringify(s).length * 2 + 512;
     const cur = chunks.at(-1)!;
     if (cur.length && (cur.length >= MAX_COMMIT_SUBS || bytes + size > MAX_COMMIT_BYTES)) {
       chunks.push([s]);

@@ -148,6 +148,15 @@ export async function readListeners(
   workspaceId: string,
 ): Promise<Listeners> {
   const entry = await deps.kv.get<Record<string, Listening>>(keys.webhookListeners(workspaceId));
+  return await listenersOf(deps, workspaceId, entry);
+}
+
+/** A workspace's listeners from its `webhook_listeners` entry as read (see readListeners). */
+export async function listenersOf(
+  deps: Pick<Deps, "kv">,
+  workspaceId: string,
+  entry: Deno.KvEntryMaybe<Record<string, Listening>>,
+): Promise<Listeners> {
   if (entry.value) return { entry, value: entry.value };
   const value: Record<string, Listening> = {};
   for (const w of await listWebhooks(deps, workspaceId)) value[w.id] = listensTo(w);

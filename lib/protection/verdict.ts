@@ -11,34 +11,24 @@ import { spamInputOf } from "./score_context.ts";
 import { scoreSubmission } from "@/lib/spam/submission_text.ts";
 import { blendModel, type SpamStats } from "@/lib/spam/learn.ts";
 import type { SpamModel } from "@/lib/spam/model.ts";
-import { keys } from "@/lib/kv/keys.ts";
-import { withKvRetry } from "@/lib/kv/kv.ts";
 
 /**
  * The content model for a workspace's verdicts: the global model blended with what its
- * admins' labels taught (lib/spam/learn.ts). One KV read; a job run calls it once.
+ * admins' labels taught (lib/spam/learn.ts), given its statistics as read
+ * (`keys.spamStats`, null when it has none). A job run reads them once.
  */
 export async function workspaceModel(
-  deps: Pick<Deps, "spamModel" | "kv">,
-  workspaceId: string,
+  deps: Pick<Deps, "spamModel">,
+  stats: SpamStats | null,
 ): Promise<SpamModel> {
-  const [global, stats] = await Promise.all([
-    deps.spamModel(),
-    withKvRetry(() => deps.kv.get<SpamStats>(keys.spamStats(workspaceId))),
-  ]);
-  return blendModel(global, stats.value);
+  return blendModel(await deps.spamModel(), stats);
 }
 
 /**
  * The final verdict on `sub`, a submission of `form`, read with `model` (the workspace's,
- * from `workspaceModel`; the global model when omitted). Deterministic for a given state.
+ * from `workspaceModel`). Pure: deterministic for a given state.
  */
-export async function finalVerdict(
-  deps: Pick<Deps, "spamModel">,
-  form: Form,
-  sub: Submission,
-  model?: SpamModel,
-): Promise<SpamVerdict> {
-  const content = scoreSubmission(model ?? await deps.spamModel(), form, sub.fields);
+export function finalVerdict(form: Form, sub: Submission, model: SpamModel): SpamVerdict {
+  const content = scoreSubmission(model, form, sub.fields);
   return scoreSpam({ ...spamInputOf(form, sub), content });
 }

@@ -270,6 +270,7 @@ export class SubmissionWriter implements SubmissionWriterPort {
     this.#deps.jobs.enqueue(op, {
       type: "score_batch",
       form_id: first.form.id,
+      workspace_id: first.workspace.id,
       mode: first.mode,
       ids: live.map((i) => i.id),
     });

@@ -215,6 +215,7 @@ for (const [mode, make] of Object.entries(MODES)) {
       assert.deepEqual(parked, [{
         type: "score_batch",
         form_id: form.id,
+        workspace_id: ws.id,
         mode: "live",
         ids: [id],
       }]);
