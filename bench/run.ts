@@ -504,7 +504,7 @@ async function main(): Promise<void> {
   const settings = [
     `- Server: FORMWELL_ENV=production, on-disk KV in a temp dir, queue listener on, ` +
     `RATE_LIMITS=${JSON.stringify(BENCH_RATE_LIMITS)} (every request spends from the limiter)`,
-    `- V8 flags as \`deno task start\` runs the server: --max-semi-space-size=8 (caps the young ` +
+    `- V8 flags as \`deno task start\` runs the server: --max-semi-space-size=16 (caps the young ` +
     `generation, which V8 otherwise grows under this load) and --heap-growing-percent=50 (the ` +
     `old generation may grow by half before a full collection, where V8's default lets it ` +
     `grow several times: about 70 MB less peak RSS at the same rate); both tasks pass them.`,
