@@ -21,6 +21,9 @@ export function privacyOf(form: Pick<Form, "retention_days" | "store_ip" | "stor
   };
 }
 
+/** Four decimal octets without leading zeros (ipaddr reads those as octal). */
+const PLAIN_IPV4 = /^(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})$/;
+
 /**
  * The IP address to store under `policy`: as is, its network (IPv4 /24 or IPv6 /48, the
  * host part zeroed; an IPv4-mapped IPv6 address counts as IPv4), or nothing. An address
@@ -29,6 +32,9 @@ export function privacyOf(form: Pick<Form, "retention_days" | "store_ip" | "stor
 export function storedIp(policy: StoreIpPolicy, ip: string | undefined): string | undefined {
   if (!ip || policy === "none") return undefined;
   if (policy === "full") return ip;
+  // The common case, a plain dotted-decimal IPv4 address, without building ipaddr's objects.
+  const v4 = PLAIN_IPV4.exec(ip);
+  if (v4 && v4.slice(1).every((o) => Number(o) <= 255)) return `${v4[1]}.${v4[2]}.${v4[3]}.0`;
   if (!ipaddr.isValid(ip)) return undefined;
   let addr = ipaddr.parse(ip);
   if (addr.kind() === "ipv6" && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import ipaddr from "ipaddr.js";
 import { keys } from "@/lib/kv/keys.ts";
 import { emailDigest, emailDigestsOf, MAX_EMAIL_ENTRIES } from "@/lib/privacy/email_index.ts";
 import { erasePreview, exportByEmail } from "@/lib/privacy/export.ts";
@@ -51,6 +52,15 @@ Deno.test("privacy ip - storedIp truncates IPv4 to /24 and IPv6 to /48", () => {
   assert.equal(storedIp("truncated", "2001:db8:abcd:12:1::5"), "2001:db8:abcd::");
   assert.equal(storedIp("truncated", "::ffff:198.51.100.9"), "198.51.100.0");
   assert.equal(storedIp("truncated", "not an ip"), undefined);
+  // Plain dotted quads take a short path; other IPv4 spellings still go through ipaddr.
+  assert.equal(storedIp("truncated", "0.0.0.0"), "0.0.0.0");
+  assert.equal(storedIp("truncated", "255.255.255.255"), "255.255.255.0");
+  assert.equal(storedIp("truncated", "256.1.1.1"), undefined);
+  assert.equal(storedIp("truncated", "010.1.1.1"), "8.1.1.0", "a leading zero is octal");
+  for (const ip of ["192.0.2.1", "10.20.30.40", "0.1.2.3", "1.2.3.255", "0x7f.0.0.1"]) {
+    const viaIpaddr = ipaddr.parse(ip).toByteArray().slice(0, 3).concat(0).join(".");
+    assert.equal(storedIp("truncated", ip), viaIpaddr, ip);
+  }
   assert.equal(storedIp("full", "203.0.113.77"), "203.0.113.77");
   assert.equal(storedIp("none", "203.0.113.77"), undefined);
   const secret = new TextEncoder().encode("k");
