@@ -121,7 +121,7 @@ async function drain(
   }
 }
 
-/** What one verdict run reads, in one `getMany` (chunked): the stamp first. */
+/** What one verdict run reads (readRun): the stamp first. */
 interface RunState {
   stamp: Deno.AtomicCheck;
   form: Form;
@@ -132,9 +132,10 @@ interface RunState {
 }
 
 /**
- * Reads a run's state at once: the form's edit stamp (first: any edit after it fails the
- * commit's check, and every edit before it is visible in the records read with or after
- * it), the form, the workspace's token statistics and listeners, and the submissions.
+ * Reads a run's state in as few reads as KV allows: the form's edit stamp (first: any edit
+ * after it fails the commit's check, and every edit before it is visible in the records
+ * read with or after it), the form, the workspace's token statistics and listeners, and
+ * the submissions.
  * Null when the form is gone (it took its submissions with it).
  */
 async function readRun(
@@ -150,10 +151,11 @@ async function readRun(
     keys.spamStats(workspaceId),
     ...(live ? [keys.webhookListeners(workspaceId)] : []),
   ];
-  const entries = await getManyChunked<unknown>(deps.kv, [
-    ...head,
-    ...job.ids.map((id) => keys.submission(job.form_id, id)),
-  ]);
+  const all = [...head, ...job.ids.map((id) => keys.submission(job.form_id, id))];
+  // The first read (KV takes 10 keys a read) holds the stamp and ends before any later one
+  // starts, so no record is read before it.
+  const first = await withKvRetry(() => deps.kv.getMany<unknown[]>(all.slice(0, 10)));
+  const entries = [...first, ...await getManyChunked<unknown>(deps.kv, all.slice(10))];
   const [stamp, form, stats, listeners] = entries;
   if (!form.value || (form.value as Form).workspace_id !== workspaceId) return null;
   return {
