@@ -6,7 +6,9 @@
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
+import { hmacSha256Hex } from "@/lib/hmac.ts";
 import { keys } from "@/lib/kv/keys.ts";
+import { normaliseEmail } from "@/lib/privacy/email_index.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
 import type { User } from "@/lib/schemas.ts";
 import { verifyLogin } from "./users.ts";
@@ -39,7 +41,7 @@ export async function signIn(
   email: string,
   password: string,
 ): Promise<SignInOutcome> {
-  const key = keys.signInFailures(await emailDigest(deps.secret, email));
+  const key = keys.signInFailures(emailDigest(deps.secret, email));
   const entry = await withKvRetry(() => deps.kv.get<SignInFailures>(key));
   // The hash runs on every path (also when locked) so timing says nothing.
   const user = email && password ? await verifyLogin(deps, email, password) : null;
@@ -86,18 +88,6 @@ function lockedOutcome(ms: number): SignInOutcome {
 }
 
 /** HMAC-SHA256 (keyed by the instance secret) of the trimmed, lower-cased email, hex. */
-export async function emailDigest(secret: Uint8Array, email: string): Promise<string> {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    secret as BufferSource,
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = await crypto.subtle.sign(
-    "HMAC",
-    key,
-    new TextEncoder().encode(`signin:${email.trim().toLowerCase()}`),
-  );
-  return Array.from(new Uint8Array(mac), (b) => b.toString(16).padStart(2, "0")).join("");
+export function emailDigest(secret: Uint8Array, email: string): string {
+  return hmacSha256Hex(secret, `signin:${normaliseEmail(email)}`);
 }
