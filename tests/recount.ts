@@ -9,13 +9,24 @@ import { keys, type Mode } from "@/lib/kv/keys.ts";
 import { u64Value, utcDay } from "@/lib/kv/kv.ts";
 import type { Submission } from "@/lib/schemas.ts";
 import { BLOCK_SIZE } from "@/lib/submissions/indexes.ts";
+import { type StoredVerdict, withVerdict } from "@/lib/submissions/records.ts";
 
-/** Every record of a form in one mode, newest (highest number) first. */
+/**
+ * Every submission of a form in one mode (records with their verdicts applied), newest
+ * (highest number) first. Asserts that no verdict outlives its record.
+ */
 export async function recordsOf(kv: Deno.Kv, formId: string, mode: Mode): Promise<Submission[]> {
+  const verdicts = new Map<string, StoredVerdict>();
+  for await (const e of kv.list<StoredVerdict>({ prefix: keys.submissionVerdicts(formId) })) {
+    verdicts.set(e.key[2] as string, e.value);
+  }
   const out: Submission[] = [];
   for await (const e of kv.list<Submission>({ prefix: keys.submissions(formId) })) {
-    if (e.value.mode === mode) out.push(e.value);
+    const verdict = verdicts.get(e.value.id) ?? null;
+    verdicts.delete(e.value.id);
+    if (e.value.mode === mode) out.push(withVerdict(e.value, verdict));
   }
+  assert.deepEqual([...verdicts.keys()], [], "verdicts without a record");
   return out.sort((a, b) => b.number - a.number);
 }
 

@@ -3,6 +3,7 @@
  * `@20minutes/s3rver` that verifies SigV4), sample files and request helpers.
  * @module
  */
+import { readSubmission } from "@/lib/submissions/records.ts";
 import assert from "node:assert/strict";
 import S3rver from "@20minutes/s3rver";
 import type { Deps } from "@/lib/deps.ts";
@@ -219,7 +220,7 @@ export async function storedSubmission(
   formId: string,
   id: string,
 ): Promise<Submission> {
-  return (await u.deps.kv.get<Submission>(keys.submission(formId, id))).value!;
+  return (await readSubmission(u.deps.kv, formId, id))!;
 }
 
 /** The workspace's `storage_used` counter in bytes. */

@@ -5,6 +5,7 @@
  * (each verdict commit counts the submissions it scored, in the same commit).
  * @module
  */
+import { type StoredVerdict, withVerdict } from "@/lib/submissions/records.ts";
 import { loadConfig } from "@/lib/config.ts";
 import { createForm } from "@/lib/forms/forms.ts";
 import { keys } from "@/lib/kv/keys.ts";
@@ -64,7 +65,9 @@ export async function scoringJobFaults(dir: string, n: number) {
       const times = u64Value((await kv.get(keys.soakProbe("scored", e.value.id))).value);
       if (times === 1) once++;
       if (times > 1) twice++;
-      if (!e.value.scored_at) unscored++;
+      const verdict =
+        (await kv.get<StoredVerdict>(keys.submissionVerdict(formId, e.value.id))).value;
+      if (!withVerdict(e.value, verdict).scored_at) unscored++;
     }
     for await (const e of kv.list({ prefix: ["soak_probe", "deliveries"] })) {
       if (u64Value(e.value) > 1) redelivered++;

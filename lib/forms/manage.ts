@@ -43,6 +43,7 @@ export async function setArchived(
 function formPrefixes(formId: string): Deno.KvKey[] {
   return [
     keys.submissionsRead(formId),
+    keys.submissionVerdicts(formId),
     ...(["live", "test"] as Mode[]).flatMap((m) => [
       keys.analyticsOf(formId, m),
       keys.submissionSeq(formId, m),

@@ -20,6 +20,7 @@ import {
   type SpamStats,
 } from "@/lib/spam/learn.ts";
 import { submissionText } from "@/lib/spam/submission_text.ts";
+import { type StoredVerdict, withVerdict } from "@/lib/submissions/records.ts";
 import { tokenize } from "@/lib/spam/tokens.ts";
 import type { Job } from "./queue.ts";
 import type { JobContext } from "./types.ts";
@@ -35,10 +36,16 @@ export async function learnLabel(
   const statsKey = keys.spamStats(job.workspace_id);
   const form = await getForm(deps, job.form_id);
   await commitWithRetry(deps.kv, async (op) => {
-    const [sub, learned, stats] = await withKvRetry(() =>
-      deps.kv.getMany<[Submission, Learned, SpamStats]>([subKey, learnedKey, statsKey])
+    const [record, verdict, learned, stats] = await withKvRetry(() =>
+      deps.kv.getMany<[Submission, StoredVerdict, Learned, SpamStats]>([
+        subKey,
+        keys.submissionVerdict(job.form_id, job.submission_id),
+        learnedKey,
+        statsKey,
+      ])
     );
-    if (sub.value && (!sub.value.spam?.manual || labelOfStatus(sub.value.status) !== job.label)) {
+    const sub = record.value ? withVerdict(record.value, verdict.value) : null;
+    if (sub && (!sub.spam?.manual || labelOfStatus(sub.status) !== job.label)) {
       return null; // Re-labelled since: that label's own job decides.
     }
     if (learned.value?.label === job.label) return null; // Already learned.
@@ -46,8 +53,8 @@ export async function learnLabel(
     if (learned.value) next = applyLabel(next, learned.value, -1);
     let tokens = learned.value?.tokens;
     if (!tokens) {
-      if (!sub.value || !form) return null; // Gone before anything was learned.
-      const t = submissionText(form, sub.value.fields);
+      if (!sub || !form) return null; // Gone before anything was learned.
+      const t = submissionText(form, sub.fields);
       tokens = learnableTokens(tokenize(t.subject ? `${t.subject}\n${t.text}` : t.text));
     }
     const now: Learned = { label: job.label, tokens };

@@ -3,7 +3,8 @@
  * batch, naming the submissions it stored; this job computes each one's final verdict
  * (protection/verdict.ts) and writes it: status, status index, per-status counters, the
  * `spam` reasons and `scored_at` move together in one commit per chunk (normally one per
- * batch). Submissions already scored, re-labelled by an admin or deleted are left alone,
+ * batch). The verdict goes in the submission's small verdict key; the record, written by
+ * the storing commit, is not written again (submissions/records.ts). Submissions already scored, re-labelled by an admin or deleted are left alone,
  * so a job delivered twice changes nothing. Each commit checks the form's edit stamp
  * (`submission_edits`), which every commit changing an existing submission sets
  * (submissions/indexes.ts): one check covers the whole batch. The verdict's commit also
@@ -20,6 +21,7 @@ import { finalVerdict, workspaceModel } from "@/lib/protection/verdict.ts";
 import type { SpamStats } from "@/lib/spam/learn.ts";
 import type { SpamModel } from "@/lib/spam/model.ts";
 import { CounterDeltas, indexStatusChange } from "@/lib/submissions/indexes.ts";
+import { pairs, setVerdict } from "@/lib/submissions/records.ts";
 import { type Listeners, listenersOf, type Listening, listens } from "@/lib/notify/webhooks.ts";
 import type { Job } from "./queue.ts";
 import type { JobContext } from "./types.ts";
@@ -38,7 +40,10 @@ export interface VerdictHook {
 /** Observers of every verdict commit in this process (the bench's latency, the soak's count). */
 export const afterVerdict: VerdictHook[] = [];
 
-/** Stay well inside KV's 800 KiB and 1000 mutations per atomic operation. */
+/**
+ * Stay well inside KV's 800 KiB and 1000 mutations per atomic operation (a submission's
+ * verdict takes three at most: its verdict key, its status index out and in).
+ */
 const MAX_COMMIT_BYTES = 600 * 1024;
 const MAX_COMMIT_SUBS = 200;
 /** Verdict commits that lost a race to an admin's edit are retried this many times. */
@@ -128,14 +133,15 @@ interface RunState {
   model: SpamModel;
   /** Who hears of these submissions (live mode only), with the entry to check. */
   listeners: Listeners | null;
-  subs: Deno.KvEntryMaybe<Submission>[];
+  /** The submissions, verdicts applied; null where gone. */
+  subs: (Submission | null)[];
 }
 
 /**
  * Reads a run's state in as few reads as KV allows: the form's edit stamp (first: any edit
  * after it fails the commit's check, and every edit before it is visible in the records
  * read with or after it), the form, the workspace's token statistics and listeners, and
- * the submissions.
+ * the submissions (records and verdicts).
  * Null when the form is gone (it took its submissions with it).
  */
 async function readRun(
@@ -151,7 +157,13 @@ async function readRun(
     keys.spamStats(workspaceId),
     ...(live ? [keys.webhookListeners(workspaceId)] : []),
   ];
-  const all = [...head, ...job.ids.map((id) => keys.submission(job.form_id, id))];
+  const all = [
+    ...head,
+    ...job.ids.flatMap((id) => [
+      keys.submission(job.form_id, id),
+      keys.submissionVerdict(job.form_id, id),
+    ]),
+  ];
   // The first read (KV takes 10 keys a read) holds the stamp and ends before any later one
   // starts, so no record is read before it.
   const first = await withKvRetry(() => deps.kv.getMany<unknown[]>(all.slice(0, 10)));
@@ -169,7 +181,7 @@ async function readRun(
         listeners as Deno.KvEntryMaybe<Record<string, Listening>>,
       )
       : null,
-    subs: entries.slice(head.length) as Deno.KvEntryMaybe<Submission>[],
+    subs: pairs(entries.slice(head.length)).map((e) => e.value),
   };
 }
 
@@ -188,22 +200,20 @@ async function scoreIds(
     // instead of missing the events.
     const notify = listeners !== null &&
       (!!form.notifications || listens(listeners, "submission.created", form.id));
-    const todo = run.subs.flatMap((e) => {
-      const s = e.value;
-      return s && !s.scored_at && !s.spam?.manual ? [s] : [];
-    });
+    const todo = run.subs.filter((s): s is Submission =>
+      s !== null && !s.scored_at && !s.spam?.manual
+    );
     if (!todo.length) return;
-    const chunks = chunked(todo);
+    const chunks = chunked(verdictsOf(deps, form, todo, run.model));
     let lost = false;
-    for (const [i, chunk] of chunks.entries()) {
-      const scored = verdictsOf(deps, form, chunk, run.model);
+    for (const [i, scored] of chunks.entries()) {
       const op = deps.kv.atomic().check(stamp);
       if (listeners) op.check(listeners.entry);
       const counters = new CounterDeltas();
       counters.edited(job.form_id, job.mode);
       for (const [before, after] of scored) {
         indexStatusChange(op, counters, before, after.status);
-        op.set(keys.submission(after.form_id, after.id), after);
+        setVerdict(op, after);
       }
       counters.applyTo(op);
       const finals = scored.map(([, after]) => after);
@@ -254,20 +264,20 @@ function verdictsOf(
   return out;
 }
 
-/** Splits submissions into groups one verdict commit can hold. */
-function chunked(subs: Submission[]): Submission[][] {
-  const chunks: Submission[][] = [[]];
+/** Splits verdicts into groups one verdict commit can hold. */
+function chunked(scored: [Submission, Submission][]): [Submission, Submission][][] {
+  const chunks: [Submission, Submission][][] = [[]];
   let bytes = 0;
-  for (const s of subs) {
-    // The record's size, with room for its verdict: KV stores values V8-serialized, with
-    // at most two bytes per UTF-16 unit, so twice the JSON text's length bounds it.
-    const size = JSON.stringify(s).length * 2 + 512;
+  for (const pair of scored) {
+    // The verdict key and index keys: V8 serializes at most two bytes per UTF-16 unit of
+    // the verdict's JSON text; 512 bytes cover the keys and the status.
+    const size = JSON.stringify(pair[1].spam ?? null).length * 2 + 512;
     const cur = chunks.at(-1)!;
     if (cur.length && (cur.length >= MAX_COMMIT_SUBS || bytes + size > MAX_COMMIT_BYTES)) {
-      chunks.push([s]);
+      chunks.push([pair]);
       bytes = size;
     } else {
-      cur.push(s);
+      cur.push(pair);
       bytes += size;
     }
   }

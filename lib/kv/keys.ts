@@ -34,6 +34,13 @@ export const keys = {
   /** Prefix of all submissions of a form (both modes). */
   submissions: (formId: string) => ["submissions", formId] as const,
   /**
+   * A submission's verdict once scored or re-labelled (status, `spam`, `scored_at`): it
+   * overrides the record's, which is written once (lib/submissions/records.ts).
+   */
+  submissionVerdict: (formId: string, id: string) => ["submission_verdicts", formId, id] as const,
+  /** Prefix of the verdicts of a form's submissions. */
+  submissionVerdicts: (formId: string) => ["submission_verdicts", formId] as const,
+  /**
    * Index: submissions of a form and mode by number (newest-first walks). The value is the
    * submission's scoring mark (id, sender identity, a digest of its values, time), so the
    * spam scorer reads its context from here without whole records.

@@ -12,6 +12,7 @@ import { keys } from "@/lib/kv/keys.ts";
 import { getManyChunked } from "@/lib/kv/kv.ts";
 import { getForm } from "@/lib/forms/forms.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
+import { readSubmissions } from "@/lib/submissions/records.ts";
 import { submissionView } from "@/lib/submissions/query.ts";
 import { plainAddress } from "./email.ts";
 import { eventBytes, type EventType, loadEvent, type NotifyEvent, storeEvent } from "./events.ts";
@@ -303,19 +304,16 @@ export async function notifyCreatedJob(
   // Most forms notify nobody: one list of the workspace's webhooks decides, for the batch.
   const webhooks = await listWebhooks(deps, form.workspace_id);
   if (!form.notifications && webhooks.length === 0) return;
-  const entries = await getManyChunked<Submission>(
-    deps.kv,
-    job.ids.map((id) => keys.submission(job.form_id, id)),
-  );
+  const subs = await readSubmissions(deps.kv, job.form_id, job.ids);
   await notifyEvents(
     deps,
-    entries.flatMap((e) =>
-      e.value
+    subs.flatMap((s) =>
+      s
         ? [{
           type: "submission.created" as const,
           form,
-          submission: e.value,
-          event_id: `msg_created_${e.value.id}`,
+          submission: s,
+          event_id: `msg_created_${s.id}`,
         }]
         : []
     ),

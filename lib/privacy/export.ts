@@ -4,10 +4,10 @@
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
-import { keys, type Mode } from "@/lib/kv/keys.ts";
-import { getManyChunked } from "@/lib/kv/kv.ts";
+import type { Mode } from "@/lib/kv/keys.ts";
 import { getForm } from "@/lib/forms/forms.ts";
-import type { Form, Submission } from "@/lib/schemas.ts";
+import type { Form } from "@/lib/schemas.ts";
+import { readEntriesOf } from "@/lib/submissions/records.ts";
 import { type PublicSubmission, submissionView } from "@/lib/submissions/query.ts";
 import { emailDigest, emailMatches } from "./email_index.ts";
 
@@ -28,14 +28,11 @@ export async function exportByEmail(
   const matches = await emailMatches(deps.kv, workspaceId, digest, mode, EXPORT_LIMIT + 1);
   const truncated = matches.length > EXPORT_LIMIT;
   const wanted = matches.slice(0, EXPORT_LIMIT);
-  const entries = await getManyChunked<Submission>(
-    deps.kv,
-    wanted.map((m) => keys.submission(m.formId, m.id)),
-  );
+  const entries = await readEntriesOf(deps.kv, wanted);
   const forms = new Map<string, Form | null>();
   const out: ExportedSubmission[] = [];
   for (const e of entries) {
-    const s = e.value as Submission | null;
+    const s = e.value;
     if (!s || s.workspace_id !== workspaceId || s.mode !== mode) continue;
     if (!forms.has(s.form_id)) forms.set(s.form_id, await getForm(deps, s.form_id));
     const form = forms.get(s.form_id);

@@ -1,8 +1,8 @@
 /**
  * Deleting submissions through the Server Data API: up to 500 ids a call, each removed
- * with its indexes and counts (submissions/indexes.ts) in commits of ten, each commit
- * checking the records it deletes so a concurrent status change or delete is never
- * counted twice. Attached files go to a `delete_files` job enqueued in the same commit,
+ * with its verdict, indexes and counts (submissions/indexes.ts) in commits of five, each
+ * commit checking the records and verdicts it deletes so a concurrent status change or
+ * delete is never counted twice. Attached files go to a `delete_files` job enqueued in the same commit,
  * and each also gets an `upload_pending` entry so the cleanup sweep removes it should
  * that job never succeed.
  * @module
@@ -18,12 +18,13 @@ import { UPLOAD_GRACE_MS, UPLOAD_URL_TTL_SEC } from "@/lib/uploads/grants.ts";
 import { removeEmailIndex } from "@/lib/privacy/email_index.ts";
 import { notifyQuietly } from "@/lib/notify/mod.ts";
 import { CounterDeltas, indexDeleted } from "./indexes.ts";
+import { readEntries } from "./records.ts";
 import { isPlausibleSubmissionId } from "./query.ts";
 
 /** Most ids one delete call takes (SPEC part 8). */
 export const MAX_DELETE_IDS = 500;
-/** One check per deleted record; KV allows 10 checks per atomic operation. */
-const PER_COMMIT = 10;
+/** Two checks per deleted submission (record, verdict); KV allows 10 per atomic operation. */
+const PER_COMMIT = 5;
 const MAX_ATTEMPTS = 20;
 
 /** The delete body; the id count is checked apart so it gets its own code. */
@@ -95,9 +96,7 @@ async function deleteChunk(
 ): Promise<DeleteResult & { records: Submission[] }> {
   const kv = deps.kv;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const entries = await withKvRetry(() =>
-      kv.getMany<Submission[]>(ids.map((id) => keys.submission(form.id, id)))
-    );
+    const entries = await readEntries(kv, form.id, ids);
     const op = kv.atomic();
     const counters = new CounterDeltas();
     const notFound: string[] = [];
@@ -110,7 +109,7 @@ async function deleteChunk(
         notFound.push(ids[i]);
         return;
       }
-      op.check(e);
+      op.check(e.record, e.verdict);
       indexDeleted(op, counters, s);
       removeEmailIndex(op, s);
       // The words it taught stay in the workspace's counts; its own copy of them goes.

@@ -6,8 +6,8 @@
  */
 import type { Deps } from "@/lib/deps.ts";
 import { keys, type Mode, type StatusBucket } from "@/lib/kv/keys.ts";
-import { getManyChunked } from "@/lib/kv/kv.ts";
 import type { Status, Submission } from "@/lib/schemas.ts";
+import { readSubmissions } from "./records.ts";
 import { indexedId } from "./indexes.ts";
 import { matchesSearch, RANGES, rangeStartDay } from "./query.ts";
 
@@ -64,12 +64,9 @@ export function exportStream(
           if (format.tail) controller.enqueue(enc.encode(format.tail));
           return controller.close();
         }
-        const records = await getManyChunked<Submission>(
-          deps.kv,
-          ids.map((id) => keys.submission(formId, id)),
-        );
+        const records = await readSubmissions(deps.kv, formId, ids);
         let out = "";
-        for (const { value: s } of records) {
+        for (const s of records) {
           if (!s || (fromDay && s.created_at < fromDay)) continue;
           if (needle && !matchesSearch(s, needle)) continue;
           out += format.row(s, first);

@@ -106,11 +106,12 @@ export function indexStatusChange(
   countStatus(c, s.form_id, s.mode, to, s.number, day, 1);
 }
 
-/** Removes a submission, its indexes and its counts (analytics history is kept). */
+/** Removes a submission, its verdict, indexes and counts (analytics history is kept). */
 export function indexDeleted(op: Deno.AtomicOperation, c: CounterDeltas, s: Submission): void {
   const day = dayOf(s);
   c.edited(s.form_id, s.mode);
   op.delete(keys.submission(s.form_id, s.id));
+  op.delete(keys.submissionVerdict(s.form_id, s.id));
   op.delete(keys.submissionByNumber(s.form_id, s.mode, s.number));
   op.delete(keys.submissionByStatus(s.form_id, s.mode, s.status, s.number));
   countStatus(c, s.form_id, s.mode, "all", s.number, day, -1);

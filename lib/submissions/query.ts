@@ -10,10 +10,11 @@ import { z } from "zod";
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
 import { keys, type Mode, type StatusBucket } from "@/lib/kv/keys.ts";
-import { getManyChunked, u64Value, utcDay, withKvRetry } from "@/lib/kv/kv.ts";
+import { u64Value, utcDay, withKvRetry } from "@/lib/kv/kv.ts";
 import { pageQuerySchema, type Pagination, pagination } from "@/lib/http/pagination.ts";
 import { type Form, STATUSES, type Submission } from "@/lib/schemas.ts";
 import { BLOCK_SIZE, indexedId } from "./indexes.ts";
+import { readSubmission, readSubmissions } from "./records.ts";
 
 /** Most candidates one `search` looks at (newest first). */
 export const SEARCH_SCAN_LIMIT = 5_000;
@@ -99,9 +100,7 @@ export async function requireSubmission(
   mode: Mode,
   id: string,
 ): Promise<Submission> {
-  const s = isPlausibleSubmissionId(id)
-    ? (await withKvRetry(() => deps.kv.get<Submission>(keys.submission(form.id, id)))).value
-    : null;
+  const s = isPlausibleSubmissionId(id) ? await readSubmission(deps.kv, form.id, id) : null;
   if (!s || s.mode !== mode || s.form_id !== form.id) {
     throw errors.notFound("Submission not found.");
   }
@@ -190,13 +189,9 @@ async function idsAt(
   return ids;
 }
 
-/** Loads records by id, in the given order, dropping any deleted meanwhile. */
+/** Loads submissions by id, in the given order, dropping any deleted meanwhile. */
 async function loadRecords(kv: Deno.Kv, formId: string, ids: string[]): Promise<Submission[]> {
-  const entries = await getManyChunked<Submission>(
-    kv,
-    ids.map((id) => keys.submission(formId, id)),
-  );
-  return entries.map((e) => e.value).filter((s): s is Submission => s !== null);
+  return (await readSubmissions(kv, formId, ids)).filter((s): s is Submission => s !== null);
 }
 
 /** Whether a submission's id or any field value contains `needle` (lower case). */

@@ -1,16 +1,17 @@
 /**
- * An admin's verdict on a submission: mark as spam or not spam. The record, its status
- * index and every counter move in one checked commit (submissions/indexes.ts), so the
- * counters stay equal to a recount even against a concurrent delete.
+ * An admin's verdict on a submission: mark as spam or not spam. Its verdict key
+ * (submissions/records.ts), its status index and every counter move in one checked commit
+ * (submissions/indexes.ts), so the counters stay equal to a recount even against a
+ * concurrent delete.
  * @module
  */
 import { assertFormWritable } from "@/lib/workspaces/suspension.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
-import { keys } from "@/lib/kv/keys.ts";
-import { commitWithRetry, withKvRetry } from "@/lib/kv/kv.ts";
+import { commitWithRetry } from "@/lib/kv/kv.ts";
 import type { Status, Submission } from "@/lib/schemas.ts";
 import { CounterDeltas, indexStatusChange } from "./indexes.ts";
+import { readEntries, setVerdict } from "./records.ts";
 import { getForm } from "@/lib/forms/forms.ts";
 import { notifyQuietly } from "@/lib/notify/mod.ts";
 import { labelOfStatus } from "@/lib/spam/learn.ts";
@@ -27,14 +28,13 @@ export async function setSubmissionStatus(
 ): Promise<Submission> {
   await assertFormWritable(deps, formId);
   let previous: Status | null = null;
-  const key = keys.submission(formId, submissionId);
   const result = await commitWithRetry(deps.kv, async (op) => {
-    const entry = await withKvRetry(() => deps.kv.get<Submission>(key));
-    const current = entry.value;
+    const [entries] = await readEntries(deps.kv, formId, [submissionId]);
+    const current = entries.value;
     if (!current) return null;
     previous = current.status;
     const counters = new CounterDeltas();
-    op.check(entry);
+    op.check(entries.record, entries.verdict);
     indexStatusChange(op, counters, current, to);
     counters.applyTo(op);
     const label = labelOfStatus(to);
@@ -60,7 +60,7 @@ export async function setSubmissionStatus(
         manual: true,
       },
     };
-    op.set(key, next);
+    setVerdict(op, next);
     return next;
   });
   if (!result) throw errors.notFound("Submission not found.");

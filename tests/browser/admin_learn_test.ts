@@ -4,12 +4,12 @@
  * workspace (learn_label job); the submission's page explains the spam verdict in words
  * with the driving words marked (and the sender's markup shown as text); axe finds nothing.
  */
+import { readSubmission } from "@/lib/submissions/records.ts";
 import assert from "node:assert/strict";
 import { createUser } from "@/lib/admin/users.ts";
 import { createForm } from "@/lib/forms/forms.ts";
 import { dispatch } from "@/lib/jobs/mod.ts";
 import { keys } from "@/lib/kv/keys.ts";
-import type { Submission } from "@/lib/schemas.ts";
 import type { SpamStats } from "@/lib/spam/learn.ts";
 import { seedSubmissions } from "@/lib/submissions/seed.ts";
 import { CONTACT_FORM, makeWorkspace, testEnv } from "@/tests/helpers.ts";
@@ -111,7 +111,7 @@ Deno.test({
         // The sender's markup is text, never markup.
         assert.equal(await page.locator("main dd script").count(), 0);
         assert.match(main, /<script>alert\(1\)<\/script>/);
-        const sub = (await env.deps.kv.get<Submission>(keys.submission(form.id, ids[0]))).value;
+        const sub = await readSubmission(env.deps.kv, form.id, ids[0]);
         assert.ok(sub?.spam?.content, "the content figure survives the re-label");
         await assertNoAxeViolations(page);
       });

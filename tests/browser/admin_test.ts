@@ -2,9 +2,9 @@
  * The whole admin path in headless Chromium (playwright-core, Debian's chromium) against
  * the real app on a free port. Screenshots of each main page go to test-artifacts/admin/.
  */
+import { readSubmission } from "@/lib/submissions/records.ts";
 import assert from "node:assert/strict";
 import { keys } from "@/lib/kv/keys.ts";
-import type { Submission } from "@/lib/schemas.ts";
 import { createUser } from "@/lib/admin/users.ts";
 import { makeWorkspace, testEnv } from "@/tests/helpers.ts";
 import { freePort } from "@/tests/processes.ts";
@@ -201,8 +201,8 @@ Deno.test({
         await page.getByText("Marked as spam.").waitFor();
         await page.getByRole("button", { name: "Not spam" }).waitFor();
         await shot("06-submission-detail");
-        const s = await env.deps.kv.get<Submission>(keys.submission(formId, sent[0]));
-        assert.equal(s.value?.status, "spam");
+        const s = await readSubmission(env.deps.kv, formId, sent[0]);
+        assert.equal(s?.status, "spam");
         await assertCountersExact(env.deps.kv, formId, "live");
       });
 

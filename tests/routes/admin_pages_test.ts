@@ -1,8 +1,8 @@
+import { readSubmission } from "@/lib/submissions/records.ts";
 import assert from "node:assert/strict";
 import { authenticateKey, createApiKey } from "@/lib/keys/api_keys.ts";
 import { getForm, listFormIds } from "@/lib/forms/forms.ts";
 import { keys } from "@/lib/kv/keys.ts";
-import type { Submission } from "@/lib/schemas.ts";
 import { page, post, setup, signIn } from "@/tests/admin_support.ts";
 import { contactData, postJson, testEnv } from "@/tests/helpers.ts";
 import { assertCountersExact } from "@/tests/recount.ts";
@@ -186,7 +186,7 @@ Deno.test("admin - submissions, spam marking, delete, CSV", async (t) => {
       const { csrf } = await page(env, cookie, `${base}/${ids[1]}`);
       const spam = await post(env, cookie, `${base}/${ids[1]}`, { _csrf: csrf, status: "spam" });
       assert.equal(spam.status, 303);
-      const stored = (await env.deps.kv.get<Submission>(keys.submission(form.id, ids[1]))).value;
+      const stored = await readSubmission(env.deps.kv, form.id, ids[1]);
       assert.equal(stored?.status, "spam");
       assert.equal(stored?.spam?.manual, true);
       await assertCountersExact(env.deps.kv, form.id, "live");

@@ -4,11 +4,11 @@
  * the outbox and a real receiver gets signed `submission.created` events with the final
  * status; a re-label and a delete through the API are notified too, each event once.
  */
+import { readSubmission } from "@/lib/submissions/records.ts";
 import assert from "node:assert/strict";
 import { Webhook as Verifier } from "standardwebhooks";
 import { dispatch } from "@/lib/jobs/mod.ts";
-import { keys } from "@/lib/kv/keys.ts";
-import type { Submission } from "@/lib/schemas.ts";
+
 import { createWebhook } from "@/lib/notify/webhooks.ts";
 import { listOutbox } from "@/lib/notify/outbox.ts";
 import { setSubmissionStatus } from "@/lib/submissions/status.ts";
@@ -74,8 +74,8 @@ Deno.test("after the verdict - content scoring, owner email and webhooks, once e
     assert.equal(hamEvent.data.submission.status, "completed");
     assert.ok(hamEvent.data.submission.metadata.scored_at, "sent after the verdict");
     assert.equal(spamEvent.data.submission.status, "spam");
-    const record = await env.deps.kv.get<Submission>(keys.submission(form.id, spam));
-    const reasons = record.value?.spam?.reasons ?? [];
+    const stored = await readSubmission(env.deps.kv, form.id, spam);
+    const reasons = stored?.spam?.reasons ?? [];
     assert.ok(reasons.some((r) => r.startsWith("content_")), JSON.stringify(reasons));
 
     // Only the completed one mails the owner (spam does not notify by default).

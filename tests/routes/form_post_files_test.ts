@@ -1,3 +1,4 @@
+import { readSubmission } from "@/lib/submissions/records.ts";
 import assert from "node:assert/strict";
 import { keys } from "@/lib/kv/keys.ts";
 import type { FormDefinition, Submission } from "@/lib/schemas.ts";
@@ -73,7 +74,7 @@ Deno.test("form post - multipart with files", async (t) => {
         ]),
       );
       const id = loc.searchParams.get("submission_id")!;
-      const sub = (await env.deps.kv.get<Submission>(keys.submission(form.id, id))).value!;
+      const sub = (await readSubmission(env.deps.kv, form.id, id))!;
       const ref = sub.fields.cv as Record<string, unknown>;
       assert.equal(ref.originalFilename, "cv.pdf");
       assert.equal(ref.mimeType, "application/pdf");

@@ -1,5 +1,5 @@
+import { readSubmission } from "@/lib/submissions/records.ts";
 import assert from "node:assert/strict";
-import { keys } from "@/lib/kv/keys.ts";
 import type { Form, FormDefinition, Submission } from "@/lib/schemas.ts";
 import {
   CONTACT_FORM,
@@ -41,7 +41,7 @@ async function location(res: Response): Promise<URL> {
 }
 
 async function stored(env: TestEnv, form: Form, id: string): Promise<Submission> {
-  const sub = (await env.deps.kv.get<Submission>(keys.submission(form.id, id))).value;
+  const sub = await readSubmission(env.deps.kv, form.id, id);
   assert.ok(sub, `submission ${id} stored`);
   return sub;
 }

@@ -3,11 +3,11 @@
  * the API, the favicon, hosted posts kept on the page (own-site posts still redirected),
  * intro and thank-you texts, and the admin's inline image preview (raster only).
  */
+import { readSubmission } from "@/lib/submissions/records.ts";
 import assert from "node:assert/strict";
 import { createUser } from "@/lib/admin/users.ts";
 import { createForm } from "@/lib/forms/forms.ts";
-import { keys } from "@/lib/kv/keys.ts";
-import type { FormDefinition, Submission } from "@/lib/schemas.ts";
+import type { FormDefinition } from "@/lib/schemas.ts";
 import { PASSWORD, signIn } from "@/tests/admin_support.ts";
 import { makeForm, makeWorkspace, testEnv } from "@/tests/helpers.ts";
 import { SAMPLES } from "@/tests/upload_fixtures.ts";
@@ -179,7 +179,7 @@ Deno.test("hosted visitor - the admin previews verified raster images only", asy
     const id = new URL(sent.headers.get("location")!, "http://localhost").searchParams.get(
       "submission_id",
     )!;
-    const sub = (await env.deps.kv.get<Submission>(keys.submission(form.id, id))).value!;
+    const sub = (await readSubmission(env.deps.kv, form.id, id))!;
     const path = (name: string) => (sub.fields[name] as { path: string }).path;
     const cookie = await signIn(env, "owner@example.com");
     const file = (p: string, preview: boolean) =>

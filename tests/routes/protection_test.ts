@@ -1,8 +1,8 @@
+import { readSubmission } from "@/lib/submissions/records.ts";
 import assert from "node:assert/strict";
 import { updateWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { SPAM_MESSAGE } from "@/lib/errors.ts";
 import { FAILURE_BLOCK_AT, FAILURE_WINDOW_MS, failureCount } from "@/lib/protection/failures.ts";
-import { keys } from "@/lib/kv/keys.ts";
 import { ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
 import type { FormDefinition, Submission } from "@/lib/schemas.ts";
 import { FAKE_SECRET, solveAltcha, startFakeSiteverify } from "@/tests/fake_siteverify.ts";
@@ -21,7 +21,7 @@ import {
 const IP = "198.51.100.20";
 
 async function stored(env: TestEnv, formId: string, id: string): Promise<Submission> {
-  return (await env.deps.kv.get<Submission>(keys.submission(formId, id))).value!;
+  return (await readSubmission(env.deps.kv, formId, id))!;
 }
 
 async function expectError(res: Response, status: number, code: string): Promise<void> {

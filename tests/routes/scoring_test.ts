@@ -1,3 +1,4 @@
+import { readSubmission } from "@/lib/submissions/records.ts";
 import assert from "node:assert/strict";
 import { keys } from "@/lib/kv/keys.ts";
 import { u64Value } from "@/lib/kv/kv.ts";
@@ -200,12 +201,8 @@ Deno.test("scoring - 1,000 ordinary submissions stay completed (at most 0.5%)", 
       const res = await postBotLike(env, form.id, i);
       bots.push((await res.json()).submission_id);
     }
-    const caught = (await Promise.all(bots.map((id) =>
-      env.deps.kv.get<Submission>(keys.submission(form.id, id))
-    )))
-      .filter((e) =>
-        e.value!.status !== "completed"
-      ).length;
+    const caught = (await Promise.all(bots.map((id) => readSubmission(env.deps.kv, form.id, id))))
+      .filter((s) => s!.status !== "completed").length;
     console.log(`bot-like posts flagged: ${caught} of 30`);
     assert.equal(caught, 30);
     await assertCountersExact(env.deps.kv, form.id, "live");

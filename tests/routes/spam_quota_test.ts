@@ -1,7 +1,7 @@
+import { readSubmission } from "@/lib/submissions/records.ts";
 import assert from "node:assert/strict";
 import { keys } from "@/lib/kv/keys.ts";
 import { u64Value, utcMonth } from "@/lib/kv/kv.ts";
-import type { Submission } from "@/lib/schemas.ts";
 import {
   contactData,
   makeForm,
@@ -32,7 +32,7 @@ Deno.test("monthly quota - submissions scored spam do not count", async () => {
       assert.equal(res.status, 201, await res.clone().text());
       const id = (await res.json()).submission_id;
       statuses.push(
-        (await env.deps.kv.get<Submission>(keys.submission(form.id, id))).value!.status,
+        (await readSubmission(env.deps.kv, form.id, id))!.status,
       );
     }
     const spam = statuses.filter((s) => s === "spam").length;

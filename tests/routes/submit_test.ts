@@ -1,3 +1,4 @@
+import { readSubmission } from "@/lib/submissions/records.ts";
 import assert from "node:assert/strict";
 import { setAccepting, updateForm } from "@/lib/forms/forms.ts";
 import { keys } from "@/lib/kv/keys.ts";
@@ -33,9 +34,7 @@ Deno.test("submit - the JSON path", async (t) => {
     assert.equal(body.submission_number, 1);
     assert.match(body.submission_id, /^sub_[0-9a-z]{26}$/);
     assert.ok(res.headers.get("x-request-id"));
-    const stored = (await env.deps.kv.get<{ status: string; fields: unknown }>(
-      keys.submission(form.id, body.submission_id),
-    )).value;
+    const stored = await readSubmission(env.deps.kv, form.id, body.submission_id);
     assert.equal(stored?.status, "completed");
     assert.deepEqual(stored?.fields, contactData(1).data);
   });

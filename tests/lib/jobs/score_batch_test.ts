@@ -6,6 +6,7 @@
  * undelivered and the submissions keep their first status.
  * @module
  */
+import { readSubmission, type StoredVerdict } from "@/lib/submissions/records.ts";
 import assert from "node:assert/strict";
 import type { Deps } from "@/lib/deps.ts";
 import { keys } from "@/lib/kv/keys.ts";
@@ -114,8 +115,18 @@ for (const [mode, make] of Object.entries(MODES)) {
         status: (i) => (i % 3 === 0 ? "spam" : i % 3 === 1 ? "suspicious" : "completed"),
       });
       await assertCountersExact(env.deps.kv, form.id, "live");
+      const stored = await env.deps.kv.getMany(
+        ids.slice(0, 10).map((id) => keys.submission(form.id, id)),
+      );
       await enqueueScore(env.deps, form, ids);
       assert.notEqual(await within(10_000, () => allScored(env.deps.kv, form.id, 12)), null);
+      // The verdict went to each submission's verdict key; the records were not written again.
+      const kept = await env.deps.kv.getMany(stored.map((e) => e.key));
+      assert.deepEqual(kept.map((e) => e.versionstamp), stored.map((e) => e.versionstamp));
+      assert.ok(kept.every((e) => !(e.value as Submission).scored_at));
+      const verdict = await env.deps.kv.get<StoredVerdict>(keys.submissionVerdict(form.id, ids[0]));
+      assert.equal(verdict.value?.status, "completed");
+      assert.equal(typeof verdict.value?.scored_at, "string");
       const records = await recordsOf(env.deps.kv, form.id, "live");
       assert.deepEqual(records.map((s) => s.status), Array(12).fill("completed"));
       // Seeded records carry no user agent: a small score, with its reason, below flagging.
@@ -130,7 +141,10 @@ for (const [mode, make] of Object.entries(MODES)) {
       // Delivered again: nothing changes (same versionstamps, the stamp untouched).
       const before = await env.deps.kv.getMany([
         keys.submissionEdits(form.id, "live"),
-        ...ids.slice(0, 9).map((id) => keys.submission(form.id, id)),
+        ...ids.slice(0, 4).flatMap((id) => [
+          keys.submission(form.id, id),
+          keys.submissionVerdict(form.id, id),
+        ]),
       ]);
       await dispatch(env.deps, { type: "score_batch", form_id: form.id, mode: "live", ids });
       const after = await env.deps.kv.getMany(before.map((e) => e.key));
@@ -219,7 +233,7 @@ for (const [mode, make] of Object.entries(MODES)) {
         mode: "live",
         ids: [id],
       }]);
-      const stored = (await env.deps.kv.get<Submission>(keys.submission(form.id, id))).value!;
+      const stored = (await readSubmission(env.deps.kv, form.id, id))!;
       assert.equal(stored.status, "suspicious", "the first, in-commit status");
       assert.equal(stored.scored_at, undefined);
       const list = await env.request(

@@ -126,7 +126,9 @@ Deno.test("jobs (table, 2 processes) - a killed lease-holder's jobs finish elsew
       );
       assert.notEqual(took, null, "every submission scored");
       const stamps = async () =>
-        (await env.deps.kv.getMany(ids.slice(0, 10).map((id) => keys.submission(form.id, id))))
+        (await env.deps.kv.getMany(
+          ids.slice(0, 10).map((id) => keys.submissionVerdict(form.id, id)),
+        ))
           .map((e) => e.versionstamp);
       const first = await stamps();
       assert.notEqual(await within(3_000, async () => (await tableLeft(env.deps.kv)) === 0), null);

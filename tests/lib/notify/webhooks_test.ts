@@ -1,3 +1,4 @@
+import { readSubmission } from "@/lib/submissions/records.ts";
 import assert from "node:assert/strict";
 import { Webhook as Verifier } from "standardwebhooks";
 import { listDeliveries } from "@/lib/notify/deliver.ts";
@@ -10,7 +11,7 @@ import {
   updateWebhook,
   type Webhook,
 } from "@/lib/notify/webhooks.ts";
-import type { Submission } from "@/lib/schemas.ts";
+
 import { keys } from "@/lib/kv/keys.ts";
 import { AppError } from "@/lib/errors.ts";
 import { makeForm, makeKey, makeWorkspace, postJson, testEnv } from "../../helpers.ts";
@@ -314,8 +315,7 @@ Deno.test("webhook: a verdict enqueues notify_created only while someone listens
       const id = (await res.json()).submission_id as string;
       await waitFor(
         "the verdict",
-        async () =>
-          !!(await env.deps.kv.get<Submission>(keys.submission(form.id, id))).value?.scored_at,
+        async () => !!(await readSubmission(env.deps.kv, form.id, id))?.scored_at,
       );
       return id;
     };

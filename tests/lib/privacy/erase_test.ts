@@ -1,3 +1,4 @@
+import { readSubmission } from "@/lib/submissions/records.ts";
 import assert from "node:assert/strict";
 import ipaddr from "ipaddr.js";
 import { keys } from "@/lib/kv/keys.ts";
@@ -82,8 +83,7 @@ Deno.test("privacy ip - stored signals follow the form; scoring still sees burst
       store_user_agent: false,
     });
     const full = await makeForm(env.deps, ws, { ...CONTACT_FORM, store_ip: "full" });
-    const read = async (f: Form, id: string) =>
-      (await env.deps.kv.get<Submission>(keys.submission(f.id, id))).value!;
+    const read = async (f: Form, id: string) => (await readSubmission(env.deps.kv, f.id, id))!;
     const ua = "Mozilla/5.0 test";
     const a = await read(
       def,
@@ -267,7 +267,7 @@ Deno.test("privacy email index - backfill indexes older records once", async () 
     const ws = await makeWorkspace(env.deps, "pro");
     const form = await makeForm(env.deps, ws);
     const ids = await seedSubmissions(env.deps, form, 25);
-    const first = (await env.deps.kv.get<Submission>(keys.submission(form.id, ids[0]))).value!;
+    const first = (await readSubmission(env.deps.kv, form.id, ids[0]))!;
     const email = String(first.fields.email);
     assert.ok(email.includes("@"), email);
     assert.equal((await exportByEmail(env.deps, ws.id, "live", email)).submissions.length, 0);

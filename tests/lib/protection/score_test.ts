@@ -1,7 +1,7 @@
+import { readSubmission } from "@/lib/submissions/records.ts";
 import assert from "node:assert/strict";
 import { keys } from "@/lib/kv/keys.ts";
 import { u64Value } from "@/lib/kv/kv.ts";
-import type { Submission } from "@/lib/schemas.ts";
 import {
   CONTENT_SUSPICIOUS_P,
   linkStats,
@@ -189,8 +189,7 @@ Deno.test("spam - each submission is stored with its verdict, counters exact", a
       assert.equal(res.status, 201, await res.clone().text());
       return (await res.json()).submission_id as string;
     };
-    const read = async (id: string) =>
-      (await env.deps.kv.get<Submission>(keys.submission(form.id, id))).value!;
+    const read = async (id: string) => (await readSubmission(env.deps.kv, form.id, id))!;
     const count = async (b: "completed" | "suspicious" | "spam") =>
       u64Value((await env.deps.kv.get(keys.submissionCount(form.id, "live", b))).value);
 
@@ -282,7 +281,7 @@ Deno.test("spam - the duplicate signal looks back 100 submissions", async (t) =>
     for (let i = 0; i < n; i++) await write(`Filler ${i} ${Math.random()}`);
   };
   const reasons = async (b: CreatedBody): Promise<string[]> =>
-    (await env.deps.kv.get<Submission>(keys.submission(form.id, b.submission_id))).value!.spam
+    (await readSubmission(env.deps.kv, form.id, b.submission_id))!.spam
       ?.reasons ?? [];
   const message = (n: number) =>
     `Message ${n}: we would like a quote for forty seats on the annual plan, thank you.`;
@@ -339,7 +338,7 @@ Deno.test("spam - instances on one KV see each other's submissions in the contex
       );
       assert.equal(res.status, 201);
       const id = (await res.json()).submission_id;
-      return (await a.deps.kv.get<Submission>(keys.submission(form.id, id))).value!;
+      return (await readSubmission(a.deps.kv, form.id, id))!;
     };
     // A caches the form's context; B then stores a message; A's next one must see it
     // (its cached sequence no longer holds, so its commit fails and it reads again).

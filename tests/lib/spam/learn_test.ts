@@ -4,6 +4,7 @@
  * flagged; another workspace's verdicts do not change; un-doing the labels un-learns them.
  * @module
  */
+import { readSubmission } from "@/lib/submissions/records.ts";
 import assert from "node:assert/strict";
 import { dispatch } from "@/lib/jobs/mod.ts";
 import { keys } from "@/lib/kv/keys.ts";
@@ -55,7 +56,7 @@ async function submit(env: TestEnv, form: Form, i: number, text: string): Promis
 async function verdictOf(env: TestEnv, form: Form, id: string): Promise<Submission> {
   let sub: Submission | null = null;
   const took = await within(10_000, async () => {
-    sub = (await env.deps.kv.get<Submission>(keys.submission(form.id, id))).value;
+    sub = await readSubmission(env.deps.kv, form.id, id);
     return !!sub?.scored_at;
   });
   assert.notEqual(took, null, "scored");

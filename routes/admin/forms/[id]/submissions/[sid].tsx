@@ -9,10 +9,9 @@ import { adminAudit } from "@/routes/admin/_audit.ts";
 import { previewable } from "@/lib/uploads/preview.ts";
 import { errors } from "@/lib/errors.ts";
 import { page } from "@/lib/ui/define.ts";
-import { keys } from "@/lib/kv/keys.ts";
-import { withKvRetry } from "@/lib/kv/kv.ts";
 import { type Field, type Form, isFileType, type Submission } from "@/lib/schemas.ts";
 import { isPlausibleSubmissionId } from "@/lib/submissions/query.ts";
+import { readSubmission } from "@/lib/submissions/records.ts";
 import { setSubmissionStatus } from "@/lib/submissions/status.ts";
 import { deleteSubmissions } from "@/lib/submissions/delete.ts";
 import { neighbours, setRead } from "@/lib/submissions/browse.ts";
@@ -53,9 +52,7 @@ function listQuery(sub: Submission, bucket: StatusBucket): string {
 
 async function loadSubmission(ctx: PageContext, form: Form): Promise<Submission> {
   const id = ctx.params.sid ?? "";
-  const sub = isPlausibleSubmissionId(id)
-    ? (await withKvRetry(() => ctx.deps.kv.get<Submission>(keys.submission(form.id, id)))).value
-    : null;
+  const sub = isPlausibleSubmissionId(id) ? await readSubmission(ctx.deps.kv, form.id, id) : null;
   if (!sub || sub.form_id !== form.id) throw errors.notFound("Submission not found.");
   return sub;
 }
