@@ -4,7 +4,8 @@
  * `kv.atomic()` holding, per submission, the record, its indexes, its number from the
  * form's sequence, its first spam score and status (see protection/score_context.ts), the
  * counters, the idempotency record, the rate-limit spend, any attachment writes, and one
- * scoring job for the whole batch (jobs/score_batch.ts writes the final verdicts). Clients never retry
+ * scoring job for the whole batch (jobs/score_batch.ts writes the final verdicts). Under load
+ * a commit waits a few milliseconds to gather more (see LINGER_MS). Clients never retry
  * against each other: a form's commits are serialised in the process, so are commits
  * spending one rate-limit budget (a key's workspace across its forms, see ratelimit/budgets.ts),
  * and conflicts with other processes are retried here, with a bound.
@@ -56,6 +57,13 @@ export type { CreatedBody, Rider, SubmissionDraft, WriteOutcome } from "./types.
 
 /** Form queues kept at most, idle ones included (each holds up to CONTEXT_SIZE marks). */
 const MAX_QUEUES = 256;
+/**
+ * The linger of a loaded form queue: when LINGER_FROM to LINGER_UNTIL submissions gathered
+ * during a commit, the next commit waits LINGER_MS for more (a lone submission never waits).
+ */
+const LINGER_MS = 4;
+const LINGER_FROM = 4;
+const LINGER_UNTIL = 32;
 
 /** How one commit attempt ended, with the items still open. */
 interface Attempt {
@@ -108,7 +116,11 @@ export class SubmissionWriter implements SubmissionWriterPort {
   async #drain(qid: string, q: FormQueue): Promise<void> {
     q.running = true;
     try {
-      while (q.pending.length) {
+      for (let first = true; q.pending.length; first = false) {
+        // Under load (several arrived during the last commit) wait a moment for more: fewer,
+        // larger commits, each with one scoring job, cost KV and the jobs less per submission.
+        const waiting = q.pending.length;
+        if (!first && waiting >= LINGER_FROM && waiting < LINGER_UNTIL) await delay(LINGER_MS);
         await this.#commitIsolating(q, takeBatch(q));
       }
     } finally {

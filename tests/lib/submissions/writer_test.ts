@@ -60,6 +60,36 @@ Deno.test("submission writer - a value KV refuses fails only its own submission"
   env.close();
 });
 
+Deno.test("submission writer - a loaded queue waits a moment to gather more; a trickle does not", async () => {
+  const env = await testEnv();
+  const ws = await makeWorkspace(env.deps);
+  const form = await makeForm(env.deps, ws);
+  const { writer } = env.deps;
+  const write = (i: number) => writer.write(liveDraft(form, ws, i));
+  // Commit A takes submission 0; 1-5 gather meanwhile (enough to linger); 6-10 arrive on a
+  // timer that fires after A, during the linger, so they join 1-5 in one commit B.
+  // Without the linger B would take 1-5 at once and 6-10 would need a commit C.
+  const late = new Promise<unknown>((resolve) =>
+    write(0).then(() => setTimeout(() => resolve(Promise.all([6, 7, 8, 9, 10].map(write))), 0))
+  );
+  await Promise.all([1, 2, 3, 4, 5].map(write));
+  await late;
+  assert.equal(writer.stats.commits, 2, JSON.stringify(writer.stats));
+  // Two gathered during a commit are too few to wait for: with the same timer the late one
+  // misses their commit and takes one of its own. (A turn of the event loop first, so the
+  // queue is idle and submission 11 commits alone.)
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  const trickle = new Promise<unknown>((resolve) =>
+    write(11).then(() => setTimeout(() => resolve(write(14)), 0))
+  );
+  await Promise.all([12, 13].map(write));
+  await trickle;
+  assert.equal(writer.stats.commits, 5, JSON.stringify(writer.stats));
+  assert.equal(writer.stats.submissions, 15);
+  await assertCountersExact(env.deps.kv, form.id, "live");
+  env.close();
+});
+
 Deno.test("submission writer - two writers on one KV keep Idempotency-Keys exactly once", async () => {
   // Two deps (two writers, as in two processes) over one KV, under load so each writer's
   // queue keeps its cached sequence and skips re-reading records it knows are absent.
