@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { AppError } from "@/lib/errors.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import type { Form, Workspace } from "@/lib/schemas.ts";
-import { utcMonth } from "@/lib/kv/kv.ts";
+import { delay, utcMonth } from "@/lib/kv/kv.ts";
 import type { SubmissionDraft } from "@/lib/submissions/writer.ts";
 import { RETRY_WINDOW_MS } from "@/lib/submissions/batch.ts";
 import { buildDeps } from "@/lib/runtime.ts";
@@ -78,7 +78,7 @@ Deno.test("submission writer - a loaded queue waits a moment to gather more; a t
   // Two gathered during a commit are too few to wait for: with the same timer the late one
   // misses their commit and takes one of its own. (A turn of the event loop first, so the
   // queue is idle and submission 11 commits alone.)
-  await new Promise((resolve) => setTimeout(resolve, 0));
+  await delay(0);
   const trickle = new Promise<unknown>((resolve) =>
     write(11).then(() => setTimeout(() => resolve(write(14)), 0))
   );
