@@ -19,6 +19,12 @@ export const FORM_REPLIES_PER_HOUR = 20;
 /** Replies one workspace sends at most per window. */
 export const WORKSPACE_REPLIES_PER_HOUR = 100;
 
+/** The limits in words, for the form editor. */
+export const AUTORESPONDER_LIMITS_TEXT =
+  `Never to spam or suspicious submissions; at most one reply an hour per address (name+tag@ ` +
+  `counts as name@), ${FORM_REPLIES_PER_HOUR} per form and ${WORKSPACE_REPLIES_PER_HOUR} per ` +
+  `workspace. Replies held back are listed in the Outbox.`;
+
 /** Which limit held a reply back. */
 export type Suppressed = "address" | "form" | "workspace";
 

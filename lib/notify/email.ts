@@ -54,8 +54,12 @@ function valueText(v: unknown): string {
   return String(v);
 }
 
-/** The placeholders subjects and autoresponse texts take, as the admin editor lists them. */
-export const PLACEHOLDERS = ["{form}", "{field:NAME}", "{number}"] as const;
+/** The placeholders subjects and autoresponse texts take, with what each fills in. */
+export const PLACEHOLDERS: readonly [string, string][] = [
+  ["{form}", "the form's name"],
+  ["{field:NAME}", "the value of field NAME"],
+  ["{number}", "the submission number"],
+];
 
 /**
  * Fills `{form}` (the form's name), `{number}` (the submission number) and `{field:NAME}` (a
@@ -162,7 +166,7 @@ export async function renderOwnerMail(
 }
 
 /** Characters a visitor's value fills into an autoresponse text at most (on one line). */
-const MAX_TEXT_VALUE = 200;
+export const TEXT_VALUE_MAX = 200;
 
 /**
  * The autoresponse to the submitter: subject and text filled like the owner subject. In the
@@ -176,7 +180,7 @@ export function renderAutoresponse(form: Form, s: PublicSubmission): RenderedMai
     a?.text ?? "We got it.",
     form,
     s,
-    (v) => headerSafe(v, MAX_TEXT_VALUE),
+    (v) => headerSafe(v, TEXT_VALUE_MAX),
   );
   const html = `<!doctype html><html><body><p style="white-space:pre-wrap">${
     escapeHtml(text)
