@@ -1,8 +1,8 @@
 /**
  * Renders notification emails: the subject and autoresponse templates (one placeholder
- * filler for all), the reply-to address, and the plain-text and HTML bodies (fields as a table, every value escaped, files as signed
- * download links, a link to the submission in the admin). Header values never carry
- * CR/LF or other control characters.
+ * filler for all), the reply-to address, and the plain-text and HTML bodies (fields as a
+ * table, every value escaped, files as signed download links, a link to the submission in
+ * the admin). Header values never carry CR/LF or other control characters.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
