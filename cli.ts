@@ -121,7 +121,9 @@ export async function runCli(
       );
     case "form update":
       return formView(
-        await updateForm(deps, need(v, "form"), await readDefinition(need(v, "file"))),
+        await updateForm(deps, need(v, "form"), await readDefinition(need(v, "file")), {
+          actor: "cli",
+        }),
       );
     case "form close":
     case "form open":

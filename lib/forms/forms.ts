@@ -9,6 +9,8 @@ import { newFormId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
 import { privacyOnCreate, privacyOnUpdate } from "@/lib/privacy/settings.ts";
+import { type AuditInput, auditMutation } from "@/lib/privacy/audit.ts";
+import { notificationChanges } from "@/lib/notify/settings.ts";
 import { validityChanged } from "./versioning.ts";
 import {
   type Field,
@@ -85,14 +87,26 @@ export async function createForm(
 
 /**
  * Replaces a form's definition; bumps `schema_version` only when a change can change what
- * is valid (lib/forms/versioning.ts), never for labels, help text or order.
+ * is valid (lib/forms/versioning.ts), never for labels, help text or order. With `who`, a
+ * change of the notification settings is audited in the same commit.
  */
 export async function updateForm(
   deps: Pick<Deps, "kv" | "now">,
   formId: string,
   definition: FormDefinition | unknown,
+  who?: Pick<AuditInput, "actor" | "ip">,
 ): Promise<Form> {
   const def = parseFormDefinition(definition);
+  const audited = who && ((op: Deno.AtomicOperation, before: Form, after: Form) => {
+    const details = notificationChanges(before.notifications, after.notifications);
+    if (!details) return;
+    auditMutation(op, deps.now(), {
+      workspaceId: before.workspace_id,
+      action: "form.notifications_changed",
+      ...who,
+      details: { form: before.id, ...details },
+    });
+  });
   return await mutateForm(deps, formId, ({ intro: _intro, thank_you: _thanks, ...form }) => {
     const fields = assignFieldIds(def.fields, form.fields);
     const fieldsChanged = validityChanged(form.fields, fields);
@@ -105,7 +119,7 @@ export async function updateForm(
       ...privacyOnUpdate(def, form), // retention, IP and user-agent policy
       ...hostedTexts(def),
     };
-  });
+  }, audited);
 }
 
 /** What a definition sets on its form besides name, fields, privacy and hosted texts. */
@@ -139,20 +153,26 @@ export async function setAccepting(
   return await mutateForm(deps, formId, (form) => ({ ...form, accepting }));
 }
 
-/** Applies `change` to a stored form with a checked write (retried on conflict). */
+/**
+ * Applies `change` to a stored form with a checked write (retried on conflict); `also` adds
+ * to the same commit what goes with the change (an audit event).
+ */
 export async function mutateForm(
   deps: Pick<Deps, "kv" | "now">,
   formId: string,
   change: (form: Form) => Form,
+  also?: (op: Deno.AtomicOperation, before: Form, after: Form) => void,
 ): Promise<Form> {
   for (let attempt = 0; attempt < 10; attempt++) {
     const entry = await withKvRetry(() => deps.kv.get<Form>(keys.form(formId)));
     if (!entry.value) throw errors.formNotFound();
     const ws = await writableWorkspace(deps, entry.value.workspace_id);
     const next = { ...change(entry.value), updated_at: new Date(deps.now()).toISOString() };
-    const res = await withKvRetry(() =>
-      deps.kv.atomic().check(entry, ws).set(entry.key, next).commit()
-    );
+    const res = await withKvRetry(() => {
+      const op = deps.kv.atomic().check(entry, ws).set(entry.key, next);
+      also?.(op, entry.value!, next);
+      return op.commit();
+    });
     if (res.ok) return next;
   }
   throw new Error("form update kept conflicting");

@@ -237,9 +237,14 @@ export const keys = {
   emailLogEntry: (workspaceId: string, id: string) => ["email_log", workspaceId, id] as const,
   /** Prefix of a workspace's email log. */
   emailLog: (workspaceId: string) => ["email_log", workspaceId] as const,
-  /** Marker (expiring after an hour): an autoresponse went to this address digest for a form. */
-  autoresponderSent: (formId: string, addressDigest: string) =>
-    ["autoresponder_sent", formId, addressDigest] as const,
+  /** When a form last autoresponded to a normalised address (by digest), and for which event. */
+  autoresponderAddress: (formId: string, addressDigest: string) =>
+    ["autoresponder_addresses", formId, addressDigest] as const,
+  /** A form's autoresponse send times of the last hour (lib/notify/autoresponder.ts). */
+  autoresponderFormSends: (formId: string) => ["autoresponder_form_sends", formId] as const,
+  /** A workspace's autoresponse send times of the last hour. */
+  autoresponderWorkspaceSends: (workspaceId: string) =>
+    ["autoresponder_workspace_sends", workspaceId] as const,
   // --- learning from admins (lib/spam/learn.ts) ---
   /** A workspace's own token statistics from its admins' labels (one bounded record). */
   spamStats: (workspaceId: string) => ["spam_stats", workspaceId] as const,

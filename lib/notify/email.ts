@@ -1,8 +1,8 @@
 /**
- * Renders notification emails: the subject template, the reply-to address, and the
- * plain-text and HTML bodies (fields as a table, every value escaped, files as signed
- * download links, a link to the submission in the admin). Header values never carry
- * CR/LF or other control characters.
+ * Renders notification emails: the subject and autoresponse templates (one placeholder
+ * filler for all), the reply-to address, and the plain-text and HTML bodies (fields as a
+ * table, every value escaped, files as signed download links, a link to the submission in
+ * the admin). Header values never carry CR/LF or other control characters.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
@@ -54,14 +54,33 @@ function valueText(v: unknown): string {
   return String(v);
 }
 
-/** Fills `{form}`, `{number}` and `{field:NAME}`; the result is header-safe. */
-export function renderSubject(template: string, form: Form, s: PublicSubmission | null): string {
-  const out = template.replace(/\{(form|number|field:([^}]+))\}/g, (_m, what, name) => {
-    if (what === "form") return form.name;
+/** The placeholders subjects and autoresponse texts take, with what each fills in. */
+export const PLACEHOLDERS: readonly [string, string][] = [
+  ["{form}", "the form's name"],
+  ["{field:NAME}", "the value of field NAME"],
+  ["{number}", "the submission number"],
+];
+
+/**
+ * Fills `{form}` (the form's name), `{number}` (the submission number) and `{field:NAME}` (a
+ * field's value; an unknown field is empty), each filled value passed through `clean`.
+ */
+function fillPlaceholders(
+  template: string,
+  form: Pick<Form, "name">,
+  s: PublicSubmission | null,
+  clean: (value: string) => string = (v) => v,
+): string {
+  return template.replace(/\{(form|number|field:([^}]+))\}/g, (_m, what, name) => {
+    if (what === "form") return clean(form.name);
     if (what === "number") return s ? String(s.submission_number) : "";
-    return s ? valueText(s.fields[name]) : "";
+    return s && Object.hasOwn(s.fields, name) ? clean(valueText(s.fields[name])) : "";
   });
-  return headerSafe(out);
+}
+
+/** A subject template filled: one header-safe line of at most 300 characters. */
+function renderSubject(template: string, form: Form, s: PublicSubmission | null): string {
+  return headerSafe(fillPlaceholders(template, form, s));
 }
 
 /** A single plain address (no display name, no list, no control characters), or null. */
@@ -112,7 +131,7 @@ export async function renderOwnerMail(
   );
   const link = adminLink(deps, form, s);
   const names = [...new Set([...form.fields.map((f) => f.name), ...Object.keys(s.fields)])]
-    .filter((k) => k in s.fields);
+    .filter((k) => Object.hasOwn(s.fields, k));
   const textRows: string[] = [];
   const htmlRows: string[] = [];
   for (const name of names) {
@@ -146,11 +165,23 @@ export async function renderOwnerMail(
   return { subject, text, html, replyTo };
 }
 
-/** The autoresponse to the submitter. */
+/** Characters a visitor's value fills into an autoresponse text at most (on one line). */
+export const TEXT_VALUE_MAX = 200;
+
+/**
+ * The autoresponse to the submitter: subject and text filled like the owner subject. In the
+ * text each visitor value stays on one line of at most 200 characters, so it cannot pose as
+ * the owner's own paragraphs; the HTML part is the text, escaped.
+ */
 export function renderAutoresponse(form: Form, s: PublicSubmission): RenderedMail {
   const a = form.notifications?.autoresponder;
   const subject = renderSubject(a?.subject ?? "Thanks", form, s);
-  const text = a?.text ?? "We got it.";
+  const text = fillPlaceholders(
+    a?.text ?? "We got it.",
+    form,
+    s,
+    (v) => headerSafe(v, TEXT_VALUE_MAX),
+  );
   const html = `<!doctype html><html><body><p style="white-space:pre-wrap">${
     escapeHtml(text)
   }</p></body></html>`;

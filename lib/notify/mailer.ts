@@ -1,14 +1,17 @@
 /**
  * The `send_email` job: renders the mail of a stored event and sends it through SMTP
- * (nodemailer) or, with no `SMTP_URL`, keeps it in the outbox. Temporary failures (SMTP
- * 4xx, connection errors) are retried on the configured schedule; permanent ones (5xx)
- * stop. Every outcome goes to the email log.
+ * (nodemailer) or, with no `SMTP_URL`, keeps it in the outbox. An autoresponse first counts
+ * against the autoresponder's limits (lib/notify/autoresponder.ts); one held back is logged
+ * `suppressed`, never queued for later. Temporary failures (SMTP 4xx, connection errors) are
+ * retried on the configured schedule; permanent ones (5xx) stop. Every outcome goes to the
+ * email log.
  * @module
  */
 import nodemailer from "nodemailer";
 import type { Transporter } from "nodemailer";
 import type { Deps } from "@/lib/deps.ts";
-import { plainAddress, renderAutoresponse, type RenderedMail, renderOwnerMail } from "./email.ts";
+import { autoresponseAddress, claimAutoresponse, SUPPRESSED_DETAIL } from "./autoresponder.ts";
+import { renderAutoresponse, type RenderedMail, renderOwnerMail } from "./email.ts";
 import { loadEvent } from "./events.ts";
 import type { SendAccountMailJob, SendEmailJob } from "./jobs.ts";
 import {
@@ -52,10 +55,29 @@ export async function sendEmailJob(deps: Deps, job: SendEmailJob): Promise<void>
     to = form.notifications?.emails ?? [];
     mail = await renderOwnerMail(deps, form, submission);
   } else {
-    const field = form.notifications?.autoresponder?.email_field;
-    const addr = field ? plainAddress(submission.fields[field]) : null;
-    to = addr ? [addr] : [];
+    const addr = autoresponseAddress(form, submission);
+    if (!addr) return;
+    to = [addr];
     mail = renderAutoresponse(form, submission);
+    const held = await claimAutoresponse(deps, {
+      workspaceId: event.workspace_id,
+      formId: form.id,
+      eventId: event.id,
+      address: addr,
+    });
+    if (held) {
+      await logEmail(deps, event.workspace_id, {
+        form_id: form.id,
+        event_id: event.id,
+        kind: job.kind,
+        to,
+        subject: mail.subject,
+        attempt: job.attempt,
+        result: "suppressed",
+        detail: SUPPRESSED_DETAIL[held],
+      });
+      return;
+    }
   }
   if (to.length === 0) return;
   await sendOrKeep(deps, job, {

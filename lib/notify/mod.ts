@@ -14,7 +14,7 @@ import { getForm } from "@/lib/forms/forms.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
 import { readSubmissions } from "@/lib/submissions/records.ts";
 import { submissionView } from "@/lib/submissions/query.ts";
-import { plainAddress } from "./email.ts";
+import { autoresponseAddress } from "./autoresponder.ts";
 import { eventBytes, type EventType, loadEvent, type NotifyEvent, storeEvent } from "./events.ts";
 import { MAX_EVENTS_PER_DELIVERY } from "./jobs.ts";
 import { hears, listWebhooks, requireWebhook, type Webhook } from "./webhooks.ts";
@@ -34,15 +34,6 @@ export interface SubmissionEvent {
   event_id?: string;
 }
 
-/** One autoresponse per submitter address per form per hour. */
-export const AUTORESPONDER_WINDOW_MS = 3600 * 1000;
-
-async function addressDigest(formId: string, address: string): Promise<string> {
-  const data = new TextEncoder().encode(`${formId}\n${address.toLowerCase()}`);
-  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
-  return Array.from(d.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** What one event enqueues, worked out before its commit. */
 interface Planned {
   /** Index of the event in the caller's list. */
@@ -52,39 +43,36 @@ interface Planned {
   /** The event's first chunk, when its id is fixed: present means already enqueued. */
   first: Deno.KvKey | null;
   ownerMail: boolean;
-  autoKey: Deno.KvKey | null;
+  /** Whether an autoresponse is due (its job applies the autoresponder's limits). */
+  autoresponse: boolean;
   hooks: Webhook[];
 }
 
-/** Events one commit stores at most: each may add two checks, and KV allows 100 a commit. */
+/** Events one commit stores at most: each may add a check, and KV allows 100 a commit. */
 const MAX_EVENTS_PER_COMMIT = 40;
 /** Event bytes one commit stores at most (KV allows 800 KiB of mutations a commit). */
 const MAX_COMMIT_BYTES = 500 * 1024;
 
 /** What `ev` triggers given the workspace's webhooks; null when nothing is due. */
-async function plan(
+function plan(
   deps: Deps,
   ev: SubmissionEvent,
   at: number,
   webhooks: Webhook[],
-): Promise<Planned | null> {
+): Planned | null {
   const { form, submission: s } = ev;
   const n = form.notifications;
   const hooks = webhooks.filter((w) => w.enabled && hears(w, ev.type, form.id));
   let ownerMail = false;
-  let autoKey: Deno.KvKey | null = null;
+  let autoresponse = false;
   if (ev.type === "submission.created" && n) {
     const statusOk = s.status === "completed" ||
       (s.status === "suspicious" && n.notify_suspicious) ||
       (s.status === "spam" && n.notify_spam);
     ownerMail = statusOk && n.emails.length > 0;
-    const a = n.autoresponder;
-    const addr = a?.enabled && s.status === "completed"
-      ? plainAddress(s.fields[a.email_field])
-      : null;
-    if (addr) autoKey = keys.autoresponderSent(form.id, await addressDigest(form.id, addr));
+    autoresponse = autoresponseAddress(form, s) !== null;
   }
-  if (!ownerMail && !autoKey && hooks.length === 0) return null;
+  if (!ownerMail && !autoresponse && hooks.length === 0) return null;
   const event: NotifyEvent = {
     id: ev.event_id ?? newId("msg"),
     type: ev.type,
@@ -100,7 +88,7 @@ async function plan(
     bytes: eventBytes(event),
     first: ev.event_id ? keys.notifyEventChunk(ev.event_id, 0) : null,
     ownerMail,
-    autoKey,
+    autoresponse,
     hooks,
   };
 }
@@ -130,7 +118,7 @@ function commitGroups(planned: Planned[]): Planned[][] {
  * Enqueues what events trigger (live submissions only), storing the events with their
  * jobs in as few commits as fit: for `submission.created`, the owner email (suspicious ones
  * if `notify_suspicious`, marked; spam if `notify_spam`) and an autoresponse (completed
- * only, one per address per form per hour); for every event, one delivery job per enabled
+ * only; its job applies the limits); for every event, one delivery job per enabled
  * webhook subscribed to it and to the form, carrying all of a commit's events for it.
  * Returns each event's id, or null where nothing was due.
  */
@@ -147,17 +135,15 @@ export async function notifyEvents(
     if (ev.submission.mode !== "live") continue;
     const ws = ev.submission.workspace_id;
     if (!lists.has(ws)) lists.set(ws, webhooks ?? await listWebhooks(deps, ws));
-    const p = await plan(deps, ev, i, lists.get(ws)!);
+    const p = plan(deps, ev, i, lists.get(ws)!);
     if (p) pending.push(p);
   }
   for (let attempt = 0; pending.length && attempt < 5; attempt++) {
-    // What decides each event's commit, read once per attempt: whether a fixed-id event is
-    // already stored, and whether its address had an autoresponse this hour.
+    // Whether a fixed-id event is already stored, read once per attempt.
     const reads = new Map<string, Deno.KvEntryMaybe<unknown>>();
     const wanted = new Map<string, Deno.KvKey>();
     for (const p of pending) {
       if (p.first) wanted.set(JSON.stringify(p.first), p.first);
-      if (p.autoKey) wanted.set(JSON.stringify(p.autoKey), p.autoKey);
     }
     const entries = await getManyChunked(deps.kv, [...wanted.values()]);
     for (const e of entries) reads.set(JSON.stringify(e.key), e);
@@ -166,7 +152,6 @@ export async function notifyEvents(
       ids[p.at] = p.event.id; // A re-delivered job: enqueued before.
       return false;
     });
-    const claimed = new Set<string>();
     const left: Planned[] = [];
     for (const group of commitGroups(pending)) {
       const op = deps.kv.atomic();
@@ -182,11 +167,7 @@ export async function notifyEvents(
             attempt: 0,
           });
         }
-        const autoId = p.autoKey && JSON.stringify(p.autoKey);
-        const marker = autoId ? reads.get(autoId)! : null;
-        if (autoId && marker && marker.versionstamp === null && !claimed.has(autoId)) {
-          claimed.add(autoId);
-          op.check(marker).set(marker.key, true, { expireIn: AUTORESPONDER_WINDOW_MS });
+        if (p.autoresponse) {
           deps.jobs.enqueue(op, {
             type: "send_email",
             event_id: p.event.id,

@@ -38,8 +38,11 @@ export interface EmailLogEntry {
   to: string[];
   subject: string;
   attempt: number;
-  /** `accepted` by SMTP, kept in the `outbox`, `retrying` after a temporary failure, or `failed`. */
-  result: "accepted" | "outbox" | "retrying" | "failed";
+  /**
+   * `accepted` by SMTP, kept in the `outbox`, `retrying` after a temporary failure, `failed`,
+   * or an autoresponse `suppressed` by the autoresponder's limits (`detail` says which).
+   */
+  result: "accepted" | "outbox" | "retrying" | "failed" | "suppressed";
   detail?: string;
 }
 

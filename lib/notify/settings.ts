@@ -50,3 +50,58 @@ export function notificationFieldProblems(
   }
   return out;
 }
+
+/** An address as the audit log keeps it: the first character of the local part, and the domain. */
+export function maskedAddress(address: string): string {
+  const at = address.lastIndexOf("@");
+  return at > 0 ? `${address[0]}…${address.slice(at)}` : "…";
+}
+
+/** Settings as the audit log compares them; absent settings are the defaults. */
+function comparable(n: Notifications | null | undefined) {
+  const d = notificationsSchema.parse({});
+  const a = n?.autoresponder;
+  return {
+    emails: [...new Set((n?.emails ?? []).map((e) => e.toLowerCase()))].sort(),
+    subject: n?.subject ?? d.subject,
+    reply_to_field: n?.reply_to_field ?? null,
+    notify_suspicious: n?.notify_suspicious ?? d.notify_suspicious,
+    notify_spam: n?.notify_spam ?? d.notify_spam,
+    "autoresponder.enabled": a?.enabled ?? false,
+    "autoresponder.email_field": a?.email_field ?? null,
+    "autoresponder.subject": a?.subject ?? null,
+    "autoresponder.text": a?.text ?? null,
+  };
+}
+
+/** Settings whose new value the audit details show (switches and field names, never text). */
+const SHOWN = [
+  "reply_to_field",
+  "notify_suspicious",
+  "notify_spam",
+  "autoresponder.enabled",
+  "autoresponder.email_field",
+] as const;
+
+/**
+ * What changed between two settings, as audit details: `changed` names each setting, owner
+ * addresses added or removed are masked, switches and field names show their new value;
+ * subject and text are only named. Null when nothing changed.
+ */
+export function notificationChanges(
+  before: Notifications | null | undefined,
+  after: Notifications | null | undefined,
+): Record<string, unknown> | null {
+  const b = comparable(before);
+  const a = comparable(after);
+  const changed = (Object.keys(a) as (keyof typeof a)[])
+    .filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+  if (changed.length === 0) return null;
+  const details: Record<string, unknown> = { changed };
+  if (changed.includes("emails")) {
+    details.emails_added = a.emails.filter((e) => !b.emails.includes(e)).map(maskedAddress);
+    details.emails_removed = b.emails.filter((e) => !a.emails.includes(e)).map(maskedAddress);
+  }
+  for (const k of SHOWN) if (changed.includes(k)) details[k] = a[k];
+  return details;
+}

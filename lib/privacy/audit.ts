@@ -25,6 +25,7 @@ export const AUDIT_ACTIONS = [
   "form.changed",
   "form.deleted",
   "form.retention_changed",
+  "form.notifications_changed",
   "submissions.deleted",
   "export.csv",
   "export.json",

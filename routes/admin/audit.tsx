@@ -48,6 +48,7 @@ const LABELS: Record<AuditEvent["action"], string> = {
   "form.changed": "Form changed",
   "form.deleted": "Form deleted",
   "form.retention_changed": "Form retention changed",
+  "form.notifications_changed": "Form notifications changed",
   "submissions.deleted": "Submissions deleted",
   "export.csv": "CSV export",
   "export.json": "JSON export",
@@ -56,6 +57,18 @@ const LABELS: Record<AuditEvent["action"], string> = {
   "workspace.plan_changed": "Plan changed",
   "workspace.retention_changed": "Default retention changed",
 };
+
+function list(v: unknown): string {
+  return Array.isArray(v) ? v.join(", ") : "";
+}
+
+/** A `form.notifications_changed` event: what changed, addresses added and removed. */
+function notificationsInWords(d: Record<string, unknown>): string {
+  const parts = [`Notifications of form ${d.form ?? "?"}: ${list(d.changed)} changed`];
+  if (list(d.emails_added)) parts.push(`added ${list(d.emails_added)}`);
+  if (list(d.emails_removed)) parts.push(`removed ${list(d.emails_removed)}`);
+  return `${parts.join("; ")}.`;
+}
 
 function days(v: unknown): string {
   return v === null || v === undefined ? "forever" : `${v} days`;
@@ -96,6 +109,8 @@ export function detailsInWords(ev: Pick<AuditEvent, "action" | "details">): stri
         : `Form ${d.form ?? "?"}: IP ${d.store_ip ?? "?"}, user agent ${
           d.store_user_agent ? "kept" : "not kept"
         }.`;
+    case "form.notifications_changed":
+      return notificationsInWords(d);
     case "workspace.plan_changed":
       return `Plan from ${d.from ?? "?"} to ${d.to ?? "?"}.`;
   }

@@ -1,6 +1,7 @@
 /**
  * The Outbox: mail that would have been sent (no `SMTP_URL`), to whom, when, subject and
- * text; with SMTP set, the email log (accepted / retrying / failed). Instance owners also
+ * text, and autoresponses held back by their limits; with SMTP set, the email log
+ * (accepted / retrying / failed / suppressed). Instance owners also
  * see account mail (invitations, password resets), which belongs to no workspace.
  * @module
  */
@@ -98,6 +99,7 @@ function Log({ log, label }: { log: EmailLogEntry[]; label: string }) {
 /** The outbox page. */
 export default define.page<typeof handler>(function Outbox({ data }) {
   const { workspace, smtp } = data;
+  const held = data.log.filter((e) => e.result === "suppressed");
   return (
     <>
       <PageHead
@@ -110,6 +112,13 @@ export default define.page<typeof handler>(function Outbox({ data }) {
         <section aria-labelledby="outbox-head">
           <h2 id="outbox-head">Kept mail</h2>
           <Mails mails={data.mails} label="Kept mail" />
+        </section>
+      )}
+      {!smtp && held.length > 0 && (
+        <section aria-labelledby="held-head">
+          <h2 id="held-head">Held back</h2>
+          <p class="muted">Autoresponses the autoresponder's limits kept from being sent.</p>
+          <Log log={held} label="Held back" />
         </section>
       )}
       {smtp && (

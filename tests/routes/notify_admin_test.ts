@@ -4,8 +4,6 @@
  * refused in a suspended workspace except those that only take access away.
  */
 import assert from "node:assert/strict";
-import { SMTPServer } from "smtp-server";
-import { type ParsedMail, simpleParser } from "mailparser";
 import { dispatch } from "@/lib/jobs/mod.ts";
 import { ACCOUNT_OUTBOX, listEmailLog } from "@/lib/notify/outbox.ts";
 import { listAccountMail } from "@/lib/admin/mail.ts";
@@ -13,25 +11,12 @@ import { listWebhooks } from "@/lib/notify/webhooks.ts";
 import { updateWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { FORM_TYPE, page, post, setup, signIn } from "@/tests/admin_support.ts";
 import { testEnv } from "@/tests/helpers.ts";
-import { waitFor } from "@/tests/lib/notify/_support.ts";
+import { smtp, waitFor } from "@/tests/lib/notify/_support.ts";
 
 Deno.test("account mail goes out by SMTP from a job, never inside the request", async () => {
-  const mails: ParsedMail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    secure: false,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onData(stream, _session, cb) {
-      simpleParser(stream).then((m) => {
-        mails.push(m);
-        cb();
-      }, cb);
-    },
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  const port = (server.server.address() as { port: number }).port;
-  const env = await testEnv({ SMTP_URL: `smtp://127.0.0.1:${port}` });
+  const server = await smtp();
+  const mails = server.mails;
+  const env = await testEnv({ SMTP_URL: server.url });
   try {
     await setup(env);
     const res = await env.request("/admin/reset", {
@@ -54,7 +39,7 @@ Deno.test("account mail goes out by SMTP from a job, never inside the request", 
     );
   } finally {
     env.close();
-    await new Promise<void>((r) => server.close(() => r()));
+    await server.close();
   }
 });
 

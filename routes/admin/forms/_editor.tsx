@@ -1,6 +1,7 @@
 /**
  * The form editor shared by "new" and "edit": name, the field-builder island, spam
- * protection, origins, redirects and the accepting switch.
+ * protection, origins, redirects, notifications (./_notify.tsx), hosted page texts and the
+ * accepting switch.
  * @module
  */
 import FieldBuilder from "@/islands/FieldBuilder.tsx";
@@ -14,7 +15,7 @@ import {
   type FormDefinition,
 } from "@/lib/schemas.ts";
 import { Csrf } from "@/routes/admin/_layout.tsx";
-import { notificationInputs } from "@/lib/admin/notify_settings.ts";
+import { NotificationSettings } from "./_notify.tsx";
 
 /** What the editor shows: a definition (secret never included) and whether one is stored. */
 export interface EditorData {
@@ -202,106 +203,5 @@ export function FormEditor(
         />
       </div>
     </form>
-  );
-}
-
-/** The "Notifications" section: owner emails, subject, reply-to, statuses, autoresponder. */
-function NotificationSettings({ def }: { def: FormDefinition }) {
-  const n = notificationInputs(def.notifications ?? null);
-  const emailFields = (def.fields ?? []).filter((f) => f.type === "email").map((f) => f.name);
-  const fieldHelp = emailFields.length
-    ? `The name of an email field: ${emailFields.join(", ")}.`
-    : "The name of an email field (this form has none yet).";
-  return (
-    <section aria-labelledby="notify-head">
-      <h2 id="notify-head">Notifications</h2>
-      <input type="hidden" name="notify_section" value="1" />
-      <label for="notify-emails">Email each submission to</label>
-      <textarea
-        id="notify-emails"
-        name="notify_emails"
-        rows={2}
-        placeholder="owner@example.com"
-        aria-describedby="notify-emails-help"
-      >
-        {n.emails}
-      </textarea>
-      <p class="help" id="notify-emails-help">
-        Up to 10 addresses, one per line. Empty sends no email. Without SMTP the mail is kept in the
-        Outbox.
-      </p>
-      <div class="row2">
-        <div>
-          <label for="notify-subject">Subject</label>
-          <input
-            id="notify-subject"
-            name="notify_subject"
-            type="text"
-            maxLength={300}
-            value={n.subject}
-            aria-describedby="notify-subject-help"
-          />
-          <p class="help" id="notify-subject-help">
-            <code>{"{form}"}</code> is the form's name, <code>{"{field:name}"}</code>{" "}
-            a field's value.
-          </p>
-        </div>
-        <div>
-          <label for="reply-to-field">Reply-to field</label>
-          <input
-            id="reply-to-field"
-            name="reply_to_field"
-            type="text"
-            maxLength={100}
-            value={n.reply_to_field}
-            aria-describedby="reply-to-help"
-          />
-          <p class="help" id="reply-to-help">{fieldHelp} Empty: no Reply-To.</p>
-        </div>
-      </div>
-      <label class="check">
-        <input type="checkbox" name="notify_suspicious" checked={n.notify_suspicious} />{" "}
-        Also email suspicious submissions (marked in the subject)
-      </label>
-      <label class="check">
-        <input type="checkbox" name="notify_spam" checked={n.notify_spam} />{" "}
-        Also email submissions judged spam
-      </label>
-      <fieldset>
-        <legend>Autoresponder</legend>
-        <label class="check">
-          <input type="checkbox" name="auto_enabled" checked={n.auto_enabled} />{" "}
-          Send the submitter a reply (at most one per address per hour)
-        </label>
-        <div class="row2">
-          <div>
-            <label for="auto-email-field">Submitter's email field</label>
-            <input
-              id="auto-email-field"
-              name="auto_email_field"
-              type="text"
-              maxLength={100}
-              value={n.auto_email_field}
-              aria-describedby="auto-field-help"
-            />
-            <p class="help" id="auto-field-help">{fieldHelp}</p>
-          </div>
-          <div>
-            <label for="auto-subject">Reply subject</label>
-            <input
-              id="auto-subject"
-              name="auto_subject"
-              type="text"
-              maxLength={300}
-              value={n.auto_subject}
-            />
-          </div>
-        </div>
-        <label for="auto-text">Reply text</label>
-        <textarea id="auto-text" name="auto_text" rows={3} maxLength={10000}>
-          {n.auto_text}
-        </textarea>
-      </fieldset>
-    </section>
   );
 }

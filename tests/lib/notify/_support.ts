@@ -1,8 +1,10 @@
 /**
- * Notification test support: a live submission literal, a queue listener running the real
- * job dispatcher, and a bounded wait on a condition.
+ * Notification test support: a real SMTP server, a live submission literal, a queue
+ * listener running the real job dispatcher, and a bounded wait on a condition.
  * @module
  */
+import { SMTPServer } from "smtp-server";
+import { type ParsedMail, simpleParser } from "mailparser";
 import type { Deps } from "@/lib/deps.ts";
 import { dispatch } from "@/lib/jobs/mod.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
@@ -47,4 +49,40 @@ export async function waitFor(
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** A real SMTP server on 127.0.0.1: `reply(n)` decides the n-th DATA (0 = accept, else a code). */
+export async function smtp(reply: (n: number) => number = () => 0) {
+  const mails: ParsedMail[] = [];
+  let n = 0;
+  const server = new SMTPServer({
+    authOptional: true,
+    secure: false,
+    disabledCommands: ["STARTTLS"],
+    logger: false,
+    onData(stream, _session, cb) {
+      const code = reply(++n);
+      simpleParser(stream).then((m) => {
+        if (code) {
+          const err = Object.assign(new Error(`refused ${code}`), { responseCode: code });
+          return cb(err);
+        }
+        mails.push(m);
+        cb();
+      }, cb);
+    },
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const port = (server.server.address() as { port: number }).port;
+  return {
+    mails,
+    calls: () => n,
+    url: `smtp://127.0.0.1:${port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+/** The recipients of a parsed mail, sorted. */
+export function recipients(m: ParsedMail): string[] {
+  return [m.to].flat().flatMap((a) => a?.value ?? []).map((v) => v.address ?? "").sort();
 }

@@ -1,42 +1,9 @@
 import assert from "node:assert/strict";
-import { SMTPServer } from "smtp-server";
-import { type ParsedMail, simpleParser } from "mailparser";
 import { listEmailLog, listOutbox } from "@/lib/notify/outbox.ts";
 import { notifySubmission } from "@/lib/notify/mod.ts";
 import type { FormDefinition } from "@/lib/schemas.ts";
 import { makeForm, makeWorkspace, testEnv } from "../../helpers.ts";
-import { runJobs, submissionOf, waitFor } from "./_support.ts";
-
-/** A real SMTP server on 127.0.0.1: `reply(n)` decides the n-th DATA (0 = accept, else a code). */
-async function smtp(reply: (n: number) => number = () => 0) {
-  const mails: ParsedMail[] = [];
-  let n = 0;
-  const server = new SMTPServer({
-    authOptional: true,
-    secure: false,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onData(stream, _session, cb) {
-      const code = reply(++n);
-      simpleParser(stream).then((m) => {
-        if (code) {
-          const err = Object.assign(new Error(`refused ${code}`), { responseCode: code });
-          return cb(err);
-        }
-        mails.push(m);
-        cb();
-      }, cb);
-    },
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  const port = (server.server.address() as { port: number }).port;
-  return {
-    mails,
-    calls: () => n,
-    url: `smtp://127.0.0.1:${port}`,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
+import { recipients, runJobs, smtp, submissionOf, waitFor } from "./_support.ts";
 
 const DEF: FormDefinition = {
   name: "Contact <b>Us</b>",
@@ -73,9 +40,7 @@ Deno.test("email: owner mail and autoresponse over real SMTP; hostile values esc
     const owner = mail.mails.find((m) => m.subject?.startsWith("New to"))!;
     const auto = mail.mails.find((m) => m.subject?.startsWith("Thanks"))!;
     assert.ok(owner && auto);
-    const to = (m: ParsedMail) =>
-      [m.to].flat().flatMap((a) => a?.value ?? []).map((v) => v.address).sort();
-    assert.deepEqual(to(owner), ["owner@example.com", "second@example.com"]);
+    assert.deepEqual(recipients(owner), ["owner@example.com", "second@example.com"]);
     assert.equal(
       owner.subject,
       `New to Contact <b>Us</b> from Eve Bcc: victim@example.com X-Evil: 1 #${sub.number}`,
@@ -95,17 +60,23 @@ Deno.test("email: owner mail and autoresponse over real SMTP; hostile values esc
     const link = `https://forms.example.org/admin/forms/${form.id}/submissions/${sub.id}`;
     assert.ok(owner.text?.includes(link));
     assert.ok(html.includes(`href="${link}"`));
-    assert.deepEqual(to(auto), ["eve@example.com"]);
+    assert.deepEqual(recipients(auto), ["eve@example.com"]);
     assert.equal(auto.text?.trim(), "We got it.");
 
-    // A second submission from the same address within the hour: owner mail, no autoresponse.
+    // A second submission from the same address within the hour: owner mail; the
+    // autoresponse is held back and logged.
     const again = submissionOf(form, { name: "Eve", email: "EVE@example.com", message: "hi" });
     await notifySubmission(env.deps, { type: "submission.created", form, submission: again });
     await waitFor("third mail", () => mail.mails.length === 3);
-    await waitFor("log", async () => (await listEmailLog(env.deps, ws.id)).length === 3);
+    await waitFor("log", async () => (await listEmailLog(env.deps, ws.id)).length === 4);
     assert.equal(mail.mails[2].subject, `New to Contact <b>Us</b> from Eve #${again.number}`);
     const log = await listEmailLog(env.deps, ws.id);
-    assert.ok(log.every((e) => e.result === "accepted"));
+    assert.deepEqual(log.map((e) => `${e.kind} ${e.result}`).sort(), [
+      "autoresponder accepted",
+      "autoresponder suppressed",
+      "owner accepted",
+      "owner accepted",
+    ]);
   } finally {
     env.close();
     await jobs;
@@ -178,4 +149,84 @@ Deno.test("email: SMTP 4xx retried until accepted, 5xx not retried", async () =>
   }
   await soft.close();
   await hard.close();
+});
+
+Deno.test("email: the autoresponse's subject and text take {form}, {field:NAME}, {number}; visitor values stay one line and plain", async () => {
+  const mail = await smtp();
+  const env = await testEnv({ SMTP_URL: mail.url });
+  const jobs = runJobs(env.deps);
+  try {
+    const ws = await makeWorkspace(env.deps);
+    const form = await makeForm(env.deps, ws, {
+      ...DEF,
+      notifications: {
+        emails: [],
+        autoresponder: {
+          enabled: true,
+          email_field: "email",
+          subject: "Re: {form} #{number}{field:constructor}, {field:name}",
+          text: "Hi {field:name},\n\nthanks for writing to {form}.\nYour number: {number}." +
+            "\n{field:toString}{field:missing}-",
+        },
+      },
+    });
+    const name = "Eve\r\nBcc: victim@example.com\r\n<b>Click</b> " + "z".repeat(5_000);
+    const sub = submissionOf(form, { name, email: "eve@example.com" });
+    await notifySubmission(env.deps, { type: "submission.created", form, submission: sub });
+    await waitFor("the autoresponse", () => mail.mails.length === 1);
+    const [auto] = mail.mails;
+    assert.equal(auto.headers.get("bcc"), undefined);
+    const subject = auto.subject ?? "";
+    assert.ok(
+      subject.startsWith(`Re: Contact <b>Us</b> #${sub.number}, Eve Bcc: victim@example.com `),
+      subject,
+    );
+    assert.ok(!/[\r\n]/.test(subject) && subject.length <= 300, "one line, capped");
+    assert.ok(!subject.includes("function"), "no prototype member fills a placeholder");
+    const text = auto.text ?? "";
+    const lines = text.trimEnd().split("\n");
+    assert.ok(lines[0].startsWith("Hi Eve Bcc: victim@example.com <b>Click</b> zzz"), lines[0]);
+    assert.ok(lines[0].length < 1_000, "a visitor value is capped in the text");
+    assert.deepEqual(lines.slice(1), [
+      "",
+      "thanks for writing to Contact <b>Us</b>.",
+      `Your number: ${sub.number}.`,
+      "-",
+    ]);
+    const html = String(auto.html);
+    assert.ok(html.includes("&lt;b&gt;Click&lt;/b&gt;"), "the HTML part escapes visitor text");
+    assert.ok(!html.includes("<b>"));
+  } finally {
+    env.close();
+    await jobs;
+    await mail.close();
+  }
+});
+
+Deno.test("email: notify_spam and notify_suspicious decide the owner mail", async () => {
+  const env = await testEnv();
+  const jobs = runJobs(env.deps);
+  try {
+    const ws = await makeWorkspace(env.deps);
+    const form = await makeForm(env.deps, ws, {
+      ...DEF,
+      notifications: { ...DEF.notifications, notify_spam: true, notify_suspicious: false },
+    });
+    const fields = { name: "Sam", email: "sam@example.com" };
+    const notify = (status: "suspicious" | "spam") =>
+      notifySubmission(env.deps, {
+        type: "submission.created",
+        form,
+        submission: submissionOf(form, fields, status),
+      });
+    assert.equal(await notify("suspicious"), null, "nothing is due for a suspicious one");
+    assert.notEqual(await notify("spam"), null);
+    await waitFor("email log", async () => (await listEmailLog(env.deps, ws.id)).length > 0);
+    const subjects = (await listOutbox(env.deps, ws.id)).map((m) => m.subject);
+    assert.equal(subjects.length, 1);
+    assert.match(subjects[0], /^\[Spam\] New to Contact <b>Us<\/b> from Sam #\d+$/);
+  } finally {
+    env.close();
+    await jobs;
+  }
 });
