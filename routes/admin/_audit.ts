@@ -4,8 +4,16 @@
  * @module
  */
 import { clientIp } from "@/lib/http/http.ts";
-import { audit, type AuditAction } from "@/lib/privacy/audit.ts";
+import { audit, type AuditAction, type AuditBy } from "@/lib/privacy/audit.ts";
 import type { PageContext } from "./_page.ts";
+
+/** Who acts in this request (the signed-in user) and from which address, for lib calls. */
+export function auditBy(ctx: PageContext): AuditBy {
+  return {
+    actor: `user:${ctx.state?.user.email ?? "unknown"}`,
+    ip: clientIp(ctx.c, ctx.deps.config.trustProxy),
+  };
+}
 
 /** Writes one audit event for what the signed-in user just did in `workspaceId`. */
 export async function adminAudit(
@@ -14,11 +22,5 @@ export async function adminAudit(
   action: AuditAction,
   details: Record<string, unknown> = {},
 ): Promise<void> {
-  await audit(ctx.deps, {
-    workspaceId,
-    action,
-    actor: `user:${ctx.state?.user.email ?? "unknown"}`,
-    ip: clientIp(ctx.c, ctx.deps.config.trustProxy),
-    details,
-  });
+  await audit(ctx.deps, { workspaceId, action, ...auditBy(ctx), details });
 }
