@@ -212,8 +212,9 @@ export async function findInvite(
 
 /** Why an invitation link does not work, in words. */
 export const INVITE_GONE =
-  "This invitation link does not work any more: it was used, withdrawn or replaced, or it " +
-  "expired. Ask the workspace owner for a new one.";
+  "This invitation link does not work any more: it was used, withdrawn or replaced, it " +
+  "expired, or whoever sent it may no longer invite. Ask an owner of the workspace for a " +
+  "new one.";
 
 /**
  * Accepts an invitation, once, while its inviter may still grant its role (checked in the

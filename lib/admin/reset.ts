@@ -45,10 +45,9 @@ export const RESET_GONE =
 
 /**
  * Mails a reset link when `email` has an account (the caller gives the same answer either
- * way). An unknown email does the same work: the same
- * lookups, token and commit, kept under an id no user has, only no mail is sent; so neither
- * the answer, its timing nor the resend limit tells whether the account exists. A newer
- * link replaces an older one.
+ * way). An unknown email does the same work (the same lookups, token and commit, kept
+ * under an id no user has) except the mail, so neither the answer, its timing nor the
+ * resend limit tells whether the account exists. A newer link replaces an older one.
  */
 export async function requestPasswordReset(
   deps: Pick<Deps, "kv" | "now" | "config" | "jobs" | "secret">,

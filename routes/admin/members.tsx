@@ -10,12 +10,12 @@ import { type AccountLink, accountMailGoesTo } from "@/lib/admin/mail.ts";
 import { isRole, listMembers, type Member } from "@/lib/admin/members.ts";
 import { storeKeyReveal, takeKeyReveal } from "@/lib/admin/key_reveal.ts";
 import { changeMember } from "@/lib/admin/team.ts";
-import { Island } from "@/lib/ui/island.tsx";
-import CopyButton from "@/islands/CopyButton.tsx";
+import { normalizeEmail } from "@/lib/admin/users.ts";
 import { type Role, ROLES, type Workspace } from "@/lib/schemas.ts";
 import { Csrf, PageHead } from "./_layout.tsx";
 import { define, field, type PageContext, requireWorkspace } from "./_page.ts";
 import { auditBy } from "./_audit.ts";
+import { UnsentInvite } from "./_unsent_invite.tsx";
 
 interface Data {
   workspace: Workspace;
@@ -85,7 +85,7 @@ async function invite(
   const token = await storeKeyReveal(ctx.deps, {
     session_user: invitedBy.id,
     workspace_id: workspace.id,
-    name: email.toLowerCase(),
+    name: normalizeEmail(email),
     key: link.url,
   });
   return ctx.redirect(`/admin/members?unsent=${token}`);
@@ -130,23 +130,6 @@ export const handler = define.handlers<Data>({
   },
 });
 
-/** The link of an invitation no mail carried, for the inviter to pass on. */
-function UnsentInvite({ email, url }: { email: string; url: string }) {
-  return (
-    <div class="notice ok reveal" role="status">
-      <p>
-        <strong>Invitation created for {email}, but not emailed:</strong>{" "}
-        this server sends no email (it has no SMTP_URL). The link is also in the Outbox and the
-        server log. Send it to {email} yourself; it works once, for 7 days.
-      </p>
-      <div class="key-line">
-        <code class="key" id="invite-link">{url}</code>{" "}
-        <Island name="CopyButton" component={CopyButton} props={{ text: url }} />
-      </div>
-    </div>
-  );
-}
-
 function RoleSelect(
   { id, name, value, label }: { id: string; name: string; value: Role; label: string },
 ) {
@@ -170,12 +153,7 @@ export default define.page<typeof handler>(function Members({ data, csrf, state 
         sub={`People who can sign in to ${workspace.name}, and what each may do.`}
       />
       {data.error && <p class="notice error" role="alert">{data.error}</p>}
-      {data.unsent && <UnsentInvite {...data.unsent} />}
-      {data.gone && (
-        <p class="notice" role="status">
-          That invitation link was shown once already. Find it in the Outbox or the server log.
-        </p>
-      )}
+      <UnsentInvite unsent={data.unsent} gone={data.gone} />
       <div class="table-wrap">
         <table>
           <caption class="visually-hidden">Members of {workspace.name}</caption>

@@ -3,8 +3,16 @@ import { listAccountMail } from "@/lib/admin/mail.ts";
 import { RESET_RESEND_MS, RESET_TTL_MS } from "@/lib/admin/reset.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { page, PASSWORD, post, signIn } from "@/tests/admin_support.ts";
-import { accountEnv, clock, mailedLink, member, postPublic } from "@/tests/account_support.ts";
-import { makeWorkspace } from "@/tests/helpers.ts";
+import {
+  accountEnv,
+  captureLog,
+  clock,
+  loggedLink,
+  mailedLink,
+  member,
+  postPublic,
+} from "@/tests/account_support.ts";
+import { makeWorkspace, testEnv } from "@/tests/helpers.ts";
 
 Deno.test("account - password change and reset", async (t) => {
   const time = clock();
@@ -162,4 +170,61 @@ Deno.test("account - password change and reset", async (t) => {
   } finally {
     await env.stop();
   }
+});
+
+Deno.test("account - the reset page says where the link went, the same for any email", async (t) => {
+  await t.step("no SMTP: the server log and the Outbox, never the inbox", async () => {
+    const env = await accountEnv();
+    try {
+      const ws = await makeWorkspace(env.deps, "starter");
+      await member(env, ws, "me@example.com", "admin");
+      const form = await (await env.request("/admin/reset")).text();
+      assert.match(form, /sends no email/);
+      assert.match(form, /server log/);
+      assert.match(form, /Outbox/);
+      assert.match(form, /user reset-password/);
+      let known = "";
+      let unknown = "";
+      const lines = await captureLog(async () => {
+        for (const email of ["me@example.com", "nobody@example.com"]) {
+          const res = await postPublic(env, "/admin/reset", { email });
+          assert.equal(res.status, 303);
+          const body = await (await env.request(res.headers.get("location")!)).text();
+          if (email === "me@example.com") known = body;
+          else unknown = body;
+        }
+      });
+      assert.equal(known, unknown);
+      assert.match(known, /in the server log/);
+      assert.match(known, /Outbox/);
+      assert.doesNotMatch(known, /emailed it/);
+      // One labelled line, for the account only, carrying the link the Outbox has.
+      assert.equal(lines.length, 1, lines.join("\n"));
+      const logged = loggedLink(lines, "me@example.com");
+      assert.equal(logged.kind, "password_reset");
+      assert.match(logged.msg, /^account mail not sent \(no SMTP_URL\)/);
+      assert.ok(logged.url.endsWith(await mailedLink(env, "me@example.com", "reset")));
+    } finally {
+      await env.stop();
+    }
+  });
+
+  await t.step("SMTP: the email, and nothing in the log", async () => {
+    // No job runner: the mail job waits in the queue, nothing is sent anywhere.
+    const env = await testEnv({ SMTP_URL: "smtp://127.0.0.1:9" });
+    try {
+      const ws = await makeWorkspace(env.deps, "starter");
+      await member(env, ws, "me@example.com", "admin");
+      assert.doesNotMatch(await (await env.request("/admin/reset")).text(), /server log/);
+      const lines = await captureLog(async () => {
+        const res = await postPublic(env, "/admin/reset", { email: "me@example.com" });
+        const body = await (await env.request(res.headers.get("location")!)).text();
+        assert.match(body, /we emailed it a link/);
+        assert.doesNotMatch(body, /server log/);
+      });
+      assert.deepEqual(lines, []);
+    } finally {
+      env.close();
+    }
+  });
 });
