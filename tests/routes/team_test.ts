@@ -238,6 +238,8 @@ Deno.test("team - invitations by email link", async (t) => {
       });
       assert.equal(res.status, 303);
       assert.equal(res.headers.get("location"), "/admin/forms?notice=joined");
+      // Joining signs in, so this browser also gets a device cookie (lib/admin/devices.ts).
+      assert.ok(res.headers.getSetCookie().some((c) => c.startsWith("formwell_device=usr_")));
       const cookie = (res.headers.get("set-cookie") ?? "").split(";")[0];
       const forms = await page(env, cookie, "/admin/forms?notice=joined");
       assert.equal(forms.res.status, 200);
