@@ -13,6 +13,7 @@ import { PLAN_NAMES, type PlanName } from "@/lib/workspaces/plans.ts";
 import { buildDeps, openKv } from "@/lib/runtime.ts";
 import { type Scope, SCOPES } from "@/lib/schemas.ts";
 import { createUser, userView } from "@/lib/admin/users.ts";
+import { createResetLink } from "@/lib/admin/reset.ts";
 import { auditCli } from "@/lib/privacy/audit_cli.ts";
 import { createWorkspace, updateWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { createWebhook, deleteWebhook, listWebhooks, webhookView } from "@/lib/notify/webhooks.ts";
@@ -31,6 +32,7 @@ const USAGE = `Usage: deno task cli <command>
   key list --workspace W
   key revoke --key KEY_ID
   user create --email E [--workspace W]   (the password on standard input, or typed at a prompt)
+  user reset-password --email E           (prints a single-use link to choose a new password)
   webhook create --workspace W --url URL [--events E1,E2] [--forms F1,F2]
   webhook list --workspace W
   webhook delete --webhook ID`;
@@ -163,6 +165,10 @@ export async function runCli(
       const password = await input.readPassword();
       if (!password) throw new UsageError("No password on standard input.");
       return userView(await createUser(deps, { email, password, workspaceIds: ws }));
+    }
+    case "user reset-password": {
+      const link = await createResetLink(deps, need(v, "email"));
+      return { url: link.url, expires_at: new Date(link.expires_at).toISOString() };
     }
     case "webhook create": {
       const list = (x: string | undefined) => x?.split(",").map((s) => s.trim()).filter(Boolean);

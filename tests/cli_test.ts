@@ -3,7 +3,8 @@ import { runCli } from "@/cli.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { testEnv } from "./helpers.ts";
 import { ROOT, runCliProcess } from "./processes.ts";
-import { verifyLogin } from "@/lib/admin/users.ts";
+import { createUser, verifyLogin } from "@/lib/admin/users.ts";
+import { RESET_TTL_MS } from "@/lib/admin/reset.ts";
 
 Deno.test("cli - every command through runCli", async (t) => {
   const env = await testEnv();
@@ -177,5 +178,63 @@ Deno.test("cli - user create reads the password from standard input, never the c
   } finally {
     kv.close();
   }
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("cli - user reset-password prints a single-use link with the mailed link's rules", async () => {
+  let now = Date.parse("2026-11-23T20:00:00Z");
+  const env = await testEnv({ BASE_URL: "https://forms.example.org" }, { now: () => now });
+  try {
+    await createUser(env.deps, { email: "me@example.com", password: "the old password" });
+    const run = (email: string) =>
+      runCli(env.deps, ["user", "reset-password", "--email", email]) as Promise<
+        Record<string, string>
+      >;
+    const first = await run("Me@Example.com");
+    assert.deepEqual(Object.keys(first).sort(), ["expires_at", "url"]);
+    assert.match(first.url, /^https:\/\/forms\.example\.org\/admin\/reset\/[0-9A-Za-z]{43}$/);
+    assert.equal(first.expires_at, new Date(now + RESET_TTL_MS).toISOString());
+    const second = await run("me@example.com");
+    const path = (url: string) => new URL(url).pathname;
+    assert.equal((await env.request(path(first.url))).status, 404, "a newer link replaces it");
+    assert.equal((await env.request(path(second.url))).status, 200);
+    const set = (url: string) =>
+      env.request(path(url), {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          origin: "https://forms.example.org",
+          "sec-fetch-site": "same-origin",
+        },
+        body: new URLSearchParams({
+          new_password: "the new password",
+          confirm_password: "the new password",
+        }).toString(),
+      });
+    assert.equal((await set(second.url)).status, 303);
+    assert.ok(await verifyLogin(env.deps, "me@example.com", "the new password"));
+    assert.equal((await set(second.url)).status, 404, "it works once");
+    const third = await run("me@example.com");
+    now += RESET_TTL_MS + 1;
+    assert.equal((await env.request(path(third.url))).status, 404, "it expires");
+    await assert.rejects(run("nobody@example.com"), /No account uses that email/);
+  } finally {
+    env.close();
+  }
+
+  // The real process prints the link as one JSON object.
+  const dir = await Deno.makeTempDir();
+  const kv = await Deno.openKv(`${dir}/kv.sqlite`);
+  await createUser({ kv, now: Date.now }, { email: "op@example.com", password: "long password" });
+  kv.close();
+  const out = await runCliProcess(
+    { KV_PATH: `${dir}/kv.sqlite`, BASE_URL: "https://forms.example.org" },
+    "user",
+    "reset-password",
+    "--email",
+    "op@example.com",
+  );
+  assert.equal(out.code, 0, out.stderr);
+  assert.match(JSON.parse(out.stdout).url, /^https:\/\/forms\.example\.org\/admin\/reset\//);
   await Deno.remove(dir, { recursive: true });
 });

@@ -7,7 +7,8 @@
 import type { Deps } from "@/lib/deps.ts";
 import { AppError, errors } from "@/lib/errors.ts";
 import { keys } from "@/lib/kv/keys.ts";
-import { withKvRetry } from "@/lib/kv/kv.ts";
+import { commitWithRetry } from "@/lib/kv/kv.ts";
+import { type AuditBy, auditMutation } from "@/lib/privacy/audit.ts";
 import { type Role, ROLES, type User } from "@/lib/schemas.ts";
 
 /** A member as the members page lists them. */
@@ -34,6 +35,14 @@ export function roleIn(user: User, workspaceId: string): Role | null {
 /** Whether `role` grants at least what `need` does. */
 export function atLeast(role: Role | null, need: Role): boolean {
   return role !== null && ROLES.indexOf(role) >= ROLES.indexOf(need);
+}
+
+/**
+ * Whether someone with role `granter` may give a role now: only owners manage members, and
+ * they may give any role.
+ */
+export function mayGrant(granter: Role | null): boolean {
+  return granter === "owner";
 }
 
 /** A user with a workspace added (or its role replaced). */
@@ -76,17 +85,19 @@ function memberOf(user: User, workspaceId: string): Member {
 }
 
 /**
- * Sets a member's role (`null` removes them). A workspace keeps at least one owner: taking
- * the last one away is refused, checked in the same commit as another owner's record, so
- * two owners demoting each other at once cannot both succeed.
+ * Sets a member's role (`null` removes them), audited (`member.role_changed` or
+ * `member.removed`) in the same commit. A workspace keeps at least one owner: taking the
+ * last one away is refused, checked in the same commit as another owner's record, so two
+ * owners demoting each other at once cannot both succeed. Returns the role before.
  */
 export async function setMemberRole(
-  deps: Pick<Deps, "kv">,
+  deps: Pick<Deps, "kv" | "now">,
   workspaceId: string,
   userId: string,
   role: Role | null,
-): Promise<void> {
-  for (let attempt = 0; attempt < 10; attempt++) {
+  by: AuditBy,
+): Promise<Role> {
+  const before = await commitWithRetry(deps.kv, async (op) => {
     const entries = await memberEntries(deps, workspaceId);
     const target = entries.find((e) => e.value.id === userId);
     if (!target) throw errors.notFound("That person is not a member of this workspace.");
@@ -97,8 +108,9 @@ export async function setMemberRole(
         "An instance owner is an owner of every workspace; their role cannot change here.",
       );
     }
-    const checks: Deno.AtomicCheck[] = [target];
-    if (roleIn(target.value, workspaceId) === "owner" && role !== "owner") {
+    const from = roleIn(target.value, workspaceId) ?? "viewer";
+    op.check(target);
+    if (from === "owner" && role !== "owner") {
       const other = entries.find((e) =>
         e.value.id !== userId && roleIn(e.value, workspaceId) === "owner"
       );
@@ -109,14 +121,18 @@ export async function setMemberRole(
           "A workspace needs at least one owner. Make someone else an owner first.",
         );
       }
-      checks.push(other);
+      op.check(other);
     }
-    const res = await withKvRetry(() =>
-      deps.kv.atomic().check(...checks).set(target.key, changed(target.value)).commit()
-    );
-    if (res.ok) return;
-  }
-  throw new Error("member update kept conflicting");
+    op.set(target.key, changed(target.value));
+    auditMutation(op, deps.now(), {
+      workspaceId,
+      action: role ? "member.role_changed" : "member.removed",
+      ...by,
+      details: { user_id: userId, email: target.value.email, from, to: role },
+    });
+    return from;
+  });
+  return before!;
 
   function changed(user: User): User {
     if (role) return withMembership(user, workspaceId, role);

@@ -148,26 +148,44 @@ function secure(config: Pick<Config, "baseUrl">): boolean {
 }
 
 /**
- * The session cookie's name: `__Host-` on HTTPS (browsers then insist on Secure, Path=/
- * and no Domain, so no subdomain can plant or read it), a plain name on plain HTTP where
+ * An admin cookie's name: `__Host-` on HTTPS (browsers then insist on Secure, Path=/ and
+ * no Domain, so no subdomain can plant or read it), the plain name on plain HTTP where
  * browsers refuse the prefix.
  */
+export function adminCookieName(config: Pick<Config, "baseUrl">, name: string): string {
+  return secure(config) ? `__Host-${name}` : name;
+}
+
+/**
+ * The `Set-Cookie` value of an admin cookie (`value` null clears it): Path=/, HttpOnly,
+ * SameSite=Lax, Secure on HTTPS.
+ */
+export function adminCookie(
+  config: Pick<Config, "baseUrl">,
+  name: string,
+  value: string | null,
+  maxAgeMs: number,
+): string {
+  const parts = [
+    `${adminCookieName(config, name)}=${value ?? ""}`,
+    "Path=/",
+    "HttpOnly",
+    "SameSite=Lax",
+    `Max-Age=${value ? Math.floor(maxAgeMs / 1000) : 0}`,
+  ];
+  if (secure(config)) parts.push("Secure");
+  return parts.join("; ");
+}
+
+/** The session cookie's name (see {@linkcode adminCookieName}). */
 export function sessionCookieName(config: Pick<Config, "baseUrl">): string {
-  return secure(config) ? "__Host-formwell_session" : "formwell_session";
+  return adminCookieName(config, "formwell_session");
 }
 
 /** The `Set-Cookie` value that stores a session token (or clears it with `token` null). */
 export function sessionCookie(config: Pick<Config, "baseUrl">, token: string | null): string {
-  const parts = [
-    `${sessionCookieName(config)}=${token ?? ""}`,
-    "Path=/",
-    "HttpOnly",
-    "SameSite=Lax",
-    // The cookie may outlive the session; the server-side expiry is what counts.
-    `Max-Age=${token ? Math.floor(SESSION_MAX_MS / 1000) : 0}`,
-  ];
-  if (secure(config)) parts.push("Secure");
-  return parts.join("; ");
+  // The cookie may outlive the session; the server-side expiry is what counts.
+  return adminCookie(config, "formwell_session", token, SESSION_MAX_MS);
 }
 
 /** The session token in a `Cookie` header, if any. */
@@ -175,10 +193,19 @@ export function readSessionToken(
   config: Pick<Config, "baseUrl">,
   cookieHeader: string | null | undefined,
 ): string | undefined {
-  const name = sessionCookieName(config);
+  return readAdminCookie(config, "formwell_session", cookieHeader);
+}
+
+/** The value of the admin cookie `name` (see {@linkcode adminCookieName}) in a `Cookie` header. */
+export function readAdminCookie(
+  config: Pick<Config, "baseUrl">,
+  name: string,
+  cookieHeader: string | null | undefined,
+): string | undefined {
+  const full = adminCookieName(config, name);
   for (const part of (cookieHeader ?? "").split(";")) {
     const i = part.indexOf("=");
-    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();
+    if (i > 0 && part.slice(0, i).trim() === full) return part.slice(i + 1).trim();
   }
   return undefined;
 }

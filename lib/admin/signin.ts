@@ -1,17 +1,20 @@
 /**
- * Sign-in with a per-account failure budget: 5 failures are free, then each further failure
- * locks the email for 30 s, doubling up to 15 min. The budget is keyed by an HMAC of the
- * normalised email and kept whether or not the account exists, the password hash always
- * runs, and the answers are the same for both: nothing reveals which emails have accounts.
+ * Sign-in with failure budgets: 5 failures are free, then each further failure locks for
+ * 30 s, doubling up to 15 min. A browser with a device cookie of the account (devices.ts)
+ * spends a budget of its own; every other attempt spends the account's, keyed by an HMAC
+ * of the normalised email and kept whether or not the account exists. The password hash
+ * always runs and the answers are the same for both: nothing reveals which emails have
+ * accounts. A password reset clears the account's budget.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
 import { hmacSha256Hex } from "@/lib/hmac.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { normaliseEmail } from "@/lib/privacy/email_index.ts";
-import { withKvRetry } from "@/lib/kv/kv.ts";
+import { commitWithRetry, withKvRetry } from "@/lib/kv/kv.ts";
 import type { User } from "@/lib/schemas.ts";
-import { verifyLogin } from "./users.ts";
+import { issueDevice, verifyDevice } from "./devices.ts";
+import { findUserByEmail, passwordMatches } from "./users.ts";
 
 /** Failures allowed before the first lockout. */
 export const FREE_FAILURES = 5;
@@ -25,65 +28,90 @@ export const FAILURE_MEMORY_MS = 24 * 60 * 60_000;
 /** What the sign-in page shows for a wrong email or password. */
 export const MISMATCH_MESSAGE = "That email and password do not match an account.";
 
-/** One email's failure record. */
+/** One email's (or one device's) failure record. */
 export interface SignInFailures {
   failures: number;
   /** Epoch ms before which every attempt is refused. */
   locked_until: number;
 }
 
-/** The signed-in user, or the status and message to show. */
-export type SignInOutcome = { user: User } | { status: 401 | 429; error: string };
+/** The signed-in user and a fresh device cookie value, or the status and message to show. */
+export type SignInOutcome =
+  | { user: User; device: string }
+  | { status: 401 | 429; error: string };
 
-/** Checks an email and password against the account's failure budget (see module doc). */
+/** What a sign-in attempt carries. */
+export interface SignInAttempt {
+  email: string;
+  password: string;
+  /** The browser's device cookie value, if it sent one. */
+  device?: string;
+}
+
+/**
+ * Checks an email and password against a failure budget (see module doc): the budget of
+ * the browser when it carries a device cookie of this account, else the account's.
+ */
 export async function signIn(
   deps: Pick<Deps, "kv" | "now" | "secret">,
-  email: string,
-  password: string,
+  attempt: SignInAttempt,
 ): Promise<SignInOutcome> {
-  const key = keys.signInFailures(emailDigest(deps.secret, email));
+  const { email, password } = attempt;
+  const user = await findUserByEmail(deps, email);
+  const device = verifyDevice(deps.secret, attempt.device);
+  const trusted = device !== null && user !== null && device.user_id === user.id;
+  const key = trusted
+    ? keys.deviceSignInFailures(device.id)
+    : keys.signInFailures(emailDigest(deps.secret, email));
   const entry = await withKvRetry(() => deps.kv.get<SignInFailures>(key));
   // The hash runs on every path (also when locked) so timing says nothing.
-  const user = email && password ? await verifyLogin(deps, email, password) : null;
+  const ok = email && password ? await passwordMatches(user, password) : false;
   const now = deps.now();
   const locked = entry.value && entry.value.locked_until > now;
-  if (locked) return lockedOutcome(entry.value!.locked_until - now);
-  if (user) {
+  if (locked) return lockedOutcome(entry.value!.locked_until - now, trusted);
+  if (ok && user) {
     if (entry.value) await withKvRetry(() => deps.kv.delete(key));
-    return { user };
+    return { user, device: issueDevice(deps.secret, user.id) };
   }
   const until = await recordFailure(deps, key);
-  return until > now ? lockedOutcome(until - now) : { status: 401, error: MISMATCH_MESSAGE };
+  return until > now
+    ? lockedOutcome(until - now, trusted)
+    : { status: 401, error: MISMATCH_MESSAGE };
+}
+
+/** Adds the deletion of an account's failure budget to `op` (a password reset clears it). */
+export function clearSignInFailures(
+  op: Deno.AtomicOperation,
+  secret: Uint8Array,
+  email: string,
+): Deno.AtomicOperation {
+  return op.delete(keys.signInFailures(emailDigest(secret, email)));
 }
 
 /** Counts one failure (retrying on a concurrent write); returns the new lock end (epoch ms). */
-async function recordFailure(
-  deps: Pick<Deps, "kv" | "now">,
-  key: ReturnType<typeof keys.signInFailures>,
-): Promise<number> {
-  for (let attempt = 0; attempt < 10; attempt++) {
-    const entry = await withKvRetry(() => deps.kv.get<SignInFailures>(key));
+async function recordFailure(deps: Pick<Deps, "kv" | "now">, key: Deno.KvKey): Promise<number> {
+  return await commitWithRetry(deps.kv, async (op) => {
+    const entry = await deps.kv.get<SignInFailures>(key);
     const failures = (entry.value?.failures ?? 0) + 1;
     const now = deps.now();
     const over = failures - FREE_FAILURES;
     const lockMs = over > 0 ? Math.min(MAX_LOCK_MS, FIRST_LOCK_MS * 2 ** (over - 1)) : 0;
     const next: SignInFailures = { failures, locked_until: lockMs ? now + lockMs : 0 };
-    const res = await withKvRetry(() =>
-      deps.kv.atomic().check(entry).set(key, next, { expireIn: lockMs + FAILURE_MEMORY_MS })
-        .commit()
-    );
-    if (res.ok) return next.locked_until;
-  }
-  return 0;
+    op.check(entry).set(key, next, { expireIn: lockMs + FAILURE_MEMORY_MS });
+    return next.locked_until;
+  }) ?? 0;
 }
 
-function lockedOutcome(ms: number): SignInOutcome {
+function lockedOutcome(ms: number, trusted: boolean): SignInOutcome {
   const wait = ms >= 60_000
     ? `${Math.ceil(ms / 60_000)} minutes`
     : `${Math.ceil(ms / 1000)} seconds`;
   return {
     status: 429,
-    error: `Too many failed sign-ins for this email. Wait ${wait} and try again.`,
+    error: trusted
+      ? `Too many failed sign-ins from this browser. Wait ${wait} and try again.`
+      : `Too many failed sign-ins for this email. Wait ${wait} and try again, sign in ` +
+        "from a browser you signed in with before, or reset your password.",
   };
 }
 

@@ -6,7 +6,8 @@ import type { Deps } from "@/lib/deps.ts";
 import { AppError, errors } from "@/lib/errors.ts";
 import { newId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
-import { withKvRetry } from "@/lib/kv/kv.ts";
+import { commitWithRetry, withKvRetry } from "@/lib/kv/kv.ts";
+import { type AuditBy, auditMutation } from "@/lib/privacy/audit.ts";
 import { hashPassword, passwordProblem, verifyPassword } from "./passwords.ts";
 import type { Role, User } from "@/lib/schemas.ts";
 
@@ -58,8 +59,16 @@ export async function verifyLogin(
   password: string,
 ): Promise<User | null> {
   const user = await findUserByEmail(deps, email);
+  return await passwordMatches(user, password) ? user : null;
+}
+
+/**
+ * Whether `password` is `user`'s. The hash also runs for a null user (against a dummy), so
+ * the time taken does not tell whether an account exists.
+ */
+export async function passwordMatches(user: User | null, password: string): Promise<boolean> {
   const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
-  return user && ok ? user : null;
+  return user !== null && ok;
 }
 
 /** An email as stored and looked up: trimmed, lower-cased. */
@@ -72,15 +81,22 @@ export function validEmail(email: string): boolean {
   return email.length <= 320 && /^[^\s@]+@[^\s@]+$/.test(email);
 }
 
-/** The user of an email, or null. */
+/**
+ * The user of an email, or null. Unknown emails read a user record too (one that never
+ * exists), so the lookup does the same KV work whether or not the account exists.
+ */
 export async function findUserByEmail(
   deps: Pick<Deps, "kv">,
   email: string,
 ): Promise<User | null> {
   const id = (await withKvRetry(() => deps.kv.get<string>(keys.userByEmail(normalizeEmail(email)))))
     .value;
-  return id ? await getUser(deps, id) : null;
+  const user = await getUser(deps, id ?? NO_USER);
+  return id ? user : null;
 }
+
+/** A user id no user has (ids are `usr_` and a ULID). */
+const NO_USER = "usr_none";
 
 /** Spends the same hashing time for unknown emails, so timing does not reveal accounts. */
 const DUMMY_HASH =
@@ -98,34 +114,15 @@ export function userView(u: User): Omit<User, "password_hash"> {
 }
 
 /**
- * Applies `change` to a user with an optimistic check (bounded retries); returns the new
- * record, or throws 404 when the user is gone. `change` may refuse by throwing.
- */
-export async function updateUser(
-  deps: Pick<Deps, "kv">,
-  id: string,
-  change: (user: User) => User,
-): Promise<User> {
-  for (let attempt = 0; attempt < 10; attempt++) {
-    const entry = await withKvRetry(() => deps.kv.get<User>(keys.user(id)));
-    if (!entry.value) throw errors.notFound("User not found.");
-    const next = change(entry.value);
-    const res = await withKvRetry(() =>
-      deps.kv.atomic().check(entry).set(entry.key, next).commit()
-    );
-    if (res.ok) return next;
-  }
-  throw new Error("user update kept conflicting");
-}
-
-/**
- * Changes a signed-in user's password after checking the current one; sessions started
- * before now end (the caller starts a fresh one for the user's browser).
+ * Changes a signed-in user's password after checking the current one, audited
+ * (`user.password_changed`) in each of the user's workspaces; sessions started before now
+ * end (the caller starts a fresh one for the user's browser).
  */
 export async function changePassword(
   deps: Pick<Deps, "kv" | "now">,
   userId: string,
   input: { current: string; next: string },
+  by: AuditBy,
 ): Promise<User> {
   const user = await getUser(deps, userId);
   if (!user || !(await verifyPassword(input.current, user.password_hash))) {
@@ -135,13 +132,26 @@ export async function changePassword(
   if (weak) throw errors.badRequest(weak);
   const hash = await hashPassword(input.next);
   const at = deps.now();
-  return await updateUser(deps, userId, (u) => {
+  const changed = await commitWithRetry(deps.kv, async (op) => {
+    const entry = await deps.kv.get<User>(keys.user(userId));
+    if (!entry.value) throw errors.notFound("User not found.");
     // Another change won meanwhile: the current password checked above is no longer it.
-    if (u.password_hash !== user.password_hash) {
+    if (entry.value.password_hash !== user.password_hash) {
       throw errors.badRequest("The password was changed meanwhile. Reload and try again.");
     }
-    return { ...u, password_hash: hash, password_changed_at: at };
+    const next: User = { ...entry.value, password_hash: hash, password_changed_at: at };
+    op.check(entry).set(entry.key, next);
+    for (const workspaceId of next.workspace_ids) {
+      auditMutation(op, at, {
+        workspaceId,
+        action: "user.password_changed",
+        ...by,
+        details: { user_id: next.id, email: next.email },
+      });
+    }
+    return next;
   });
+  return changed!;
 }
 
 /** Whether a session started at `createdAt` predates the user's last password change. */

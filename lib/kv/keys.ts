@@ -146,6 +146,8 @@ export const keys = {
     ["upload_pending_client", workspaceId, identity] as const,
   /** Failed sign-ins of one email (by HMAC of the normalised email), whether or not it has an account. */
   signInFailures: (emailDigest: string) => ["signin_failures", emailDigest] as const,
+  /** Failed sign-ins of one browser carrying a device cookie (by HMAC of its nonce). */
+  deviceSignInFailures: (deviceId: string) => ["device_signin_failures", deviceId] as const,
   // --- data lifecycle and privacy ---
   /** Index: a submission by the HMAC digest of an email value it holds (erase/export by person). */
   submissionByEmail: (

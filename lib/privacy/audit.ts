@@ -33,6 +33,13 @@ export const AUDIT_ACTIONS = [
   "privacy.erasure",
   "workspace.plan_changed",
   "workspace.retention_changed",
+  "member.invited",
+  "member.joined",
+  "member.role_changed",
+  "member.removed",
+  "invite.withdrawn",
+  "user.password_changed",
+  "user.password_reset",
 ] as const;
 /** An audited action. */
 export type AuditAction = typeof AUDIT_ACTIONS[number];
@@ -46,6 +53,9 @@ export interface AuditInput {
   ip?: string | null;
   details?: Record<string, unknown>;
 }
+
+/** Who did it and from where, as an audited lib function takes it. */
+export type AuditBy = Pick<AuditInput, "actor" | "ip">;
 
 /** A stored audit event. */
 export interface AuditEvent {

@@ -4,11 +4,11 @@
  * @module
  */
 import { clientIp } from "@/lib/http/http.ts";
-import { audit, type AuditAction, type AuditInput } from "@/lib/privacy/audit.ts";
+import { audit, type AuditAction, type AuditBy } from "@/lib/privacy/audit.ts";
 import type { PageContext } from "./_page.ts";
 
-/** Who the audit log names for what the signed-in user does: the actor and the address. */
-export function adminActor(ctx: PageContext): Pick<AuditInput, "actor" | "ip"> {
+/** Who acts in this request (the signed-in user) and from which address, for lib calls. */
+export function auditBy(ctx: PageContext): AuditBy {
   return {
     actor: `user:${ctx.state?.user.email ?? "unknown"}`,
     ip: clientIp(ctx.c, ctx.deps.config.trustProxy),
@@ -22,5 +22,5 @@ export async function adminAudit(
   action: AuditAction,
   details: Record<string, unknown> = {},
 ): Promise<void> {
-  await audit(ctx.deps, { workspaceId, action, ...adminActor(ctx), details });
+  await audit(ctx.deps, { workspaceId, action, ...auditBy(ctx), details });
 }

@@ -10,6 +10,7 @@ import { roleIn } from "@/lib/admin/members.ts";
 import { createSession, deleteSession, sessionCookie } from "@/lib/admin/sessions.ts";
 import { changePassword } from "@/lib/admin/users.ts";
 import { Csrf, PageHead } from "./_layout.tsx";
+import { auditBy } from "./_audit.ts";
 import { define } from "./_page.ts";
 import { confirmProblem, NewPasswordFields, spendSignInBudget, TOO_MANY } from "./_account.tsx";
 
@@ -34,7 +35,7 @@ export const handler = define.handlers<Data>({
     error = confirmProblem(ctx.body) ?? undefined;
     if (!error) {
       try {
-        await changePassword(ctx.deps, state.user.id, { current, next });
+        await changePassword(ctx.deps, state.user.id, { current, next }, auditBy(ctx));
       } catch (err) {
         if (!(err instanceof AppError) || err.status >= 500) throw err;
         error = err.message;

@@ -56,6 +56,13 @@ const LABELS: Record<AuditEvent["action"], string> = {
   "privacy.erasure": "Erasure by email",
   "workspace.plan_changed": "Plan changed",
   "workspace.retention_changed": "Default retention changed",
+  "member.invited": "Member invited",
+  "member.joined": "Member joined",
+  "member.role_changed": "Member role changed",
+  "member.removed": "Member removed",
+  "invite.withdrawn": "Invitation withdrawn",
+  "user.password_changed": "Password changed",
+  "user.password_reset": "Password reset",
 };
 
 function list(v: unknown): string {
@@ -113,6 +120,17 @@ export function detailsInWords(ev: Pick<AuditEvent, "action" | "details">): stri
       return notificationsInWords(d);
     case "workspace.plan_changed":
       return `Plan from ${d.from ?? "?"} to ${d.to ?? "?"}.`;
+    case "member.invited":
+    case "member.joined":
+      return `${d.email ?? "?"} as ${d.role ?? "?"}.`;
+    case "member.role_changed":
+      return `${d.email ?? "?"} from ${d.from ?? "?"} to ${d.to ?? "?"}.`;
+    case "member.removed":
+      return `${d.email ?? "?"} (was ${d.from ?? "?"}).`;
+    case "invite.withdrawn":
+      return `Invitation of ${d.email ?? "?"} as ${d.role ?? "?"}${
+        d.reason === "inviter_lost_role" ? ": its inviter may no longer grant that role" : ""
+      }.`;
   }
   const rest = Object.entries(d).map(([k, v]) =>
     `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`

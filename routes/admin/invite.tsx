@@ -5,6 +5,8 @@
  */
 import { acceptInvite, findInvite, INVITE_GONE } from "@/lib/admin/invites.ts";
 import { createSession, sessionCookie } from "@/lib/admin/sessions.ts";
+import { deviceCookie, issueDevice } from "@/lib/admin/devices.ts";
+import { clientIp } from "@/lib/http/http.ts";
 import { findUserByEmail } from "@/lib/admin/users.ts";
 import { getWorkspace } from "@/lib/workspaces/workspaces.ts";
 import type { Role } from "@/lib/schemas.ts";
@@ -24,9 +26,9 @@ interface Offer {
 }
 
 async function offer(ctx: PageContext): Promise<LinkData<Offer>> {
-  const entry = await findInvite(ctx.deps, ctx.params.token ?? "");
-  if (!entry) return { gone: true };
-  const { email, role, workspace_id } = entry.value;
+  const invite = await findInvite(ctx.deps, ctx.params.token ?? "");
+  if (!invite) return { gone: true };
+  const { email, role, workspace_id } = invite;
   const ws = await getWorkspace(ctx.deps, workspace_id);
   if (!ws) return { gone: true };
   const existing = (await findUserByEmail(ctx.deps, email)) !== null;
@@ -40,10 +42,17 @@ export const handler = linkHandlers<Offer>({
   confirms: (data) => !data.existing,
   async act(ctx, data) {
     const password = ctx.body.get(data.existing ? "password" : "new_password") ?? "";
-    const user = await acceptInvite(ctx.deps, ctx.params.token ?? "", password);
+    const user = await acceptInvite(ctx.deps, {
+      token: ctx.params.token ?? "",
+      password,
+      ip: clientIp(ctx.c, ctx.deps.config.trustProxy),
+    });
     const entry = user.workspace_ids.at(-1) ?? null;
     const { token } = await createSession(ctx.deps, user.id, entry);
     ctx.c.header("Set-Cookie", sessionCookie(ctx.deps.config, token));
+    // Joining signs in: this browser is now one the account signed in with.
+    const device = deviceCookie(ctx.deps.config, issueDevice(ctx.deps.secret, user.id));
+    ctx.c.header("Set-Cookie", device, { append: true });
     return ctx.redirect("/admin/forms", "joined");
   },
 });

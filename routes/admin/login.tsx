@@ -1,6 +1,7 @@
 /**
  * Sign-in. Every attempt spends from the per-IP `login` rate limit before the password
- * is checked, so guessing is slow whatever the outcome.
+ * is checked, so guessing is slow whatever the outcome; a success also gives the browser a
+ * device cookie, which exempts it from the account's lockout (lib/admin/signin.ts).
  * @module
  */
 import { AppError } from "@/lib/errors.ts";
@@ -9,6 +10,7 @@ import { clientIp } from "@/lib/http/http.ts";
 import { enforceLimit, ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
 import { createSession, sessionCookie } from "@/lib/admin/sessions.ts";
 import { signIn } from "@/lib/admin/signin.ts";
+import { deviceCookie, readDeviceCookie } from "@/lib/admin/devices.ts";
 import { audit } from "@/lib/privacy/audit.ts";
 import { define, field } from "./_page.ts";
 import { safeAdminPath } from "./_session.ts";
@@ -50,7 +52,8 @@ export const handler = define.handlers<Data>({
       const error = "Too many sign-in attempts from your network. Wait a minute and try again.";
       return page({ email, next, error }, { status: 429, title: "Sign in" });
     }
-    const outcome = await signIn(ctx.deps, email, password);
+    const device = readDeviceCookie(ctx.deps.config, ctx.c.req.header("cookie"));
+    const outcome = await signIn(ctx.deps, { email, password, device });
     if (!("user" in outcome)) {
       const { error, status } = outcome;
       return page({ email, next, error }, { status, title: "Sign in" });
@@ -62,6 +65,7 @@ export const handler = define.handlers<Data>({
     // A fresh token on every sign-in: a token planted before sign-in is never promoted.
     const { token } = await createSession(ctx.deps, user.id, user.workspace_ids[0] ?? null);
     ctx.c.header("Set-Cookie", sessionCookie(ctx.deps.config, token));
+    ctx.c.header("Set-Cookie", deviceCookie(ctx.deps.config, outcome.device), { append: true });
     return ctx.c.redirect(next, 303);
   },
 });

@@ -4,12 +4,18 @@
  * @module
  */
 import { AppError, errors } from "@/lib/errors.ts";
-import { page } from "@/lib/ui/define.ts";
+import { page, type PageResult } from "@/lib/ui/define.ts";
 import { createInvite, type InviteView, listInvites, withdrawInvite } from "@/lib/admin/invites.ts";
-import { isRole, listMembers, type Member, setMemberRole } from "@/lib/admin/members.ts";
+import { type AccountLink, accountMailGoesTo } from "@/lib/admin/mail.ts";
+import { isRole, listMembers, type Member } from "@/lib/admin/members.ts";
+import { storeKeyReveal, takeKeyReveal } from "@/lib/admin/key_reveal.ts";
+import { changeMember } from "@/lib/admin/team.ts";
+import { normalizeEmail } from "@/lib/admin/users.ts";
 import { type Role, ROLES, type Workspace } from "@/lib/schemas.ts";
 import { Csrf, PageHead } from "./_layout.tsx";
 import { define, field, type PageContext, requireWorkspace } from "./_page.ts";
+import { auditBy } from "./_audit.ts";
+import { UnsentInvite } from "./_unsent_invite.tsx";
 
 interface Data {
   workspace: Workspace;
@@ -17,10 +23,16 @@ interface Data {
   invites: InviteView[];
   /** Whether the viewer of the page may change anything (an owner). */
   manage: boolean;
+  /** Whether invitations are emailed (`SMTP_URL` is set). */
+  mailed: boolean;
   error?: string;
   /** The invite form's values after a refusal. */
   email?: string;
   role?: Role;
+  /** An invitation just made that no mail carried (no SMTP): its link, shown once. */
+  unsent?: { email: string; url: string };
+  /** The page was opened with a link token that was already shown or expired. */
+  gone?: boolean;
 }
 
 /** What each role may do, shown beside the invite form. */
@@ -40,48 +52,71 @@ async function load(ctx: PageContext, workspace: Workspace) {
     listMembers(ctx.deps, workspace.id),
     listInvites(ctx.deps, workspace.id),
   ]);
-  return { workspace, members, invites, manage: ctx.state?.role === "owner" };
+  const mailed = accountMailGoesTo(ctx.deps.config) === "email";
+  return { workspace, members, invites, manage: ctx.state?.role === "owner", mailed };
+}
+
+/** Invites; with no SMTP the link is kept for one showing to the inviter (post/redirect/get). */
+async function invite(
+  ctx: PageContext,
+  workspace: Workspace,
+): Promise<Response | PageResult<Data>> {
+  const email = field(ctx.body, "email");
+  const invitedRole = role(field(ctx.body, "role"));
+  const invitedBy = ctx.state!.user;
+  let link: AccountLink;
+  try {
+    link = await createInvite(
+      ctx.deps,
+      { workspace, email, role: invitedRole, invitedBy },
+      auditBy(ctx),
+    );
+  } catch (err) {
+    if (!(err instanceof AppError) || err.status >= 500) throw err;
+    const data = await load(ctx, workspace);
+    return page({ ...data, error: err.message, email, role: invitedRole }, {
+      status: err.status,
+      title: "Members",
+    });
+  }
+  if (accountMailGoesTo(ctx.deps.config) === "email") {
+    return ctx.redirect("/admin/members", "invited");
+  }
+  const token = await storeKeyReveal(ctx.deps, {
+    session_user: invitedBy.id,
+    workspace_id: workspace.id,
+    name: normalizeEmail(email),
+    key: link.url,
+  });
+  return ctx.redirect(`/admin/members?unsent=${token}`);
 }
 
 /** GET lists; POST `action` = invite | withdraw | role | remove (owners only). */
 export const handler = define.handlers<Data>({
   async GET(ctx) {
     const workspace = requireWorkspace(ctx);
-    return page(await load(ctx, workspace), { title: "Members" });
+    const token = ctx.url.searchParams.get("unsent");
+    const shown = token
+      ? await takeKeyReveal(ctx.deps, token, ctx.state!.user.id, workspace.id)
+      : null;
+    const extra = shown ? { unsent: { email: shown.name, url: shown.key } } : { gone: !!token };
+    return page({ ...(await load(ctx, workspace)), ...extra }, { title: "Members" });
   },
   async POST(ctx) {
     const workspace = requireWorkspace(ctx);
     const action = field(ctx.body, "action");
     const state = ctx.state!;
-    if (action === "invite") {
-      const email = field(ctx.body, "email");
-      const invitedRole = role(field(ctx.body, "role"));
-      try {
-        await createInvite(ctx.deps, {
-          workspace,
-          email,
-          role: invitedRole,
-          invitedBy: state.user,
-        });
-      } catch (err) {
-        if (!(err instanceof AppError) || err.status >= 500) throw err;
-        const data = await load(ctx, workspace);
-        return page({ ...data, error: err.message, email, role: invitedRole }, {
-          status: err.status,
-          title: "Members",
-        });
-      }
-      return ctx.redirect("/admin/members", "invited");
-    }
+    if (action === "invite") return await invite(ctx, workspace);
     if (action === "withdraw") {
-      await withdrawInvite(ctx.deps, workspace.id, field(ctx.body, "email"));
+      const email = field(ctx.body, "email");
+      await withdrawInvite(ctx.deps, { workspaceId: workspace.id, email }, auditBy(ctx));
       return ctx.redirect("/admin/members", "invite_withdrawn");
     }
     const userId = field(ctx.body, "user_id");
     if (action !== "role" && action !== "remove") throw errors.badRequest("Unknown action.");
     try {
       const next = action === "role" ? role(field(ctx.body, "role")) : null;
-      await setMemberRole(ctx.deps, workspace.id, userId, next);
+      await changeMember(ctx.deps, workspace.id, userId, next, auditBy(ctx));
     } catch (err) {
       if (!(err instanceof AppError) || err.status !== 409) throw err;
       const data = await load(ctx, workspace);
@@ -118,6 +153,7 @@ export default define.page<typeof handler>(function Members({ data, csrf, state 
         sub={`People who can sign in to ${workspace.name}, and what each may do.`}
       />
       {data.error && <p class="notice error" role="alert">{data.error}</p>}
+      <UnsentInvite unsent={data.unsent} gone={data.gone} />
       <div class="table-wrap">
         <table>
           <caption class="visually-hidden">Members of {workspace.name}</caption>
@@ -247,11 +283,15 @@ export default define.page<typeof handler>(function Members({ data, csrf, state 
               {ROLES.map((r) => <li key={r}>{r}: {ROLE_HELP[r]}</li>)}
             </ul>
             <p>
-              <button type="submit">Send invitation</button>
+              <button type="submit">{data.mailed ? "Send invitation" : "Create invitation"}</button>
             </p>
             <p class="muted">
-              We email a link that works once, for 7 days. Someone with an account joins with their
-              password; anyone else chooses one.
+              {data.mailed
+                ? "We email a link that works once, for 7 days."
+                : "This server sends no email (it has no SMTP_URL): you get the link to pass " +
+                  "on, and it is also in the Outbox and the server log. It works once, for 7 " +
+                  "days."}{" "}
+              Someone with an account joins with their password; anyone else chooses one.
             </p>
           </form>
         </>

@@ -1,10 +1,12 @@
 /**
  * A password reset link: choose a new password, once, within 30 minutes; every session of
- * the account ends and the person signs in with the new password.
+ * the account ends, its sign-in lockout is lifted, and the person signs in with the new
+ * password.
  * @module
  */
 import { completePasswordReset, findReset, RESET_GONE } from "@/lib/admin/reset.ts";
 import { sessionCookie } from "@/lib/admin/sessions.ts";
+import { clientIp } from "@/lib/http/http.ts";
 import { Csrf } from "./_layout.tsx";
 import { define, type PageContext } from "./_page.ts";
 import { type LinkData, linkHandlers, NewPasswordFields } from "./_account.tsx";
@@ -23,11 +25,11 @@ export const handler = linkHandlers<{ email: string }>({
   load: current,
   confirms: () => true,
   async act(ctx) {
-    await completePasswordReset(
-      ctx.deps,
-      ctx.params.token ?? "",
-      ctx.body.get("new_password") ?? "",
-    );
+    await completePasswordReset(ctx.deps, {
+      token: ctx.params.token ?? "",
+      password: ctx.body.get("new_password") ?? "",
+      ip: clientIp(ctx.c, ctx.deps.config.trustProxy),
+    });
     // Every session of the account ended with the reset, this browser's too.
     ctx.c.header("Set-Cookie", sessionCookie(ctx.deps.config, null));
     return ctx.redirect("/admin/login", "password_reset");

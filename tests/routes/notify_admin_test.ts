@@ -1,6 +1,6 @@
 /**
- * The notify admin's server side: account mail through the notify mailer (a job with SMTP,
- * so the request never waits on SMTP; the account outbox without), and webhook changes
+ * The notify admin's server side: account mail through the notify mailer (a job, so the
+ * request never waits on SMTP; the job keeps it in the account outbox without), and webhook changes
  * refused in a suspended workspace except those that only take access away.
  */
 import assert from "node:assert/strict";
@@ -11,7 +11,7 @@ import { listWebhooks } from "@/lib/notify/webhooks.ts";
 import { updateWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { FORM_TYPE, page, post, setup, signIn } from "@/tests/admin_support.ts";
 import { testEnv } from "@/tests/helpers.ts";
-import { smtp, waitFor } from "@/tests/lib/notify/_support.ts";
+import { runJobs, smtp, waitFor } from "@/tests/lib/notify/_support.ts";
 
 Deno.test("account mail goes out by SMTP from a job, never inside the request", async () => {
   const server = await smtp();
@@ -45,6 +45,7 @@ Deno.test("account mail goes out by SMTP from a job, never inside the request", 
 
 Deno.test("account mail without SMTP shows in the Outbox of instance owners", async () => {
   const env = await testEnv();
+  const jobs = runJobs(env.deps);
   try {
     await setup(env);
     await env.request("/admin/reset", {
@@ -52,7 +53,10 @@ Deno.test("account mail without SMTP shows in the Outbox of instance owners", as
       headers: FORM_TYPE,
       body: new URLSearchParams({ email: "owner@example.com" }).toString(),
     });
-    assert.equal((await listAccountMail(env.deps, "owner@example.com")).length, 1);
+    await waitFor(
+      "the reset mail in the outbox",
+      async () => (await listAccountMail(env.deps, "owner@example.com")).length === 1,
+    );
     const cookie = await signIn(env, "owner@example.com");
     const { res, html } = await page(env, cookie, "/admin/outbox");
     assert.equal(res.status, 200);
@@ -60,6 +64,7 @@ Deno.test("account mail without SMTP shows in the Outbox of instance owners", as
     assert.match(html, /Choose a new Formwell password/);
   } finally {
     env.close();
+    await jobs;
   }
 });
 

@@ -3,7 +3,7 @@
  * clients holding the old one get 409 `schema_changed`); the page says so before saving.
  * @module
  */
-import { adminActor, adminAudit } from "@/routes/admin/_audit.ts";
+import { adminAudit, auditBy } from "@/routes/admin/_audit.ts";
 import { definitionFromPost, describeProblems, editorProblems } from "@/lib/admin/forms.ts";
 import { page } from "@/lib/ui/define.ts";
 import { AppError } from "@/lib/errors.ts";
@@ -60,7 +60,7 @@ export const handler = define.handlers<Data>({
     const missing = editorProblems(def);
     if (missing.length) return refuse(missing);
     try {
-      const saved = await updateForm(ctx.deps, form.id, def, adminActor(ctx));
+      const saved = await updateForm(ctx.deps, form.id, def, auditBy(ctx));
       await adminAudit(ctx, form.workspace_id, "form.changed", {
         form: form.id,
         schema_version: saved.schema_version,
