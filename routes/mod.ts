@@ -25,6 +25,7 @@ import { auditApi } from "@/routes/api/audit.ts";
 import { webhooksApi } from "@/routes/api/webhooks.ts";
 import { uploadsApi } from "@/routes/api/uploads.ts";
 import { assetRoutes } from "./assets.ts";
+import { sdkRoutes } from "./sdk.ts";
 import { adminRoutes } from "@/routes/admin/mod.ts";
 import { hostedRoutes } from "@/routes/f/mod.ts";
 
@@ -51,6 +52,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.route("/api/v1", publicApi(deps));
   app.route("/api/v1", uploadsApi(deps));
   app.route("/", assetRoutes());
+  app.route("/", sdkRoutes());
   app.route("/admin", adminRoutes(deps));
   app.route("/", hostedRoutes(deps));
   return app;
