@@ -11,8 +11,7 @@ import { errors } from "@/lib/errors.ts";
 import { sdkFiles, sdkVersion } from "@/lib/ui/sdk_bundle.ts";
 
 /** How long browsers and CDNs may use a copy before revalidating it. */
-export const SDK_CACHE_CONTROL =
-  "public, max-age=86400, stale-while-revalidate=604800";
+export const SDK_CACHE_CONTROL = "public, max-age=86400, stale-while-revalidate=604800";
 
 /** The `/sdk/*` route. */
 export function sdkRoutes(): Hono<AppEnv> {
@@ -32,9 +31,7 @@ export function sdkRoutes(): Hono<AppEnv> {
     if (match?.includes(etag)) return c.body(null, 304);
     c.header(
       "Content-Type",
-      name.endsWith(".map")
-        ? "application/json; charset=utf-8"
-        : "text/javascript; charset=utf-8",
+      name.endsWith(".map") ? "application/json; charset=utf-8" : "text/javascript; charset=utf-8",
     );
     return c.body(file.contents);
   });

@@ -7,14 +7,10 @@ import type { Config } from "@/lib/config.ts";
 import { type Form, isFileType } from "@/lib/schemas.ts";
 
 /** What the hosted policy reads from the configuration. */
-export type CspConfig = Pick<
-  Config,
-  "baseUrl" | "publicBaseUrl" | "storage" | "s3"
->;
+export type CspConfig = Pick<Config, "baseUrl" | "publicBaseUrl" | "storage" | "s3">;
 
 /** The admin's policy: everything from our origin only, no framing, no inline code. */
-export const ADMIN_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; " +
+export const ADMIN_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; " +
   "img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; " +
   "frame-ancestors 'none'";
 
@@ -31,14 +27,8 @@ const PROVIDER_SOURCES: Record<string, Partial<Record<Directive, string[]>>> = {
     "connect-src": ["https://hcaptcha.com", "https://*.hcaptcha.com"],
   },
   recaptcha: {
-    "script-src": [
-      "https://www.google.com/recaptcha/",
-      "https://www.gstatic.com/recaptcha/",
-    ],
-    "frame-src": [
-      "https://www.google.com/recaptcha/",
-      "https://recaptcha.google.com/recaptcha/",
-    ],
+    "script-src": ["https://www.google.com/recaptcha/", "https://www.gstatic.com/recaptcha/"],
+    "frame-src": ["https://www.google.com/recaptcha/", "https://recaptcha.google.com/recaptcha/"],
   },
   // Served from our origin; its self-contained bundle runs proof-of-work workers from blob:
   // URLs and injects its own <style> element.
@@ -62,9 +52,7 @@ export function uploadOrigins(config: CspConfig): string[] {
   if (config.storage !== "s3") return [new URL(config.publicBaseUrl).origin];
   const { endpoint, bucket, region, forcePathStyle } = config.s3;
   const base = new URL(endpoint ?? `https://s3.${region}.amazonaws.com`);
-  return forcePathStyle
-    ? [base.origin]
-    : [base.origin, `${base.protocol}//${bucket}.${base.host}`];
+  return forcePathStyle ? [base.origin] : [base.origin, `${base.protocol}//${bucket}.${base.host}`];
 }
 
 /** An absolute http(s) URL's origin, or null. */
@@ -85,9 +73,7 @@ function originOf(url: string | null | undefined): string | null {
  * fields may also upload to the storage's origin.
  */
 export function hostedCsp(
-  form:
-    | Pick<Form, "captcha" | "redirect" | "allowed_origins" | "fields">
-    | null,
+  form: Pick<Form, "captcha" | "redirect" | "allowed_origins" | "fields"> | null,
   config: CspConfig | null,
 ): string {
   const src: Record<Directive, string[]> = {

@@ -28,10 +28,7 @@ export function page<T>(data: T, opts: PageOptions = {}): PageResult<T> {
 }
 
 /** A handler answers with a page to render or a finished response (a redirect, a file). */
-export type HandlerResult<T> =
-  | Response
-  | PageResult<T>
-  | Promise<Response | PageResult<T>>;
+export type HandlerResult<T> = Response | PageResult<T> | Promise<Response | PageResult<T>>;
 
 /** GET and POST handlers of one page module over a context `Ctx`. */
 export interface Handlers<Ctx, T> {
@@ -67,8 +64,6 @@ export function createDefine<Ctx, Props>(): Define<Ctx, Props> {
 }
 
 /** Whether a handler's answer asks for its page (rather than being a response). */
-export function isPageResult<T>(
-  result: Response | PageResult<T>,
-): result is PageResult<T> {
+export function isPageResult<T>(result: Response | PageResult<T>): result is PageResult<T> {
   return !(result instanceof Response);
 }

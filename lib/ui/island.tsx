@@ -9,20 +9,15 @@ let counter = 0;
 
 /** JSON safe inside a <script> element (no `</script>` or HTML comment openers). */
 function scriptSafeJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e")
-    .replace(
-      /&/g,
-      "\\u0026",
-    );
+  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(
+    /&/g,
+    "\\u0026",
+  );
 }
 
 /** Renders `component` with `props` on the server and marks it for hydration as `name`. */
 export function Island<P extends Record<string, unknown>>(
-  { name, component: Component, props }: {
-    name: string;
-    component: ComponentType<P>;
-    props: P;
-  },
+  { name, component: Component, props }: { name: string; component: ComponentType<P>; props: P },
 ) {
   const id = `island-props-${++counter}`;
   return (

@@ -33,9 +33,7 @@ function entrySource(name: string): string {
   const file = new URL(`${name}.tsx`, ISLANDS_DIR).pathname;
   return `import { h, hydrate } from "preact";
 import Island from ${JSON.stringify(file)};
-for (const el of document.querySelectorAll('[data-island=${
-    JSON.stringify(name)
-  }]')) {
+for (const el of document.querySelectorAll('[data-island=${JSON.stringify(name)}]')) {
   const data = document.getElementById(el.getAttribute("data-props-id") || "");
   hydrate(h(Island, data ? JSON.parse(data.textContent || "{}") : {}), el);
   el.setAttribute("data-hydrated", "");
@@ -48,9 +46,7 @@ export async function bundleIslands(): Promise<Map<string, BuiltFile>> {
   const esbuild = await import("esbuild");
   const names = await islandNames();
   const root = new URL("../../", import.meta.url).pathname;
-  const entries = Object.fromEntries(
-    names.map((n) => [n, `island-entry:${n}`]),
-  );
+  const entries = Object.fromEntries(names.map((n) => [n, `island-entry:${n}`]));
   try {
     const result = await esbuild.build({
       entryPoints: entries,
@@ -70,10 +66,7 @@ export async function bundleIslands(): Promise<Map<string, BuiltFile>> {
         name: "island-entries",
         setup(build) {
           // deno.json's "@/" alias, for islands that import across folders.
-          build.onResolve(
-            { filter: /^@\// },
-            (a) => ({ path: root + a.path.slice(2) }),
-          );
+          build.onResolve({ filter: /^@\// }, (a) => ({ path: root + a.path.slice(2) }));
           build.onResolve(
             { filter: /^island-entry:/ },
             (a) => ({ path: a.path.slice(13), namespace: "island" }),
@@ -88,10 +81,7 @@ export async function bundleIslands(): Promise<Map<string, BuiltFile>> {
     });
     const files = new Map<string, BuiltFile>();
     for (const f of result.outputFiles) {
-      files.set(f.path.replace(/^.*\//, ""), {
-        contents: f.text,
-        hash: f.hash,
-      });
+      files.set(f.path.replace(/^.*\//, ""), { contents: f.text, hash: f.hash });
     }
     return files;
   } finally {
@@ -125,8 +115,6 @@ export async function writePrebuilt(): Promise<string[]> {
   const files = await bundleIslands();
   await Deno.remove(PREBUILT_DIR, { recursive: true }).catch(() => {});
   await Deno.mkdir(PREBUILT_DIR, { recursive: true });
-  for (const [name, f] of files) {
-    await Deno.writeTextFile(new URL(name, PREBUILT_DIR), f.contents);
-  }
+  for (const [name, f] of files) await Deno.writeTextFile(new URL(name, PREBUILT_DIR), f.contents);
   return [...files.keys()];
 }

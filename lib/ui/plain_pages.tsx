@@ -46,10 +46,7 @@ export function notFoundHtml(): Response {
  * The landing page at `/`: what this server is; a sign-in link only where the admin lives
  * (not on a separate `PUBLIC_BASE_URL` host, where the admin does not exist).
  */
-export function landingHtml(
-  config: Pick<Config, "baseUrl" | "publicBaseUrl">,
-  url: URL,
-): Response {
+export function landingHtml(config: Pick<Config, "baseUrl" | "publicBaseUrl">, url: URL): Response {
   const adminHost = new URL(config.baseUrl).host;
   const publicHost = new URL(config.publicBaseUrl).host;
   const showAdmin = adminHost === publicHost || url.host !== publicHost;
@@ -58,18 +55,15 @@ export function landingHtml(
     <main class="container hosted-page landing">
       <h1>Formwell</h1>
       <p>
-        This server collects responses to online forms. If you were sent a link
-        to a form, open that link to fill it in.
+        This server collects responses to online forms. If you were sent a link to a form, open that
+        link to fill it in.
       </p>
       {showAdmin && (
         <p>
-          Own a form here? <a href="/admin/login">Sign in</a>{" "}
-          to see its responses.
+          Own a form here? <a href="/admin/login">Sign in</a> to see its responses.
         </p>
       )}
-      <p class="powered muted">
-        Powered by Formwell, a self-hosted form backend
-      </p>
+      <p class="powered muted">Powered by Formwell, a self-hosted form backend</p>
     </main>,
     200,
   );

@@ -99,18 +99,14 @@ export async function bundleSdk(): Promise<Map<string, BuiltFile>> {
           build.onResolve({ filter: /mod\.ts$/ }, (a) => {
             if (a.kind === "entry-point") return undefined;
             const target = new URL(a.path, `file://${a.importer}`).pathname;
-            return target === core
-              ? { path: "./formwell.js", external: true }
-              : undefined;
+            return target === core ? { path: "./formwell.js", external: true } : undefined;
           });
         },
       }],
     });
     return new Map(
       await Promise.all(
-        result.outputFiles.map((f) =>
-          withHash(f.path.replace(/^.*\//, ""), f.text)
-        ),
+        result.outputFiles.map((f) => withHash(f.path.replace(/^.*\//, ""), f.text)),
       ),
     );
   } finally {

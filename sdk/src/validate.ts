@@ -63,7 +63,7 @@ function problemOf(f: FieldRule, v: unknown): [string, string] | null {
     if (typeof v !== "boolean") {
       return ["type", `${label} must be true or false.`];
     }
-    return f.required && !v ? ["required", `${label} is required.`] : null;
+    return f.required && !v ? ["required", tick] : null;
   }
   if (f.type === "multiselect") {
     if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) {

@@ -43,7 +43,10 @@ function submitInPage(page: Page, formId: string, i: number): Promise<void> {
       fw: { submit: (id: string, d: unknown) => Promise<unknown> };
     };
     w.outcome = null;
-    w.fw.submit(id as string, { name: `Person ${n}`, email: `p${n}@example.com` }).then(
+    w.fw.submit(id as string, {
+      name: `Person ${n}`,
+      email: `p${n}@example.com`,
+    }).then(
       (r) => w.outcome = { ok: r },
       (e) => w.outcome = { error: e.code },
     );
@@ -79,7 +82,9 @@ Deno.test({
         await submitInPage(page, formId, 1);
         await waitEvent(page, "queued");
         const kept = await page.evaluate(() =>
-          (globalThis as unknown as { fw: { queued: () => Promise<unknown[]> } }).fw.queued()
+          (globalThis as unknown as {
+            fw: { queued: () => Promise<unknown[]> };
+          }).fw.queued()
         );
         assert.equal(kept.length, 1, "kept in IndexedDB");
         assert.equal(await service.count(), 0);
@@ -88,14 +93,20 @@ Deno.test({
         const outcome = await page.evaluate(() =>
           (globalThis as unknown as { outcome: unknown }).outcome
         );
-        assert.deepEqual(await events(page).then((es) => es.map((e) => e.type)), [
-          "queued",
-          "sent",
-        ]);
+        assert.deepEqual(
+          await events(page).then((es) => es.map((e) => e.type)),
+          [
+            "queued",
+            "sent",
+          ],
+        );
         assert.equal(await service.count(), 1);
         const stored = await service.submissions();
         assert.deepEqual(outcome, {
-          ok: { submission_id: stored[0].id, submission_number: stored[0].submission_number },
+          ok: {
+            submission_id: stored[0].id,
+            submission_number: stored[0].submission_number,
+          },
         });
         await page.close();
       });
@@ -114,42 +125,57 @@ Deno.test({
           await waitEvent(page, "queued");
           assert.ok(killed, "the server was killed with its 201 on the wire");
           await service.restart();
-          assert.equal(await service.count(), 2, "the first process had stored it");
+          assert.equal(
+            await service.count(),
+            2,
+            "the first process had stored it",
+          );
           await waitEvent(page, "sent");
           const outcome = await page.evaluate(() =>
-            (globalThis as unknown as { outcome: { ok: { submission_number: number } } }).outcome
+            (globalThis as unknown as {
+              outcome: { ok: { submission_number: number } };
+            }).outcome
           );
-          assert.equal(outcome.ok.submission_number, 2, "the stored one, answered again");
+          assert.equal(
+            outcome.ok.submission_number,
+            2,
+            "the stored one, answered again",
+          );
           assert.equal(await service.count(), 2, "and not stored twice");
           await page.close();
         },
       );
 
-      await t.step("tab closed while queued: the next visit sends it", async () => {
-        const first = await browser.context.newPage();
-        await open(first, site.url);
-        await browser.context.setOffline(true);
-        await submitInPage(first, formId, 3);
-        await waitEvent(first, "queued");
-        const [{ id }] = await events(first);
-        await first.close();
-        await browser.context.setOffline(false);
-        assert.equal(await service.count(), 2);
-        const next = await browser.context.newPage();
-        await open(next, site.url);
-        await waitEvent(next, "sent");
-        const sent = (await events(next)).find((e) => e.type === "sent")!;
-        assert.equal(sent.id, id, "the same Idempotency-Key");
-        assert.equal(sent.restored, true);
-        assert.equal(await service.count(), 3);
-        assert.deepEqual(
-          await next.evaluate(() =>
-            (globalThis as unknown as { fw: { queued: () => Promise<unknown[]> } }).fw.queued()
-          ),
-          [],
-        );
-        await next.close();
-      });
+      await t.step(
+        "tab closed while queued: the next visit sends it",
+        async () => {
+          const first = await browser.context.newPage();
+          await open(first, site.url);
+          await browser.context.setOffline(true);
+          await submitInPage(first, formId, 3);
+          await waitEvent(first, "queued");
+          const [{ id }] = await events(first);
+          await first.close();
+          await browser.context.setOffline(false);
+          assert.equal(await service.count(), 2);
+          const next = await browser.context.newPage();
+          await open(next, site.url);
+          await waitEvent(next, "sent");
+          const sent = (await events(next)).find((e) => e.type === "sent")!;
+          assert.equal(sent.id, id, "the same Idempotency-Key");
+          assert.equal(sent.restored, true);
+          assert.equal(await service.count(), 3);
+          assert.deepEqual(
+            await next.evaluate(() =>
+              (globalThis as unknown as {
+                fw: { queued: () => Promise<unknown[]> };
+              }).fw.queued()
+            ),
+            [],
+          );
+          await next.close();
+        },
+      );
     } finally {
       await browser.close();
       await site.close();

@@ -49,7 +49,10 @@ export function startProxy(target: number): Proxy {
   const pipe = async (client: Deno.Conn) => {
     let upstream: Deno.Conn;
     try {
-      upstream = await Deno.connect({ hostname: "127.0.0.1", port: proxy.target });
+      upstream = await Deno.connect({
+        hostname: "127.0.0.1",
+        port: proxy.target,
+      });
     } catch {
       return closeAll(client);
     }
@@ -58,7 +61,12 @@ export function startProxy(target: number): Proxy {
     const down = (async () => {
       const writer = client.writable.getWriter();
       for await (const chunk of upstream.readable) {
-        if (onDrop && new TextDecoder().decode(chunk.subarray(0, 16)).startsWith("HTTP/1.1 201")) {
+        if (
+          onDrop &&
+          new TextDecoder().decode(chunk.subarray(0, 16)).startsWith(
+            "HTTP/1.1 201",
+          )
+        ) {
           const fn = onDrop;
           onDrop = null;
           await fn();
@@ -84,12 +92,15 @@ export function startPages(
   pages: Record<string, string>,
 ): { url: string; close: () => Promise<void> } {
   const port = freePort();
-  const server = Deno.serve({ hostname: "127.0.0.1", port, onListen: () => {} }, (req) => {
-    const html = pages[new URL(req.url).pathname];
-    return html === undefined
-      ? new Response("not found", { status: 404 })
-      : new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
-  });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port, onListen: () => {} },
+    (req) => {
+      const html = pages[new URL(req.url).pathname];
+      return html === undefined ? new Response("not found", { status: 404 }) : new Response(html, {
+        headers: { "content-type": "text/html; charset=utf-8" },
+      });
+    },
+  );
   return { url: `http://127.0.0.1:${port}`, close: () => server.shutdown() };
 }
 
@@ -119,10 +130,17 @@ export async function startService(def: FormDefinition): Promise<Service> {
     FORMWELL_SEED: "0",
     LOCAL_STORAGE_DIR: `${dir}/files`,
     BASE_URL: proxy.url,
-    RATE_LIMITS: JSON.stringify({ submit: 1000, schema: 1000, upload_url: 1000 }),
+    RATE_LIMITS: JSON.stringify({
+      submit: 1000,
+      schema: 1000,
+      upload_url: 1000,
+    }),
   };
   const kv = await Deno.openKv(env.KV_PATH);
-  const deps = await buildDeps(kv, loadConfig({ ...env, FORMWELL_ENV: "test" }));
+  const deps = await buildDeps(
+    kv,
+    loadConfig({ ...env, FORMWELL_ENV: "test" }),
+  );
   const ws = await createWorkspace(deps, { name: "sdk", plan: "starter" });
   const form = await createForm(deps, ws.id, def);
   const key = (await createApiKey(deps, { workspaceId: ws.id, name: "count" })).key;

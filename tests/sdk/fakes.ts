@@ -20,18 +20,28 @@ export type Answer = Response | "network";
 export function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { "content-type": "application/json", "x-request-id": `req_${status}` },
+    headers: {
+      "content-type": "application/json",
+      "x-request-id": `req_${status}`,
+    },
   });
 }
 
 /** A fetch answering each request with `script(request, index)`; `sent` records them. */
-export function scriptedFetch(script: (req: Sent, n: number) => Answer | Promise<Answer>) {
+export function scriptedFetch(
+  script: (req: Sent, n: number) => Answer | Promise<Answer>,
+) {
   const sent: Sent[] = [];
   const fetch = (async (input: RequestInfo | URL, init: RequestInit = {}) => {
     const headers = Object.fromEntries(new Headers(init.headers).entries());
     let body: unknown = init.body;
     if (typeof init.body === "string") body = JSON.parse(init.body);
-    const req = { method: init.method ?? "GET", url: String(input), headers, body };
+    const req = {
+      method: init.method ?? "GET",
+      url: String(input),
+      headers,
+      body,
+    };
     sent.push(req);
     const answer = await script(req, sent.length - 1);
     if (answer === "network") throw new TypeError("Failed to fetch");

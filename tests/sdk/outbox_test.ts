@@ -49,7 +49,10 @@ Deno.test("sdk outbox - unreachable: kept, queued once, then sent with the same 
   await p;
   assert.deepEqual(result, { submission_id: "sub_1", submission_number: 1 });
   assert.deepEqual(s.events.map((e) => e.type), ["queued", "sent"]);
-  assert.deepEqual(new Set(s.sent.map((r) => r.headers["idempotency-key"])), new Set(["key-1"]));
+  assert.deepEqual(
+    new Set(s.sent.map((r) => r.headers["idempotency-key"])),
+    new Set(["key-1"]),
+  );
   assert.deepEqual(await s.store.list(), [], "removed once stored");
 });
 
@@ -66,7 +69,11 @@ Deno.test("sdk outbox - what an earlier page left is sent by the next Formwell",
     attempts: 3,
   };
   await s.store.put(earlier);
-  await s.store.put({ ...earlier, id: "other-site", baseUrl: "https://other.test" });
+  await s.store.put({
+    ...earlier,
+    id: "other-site",
+    baseUrl: "https://other.test",
+  });
   s.make();
   await s.clock.runUntil(() => s.events.length === 1);
   assert.equal(s.events[0].type, "sent");
@@ -74,7 +81,11 @@ Deno.test("sdk outbox - what an earlier page left is sent by the next Formwell",
   assert.equal(s.events[0].id, "key-from-yesterday");
   assert.equal(s.sent.length, 1);
   assert.equal(s.sent[0].headers["idempotency-key"], "key-from-yesterday");
-  assert.deepEqual((await s.store.list()).map((j) => j.id), ["other-site"], "other base URLs wait");
+  assert.deepEqual(
+    (await s.store.list()).map((j) => j.id),
+    ["other-site"],
+    "other base URLs wait",
+  );
 });
 
 Deno.test("sdk outbox - a final answer removes the job and fails the submit", async () => {

@@ -16,22 +16,33 @@ Deno.test("sdk route - /sdk/formwell.js is served to any origin with a versioned
     headers: { origin: "https://site.example" },
   });
   const code = await res.text();
-  await t.step("an ES module exporting Formwell, CORS *, long cache, no immutable", () => {
-    assert.equal(res.status, 200);
-    assert.equal(res.headers.get("content-type"), "text/javascript; charset=utf-8");
-    assert.equal(res.headers.get("access-control-allow-origin"), "*");
-    assert.equal(res.headers.get("cache-control"), SDK_CACHE_CONTROL);
-    assert.match(SDK_CACHE_CONTROL, /public, max-age=\d{5,}/);
-    assert.doesNotMatch(SDK_CACHE_CONTROL, /immutable/);
-    assert.match(code, /export\{[^}]*\bFormwell\b/);
-    assert.match(code, /\/\/# sourceMappingURL=formwell\.js\.map\s*$/);
-  });
+  await t.step(
+    "an ES module exporting Formwell, CORS *, long cache, no immutable",
+    () => {
+      assert.equal(res.status, 200);
+      assert.equal(
+        res.headers.get("content-type"),
+        "text/javascript; charset=utf-8",
+      );
+      assert.equal(res.headers.get("access-control-allow-origin"), "*");
+      assert.equal(res.headers.get("cache-control"), SDK_CACHE_CONTROL);
+      assert.match(SDK_CACHE_CONTROL, /public, max-age=\d{5,}/);
+      assert.doesNotMatch(SDK_CACHE_CONTROL, /immutable/);
+      assert.match(code, /export\{[^}]*\bFormwell\b/);
+      assert.match(code, /\/\/# sourceMappingURL=formwell\.js\.map\s*$/);
+    },
+  );
   const etag = res.headers.get("etag")!;
   await t.step(
     "the ETag is the version and a content hash; If-None-Match answers 304",
     async () => {
-      assert.match(etag, new RegExp(`^"${version.replaceAll(".", "\\.")}-[0-9a-f]{16}"$`));
-      const again = await env.request("/sdk/formwell.js", { headers: { "if-none-match": etag } });
+      assert.match(
+        etag,
+        new RegExp(`^"${version.replaceAll(".", "\\.")}-[0-9a-f]{16}"$`),
+      );
+      const again = await env.request("/sdk/formwell.js", {
+        headers: { "if-none-match": etag },
+      });
       assert.equal(again.status, 304);
       assert.equal(await again.text(), "");
       assert.equal(again.headers.get("etag"), etag);
@@ -47,11 +58,16 @@ Deno.test("sdk route - /sdk/formwell.js is served to any origin with a versioned
     const map = await env.request("/sdk/formwell.js.map");
     assert.equal(map.status, 200);
     const json = await map.json();
-    assert.ok(json.sources.some((s: string) => s.endsWith("src/client.ts")), json.sources.join());
+    assert.ok(
+      json.sources.some((s: string) => s.endsWith("src/client.ts")),
+      json.sources.join(),
+    );
     assert.equal(json.sources.length, json.sourcesContent.length);
   });
   await t.step("other names are 404", async () => {
-    for (const path of ["/sdk/other.js", "/sdk/build.json", "/sdk/../deno.json"]) {
+    for (
+      const path of ["/sdk/other.js", "/sdk/build.json", "/sdk/../deno.json"]
+    ) {
       const r = await env.request(path);
       assert.equal(r.status, 404, path);
       await r.body?.cancel();

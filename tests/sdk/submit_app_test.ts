@@ -39,12 +39,21 @@ Deno.test("sdk submit (real app) - a lost answer is retried under the same key: 
     runtime: { fetch },
     retry: FAST,
   });
-  const result = await fw.submit(form.id, { name: "Ada", email: "ada@example.com" });
+  const result = await fw.submit(form.id, {
+    name: "Ada",
+    email: "ada@example.com",
+  });
   assert.equal(seen.length, 2);
   assert.equal(seen[0].key, seen[1].key);
-  assert.equal(seen[1].replayed, "true", "the second attempt was answered from the first");
+  assert.equal(
+    seen[1].replayed,
+    "true",
+    "the second attempt was answered from the first",
+  );
   assert.equal(await recount(env.deps, form.id), 1);
-  const stored = await env.deps.kv.get<Submission>(keys.submission(form.id, result.submission_id));
+  const stored = await env.deps.kv.get<Submission>(
+    keys.submission(form.id, result.submission_id),
+  );
   assert.equal(stored.value?.number, result.submission_number);
   env.close();
 });
@@ -79,7 +88,9 @@ Deno.test("sdk submit (real app) - schema_changed: refetch, resubmit once when s
   const form = await makeForm(env.deps, await makeWorkspace(env.deps));
   const versions: unknown[] = [];
   const fetch = appFetch(env, async (req, answer) => {
-    if (req.url.includes("/submit/p/")) versions.push((await req.clone().json()).schema_version);
+    if (req.url.includes("/submit/p/")) {
+      versions.push((await req.clone().json()).schema_version);
+    }
     return await answer();
   });
   const fw = new Formwell({
@@ -98,7 +109,10 @@ Deno.test("sdk submit (real app) - schema_changed: refetch, resubmit once when s
         fields: [...CONTACT_FORM.fields!, { name: "company", type: "text" }],
       });
       assert.equal(v2.schema_version, 2);
-      const r = await fw.submit(form.id, { name: "Ada", email: "ada@example.com" });
+      const r = await fw.submit(form.id, {
+        name: "Ada",
+        email: "ada@example.com",
+      });
       assert.deepEqual(versions, [1, 2]);
       assert.equal(r.submission_number, 1);
       assert.equal(await recount(env.deps, form.id), 1);
@@ -123,7 +137,10 @@ Deno.test("sdk submit (real app) - schema_changed: refetch, resubmit once when s
         (e: FormwellError) => {
           assert.equal(e.status, 409);
           assert.equal(e.code, "schema_changed");
-          assert.deepEqual(e.errors.map((x) => [x.field, x.type]), [["phone", "required"]]);
+          assert.deepEqual(e.errors.map((x) => [x.field, x.type]), [[
+            "phone",
+            "required",
+          ]]);
           assert.ok(e.errors[0].fieldId, "the new schema's field id");
           return true;
         },
@@ -141,7 +158,12 @@ Deno.test("sdk submit (real app) - files: signed upload with the storage token, 
     name: "Jobs",
     fields: [
       { name: "name", type: "text", required: true },
-      { name: "cv", type: "file", allowedTypes: ["application/pdf"], required: true },
+      {
+        name: "cv",
+        type: "file",
+        allowedTypes: ["application/pdf"],
+        required: true,
+      },
     ],
   });
   const puts: string[] = [];
@@ -149,19 +171,31 @@ Deno.test("sdk submit (real app) - files: signed upload with the storage token, 
     if (req.method === "PUT") puts.push(req.headers.get("authorization") ?? "");
     return await answer();
   });
-  const fw = new Formwell({ baseUrl: "http://localhost", outbox: false, runtime: { fetch } });
+  const fw = new Formwell({
+    baseUrl: "http://localhost",
+    outbox: false,
+    runtime: { fetch },
+  });
   const progress: UploadProgress[] = [];
   const cv = new File([SAMPLES.pdf], "cv.pdf", { type: "application/pdf" });
-  const r = await fw.submit(form.id, { name: "Ada", cv }, { onProgress: (p) => progress.push(p) });
+  const r = await fw.submit(form.id, { name: "Ada", cv }, {
+    onProgress: (p) => progress.push(p),
+  });
   assert.equal(puts.length, 1);
   assert.match(puts[0], /^Bearer \S+/);
-  const stored = (await env.deps.kv.get<Submission>(keys.submission(form.id, r.submission_id)))
+  const stored = (await env.deps.kv.get<Submission>(
+    keys.submission(form.id, r.submission_id),
+  ))
     .value!;
   const ref = stored.fields.cv as Record<string, unknown>;
   assert.equal(ref.originalFilename, "cv.pdf");
   assert.equal(ref.mimeType, "application/pdf");
   assert.equal(ref.sizeBytes, SAMPLES.pdf.byteLength);
   assert.deepEqual(stored.files, [ref.path]);
-  assert.deepEqual(progress.at(-1), { field: "cv", loaded: cv.size, total: cv.size });
+  assert.deepEqual(progress.at(-1), {
+    field: "cv",
+    loaded: cv.size,
+    total: cv.size,
+  });
   env.close();
 });

@@ -32,7 +32,10 @@ function endpoint(secret: string, previous?: string): Webhook {
 const body = JSON.stringify({
   type: "submission.created",
   timestamp: "2026-11-20T10:00:00.000Z",
-  data: { form: { public_id: "fAbc", name: "Contact" }, submission: { id: "sub_1" } },
+  data: {
+    form: { public_id: "fAbc", name: "Contact" },
+    submission: { id: "sub_1" },
+  },
 });
 
 async function rejectsWith(p: Promise<unknown>, code: string) {
@@ -48,16 +51,21 @@ Deno.test("sdk verifyWebhook - deliveries signed by the service", async (t) => {
   const secret = newSecret();
   const headers = signedHeaders(endpoint(secret), "msg_1", body, NOW);
 
-  await t.step("a genuine delivery verifies and returns the event", async () => {
-    const event = await verifyWebhook(new Headers(headers), body, secret, { now: NOW + 1000 });
-    assert.equal(event.type, "submission.created");
-    assert.equal(event.data.form.public_id, "fAbc");
-    const bytes = new TextEncoder().encode(body);
-    assert.equal(
-      (await verifyWebhook(headers, bytes, secret, { now: NOW })).type,
-      "submission.created",
-    );
-  });
+  await t.step(
+    "a genuine delivery verifies and returns the event",
+    async () => {
+      const event = await verifyWebhook(new Headers(headers), body, secret, {
+        now: NOW + 1000,
+      });
+      assert.equal(event.type, "submission.created");
+      assert.equal(event.data.form.public_id, "fAbc");
+      const bytes = new TextEncoder().encode(body);
+      assert.equal(
+        (await verifyWebhook(headers, bytes, secret, { now: NOW })).type,
+        "submission.created",
+      );
+    },
+  );
 
   await t.step("during a rotation either secret verifies", async () => {
     const next = newSecret();
@@ -70,18 +78,30 @@ Deno.test("sdk verifyWebhook - deliveries signed by the service", async (t) => {
 
   await t.step("a changed body, id or secret does not", async () => {
     await rejectsWith(
-      verifyWebhook(headers, body.replace("Contact", "Contacts"), secret, { now: NOW }),
-      "webhook_signature",
-    );
-    await rejectsWith(
-      verifyWebhook({ ...headers, "webhook-id": "msg_9" }, body, secret, { now: NOW }),
-      "webhook_signature",
-    );
-    await rejectsWith(verifyWebhook(headers, body, newSecret(), { now: NOW }), "webhook_signature");
-    await rejectsWith(
-      verifyWebhook({ ...headers, "webhook-signature": "v1,!!notbase64" }, body, secret, {
+      verifyWebhook(headers, body.replace("Contact", "Contacts"), secret, {
         now: NOW,
       }),
+      "webhook_signature",
+    );
+    await rejectsWith(
+      verifyWebhook({ ...headers, "webhook-id": "msg_9" }, body, secret, {
+        now: NOW,
+      }),
+      "webhook_signature",
+    );
+    await rejectsWith(
+      verifyWebhook(headers, body, newSecret(), { now: NOW }),
+      "webhook_signature",
+    );
+    await rejectsWith(
+      verifyWebhook(
+        { ...headers, "webhook-signature": "v1,!!notbase64" },
+        body,
+        secret,
+        {
+          now: NOW,
+        },
+      ),
       "webhook_signature",
     );
   });
@@ -96,12 +116,18 @@ Deno.test("sdk verifyWebhook - deliveries signed by the service", async (t) => {
       verifyWebhook(headers, body, secret, { now: NOW - 301_000 }),
       "webhook_timestamp",
     );
-    await verifyWebhook(headers, body, secret, { now: NOW + 600_000, toleranceSec: 900 });
+    await verifyWebhook(headers, body, secret, {
+      now: NOW + 600_000,
+      toleranceSec: 900,
+    });
   });
 
   await t.step("missing headers are named", async () => {
     const { "webhook-id": _, ...rest } = headers;
-    await rejectsWith(verifyWebhook(rest, body, secret, { now: NOW }), "webhook_headers_missing");
+    await rejectsWith(
+      verifyWebhook(rest, body, secret, { now: NOW }),
+      "webhook_headers_missing",
+    );
   });
 });
 
