@@ -36,8 +36,11 @@ function empty(v: unknown): boolean {
 
 function problemOf(f: FieldRule, v: unknown): [string, string] | null {
   const label = f.label || f.name;
+  // A checkbox's label is a sentence ("I agree to be contacted"): ask for the tick.
+  const tick = `Please tick “${label.replace(/[.!?:;,\s]+$/u, "")}”.`;
   if (empty(v)) {
-    return f.required ? ["required", `${label} is required.`] : null;
+    if (!f.required) return null;
+    return ["required", f.type === "boolean" ? tick : `${label} is required.`];
   }
   if (FILE_TYPES.includes(f.type)) {
     const ok = typeof v === "object" &&
