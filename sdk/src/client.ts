@@ -161,8 +161,9 @@ export class Formwell {
     const files: Record<string, Blob> = { ...opts.files };
     const values: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(data)) {
-      if (typeof Blob === "function" && v instanceof Blob) files[k] = v;
-      else values[k] = v;
+      if (!(typeof Blob === "function" && v instanceof Blob)) values[k] = v;
+      // An empty file input posts a nameless empty File: no file at all.
+      else if (v.size || (v as File).name) files[k] = v;
     }
     const job: Job = {
       id: opts.idempotencyKey ?? this.ep.rt.newKey(),
