@@ -147,7 +147,8 @@ export function enhanceForm(
   status.className = "fw-status";
   status.setAttribute("role", "status");
   form.prepend(status);
-  const schema: Promise<PublicSchema | null> = fw.schema(publicId).catch(() => null);
+  // Fetched now so the first send needs no round trip; asked again at a send if it failed.
+  fw.schema(publicId).catch(() => {});
   const sent = opts.successMessage ?? form.dataset.success ??
     "Thank you! Your response was sent.";
   const stop = fw.on((e) => {
@@ -167,7 +168,7 @@ export function enhanceForm(
     form.setAttribute("aria-busy", "true");
     clear(form);
     status.textContent = "";
-    const s = await schema;
+    const s: PublicSchema | null = await fw.schema(publicId).catch(() => null);
     const fields = new Map(s?.form.fields.map((f) => [f.name, f]));
     const raw: Record<string, string[]> = {};
     const files: Record<string, Blob> = {};
