@@ -7,8 +7,9 @@ import { parseArgs } from "node:util";
 import { createApiKey, listApiKeys, revokeApiKey } from "@/lib/keys/api_keys.ts";
 import { ConfigError, loadConfig } from "@/lib/config.ts";
 import type { Deps } from "@/lib/deps.ts";
-import { AppError } from "@/lib/errors.ts";
-import { createForm, formView, setAccepting, updateForm } from "@/lib/forms/forms.ts";
+import { AppError, errors } from "@/lib/errors.ts";
+import { createForm, formView, getForm, setAccepting, updateForm } from "@/lib/forms/forms.ts";
+import { formTypesModule } from "@/lib/forms/typescript.ts";
 import { PLAN_NAMES, type PlanName } from "@/lib/workspaces/plans.ts";
 import { buildDeps, openKv } from "@/lib/runtime.ts";
 import { type Scope, SCOPES } from "@/lib/schemas.ts";
@@ -21,6 +22,11 @@ import { createWebhook, deleteWebhook, listWebhooks, webhookView } from "@/lib/n
 /** A usage error: printed as `{"error"}` with exit code 2. */
 class UsageError extends Error {}
 
+/** Output printed as it is rather than as JSON (`types` prints a TypeScript module). */
+export class RawText {
+  constructor(readonly text: string) {}
+}
+
 const USAGE = `Usage: deno task cli <command>
   workspace create --name N --plan free|starter|pro|business
   workspace set-plan --workspace W --plan P
@@ -28,6 +34,7 @@ const USAGE = `Usage: deno task cli <command>
   form create --workspace W --file F
   form update --form PUBLIC_ID --file F
   form close|open --form PUBLIC_ID
+  types --form PUBLIC_ID   (prints the form's data as a TypeScript module)
   key create --workspace W --name N [--type live|test] [--scopes submit,read,admin]
   key list --workspace W
   key revoke --key KEY_ID
@@ -104,6 +111,11 @@ export async function runCli(
   });
   const v = values as Record<string, string | undefined>;
   const [group, action] = positionals;
+  if (group === "types" && action === undefined) {
+    const form = await getForm(deps, need(v, "form"));
+    if (!form) throw errors.formNotFound();
+    return new RawText(await formTypesModule(form));
+  }
   switch (`${group} ${action}`) {
     case "workspace create": {
       const ws = await createWorkspace(deps, {
@@ -226,7 +238,7 @@ if (import.meta.main) {
     const deps = await buildDeps(kv, config);
     const out = await runCli(deps, Deno.args);
     await auditCli(deps, Deno.args, out);
-    console.log(JSON.stringify(out));
+    console.log(out instanceof RawText ? out.text : JSON.stringify(out));
     kv.close();
   } catch (err) {
     kv?.close();

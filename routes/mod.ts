@@ -18,6 +18,7 @@ import { bodyDeadline } from "@/lib/http/body.ts";
 import { landingHtml } from "@/lib/ui/plain_pages.tsx";
 import { captchaApi } from "@/routes/api/captcha.ts";
 import { eventsApi } from "@/routes/api/events.ts";
+import { formTypesApi } from "@/routes/api/form_types.ts";
 import { publicApi } from "@/routes/api/public.ts";
 import { serverApi } from "@/routes/api/server.ts";
 import { privacyApi } from "@/routes/api/privacy.ts";
@@ -25,6 +26,7 @@ import { auditApi } from "@/routes/api/audit.ts";
 import { webhooksApi } from "@/routes/api/webhooks.ts";
 import { uploadsApi } from "@/routes/api/uploads.ts";
 import { assetRoutes } from "./assets.ts";
+import { sdkRoutes } from "./sdk.ts";
 import { adminRoutes } from "@/routes/admin/mod.ts";
 import { hostedRoutes } from "@/routes/f/mod.ts";
 
@@ -48,9 +50,11 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.route("/api/v1/server", auditApi(deps));
   app.route("/api/v1/server/webhooks", webhooksApi(deps));
   app.route("/api/v1", eventsApi(deps));
+  app.route("/api/v1", formTypesApi(deps));
   app.route("/api/v1", publicApi(deps));
   app.route("/api/v1", uploadsApi(deps));
   app.route("/", assetRoutes());
+  app.route("/", sdkRoutes());
   app.route("/admin", adminRoutes(deps));
   app.route("/", hostedRoutes(deps));
   return app;
