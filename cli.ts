@@ -17,7 +17,8 @@ import { createUser, userView } from "@/lib/admin/users.ts";
 import { createResetLink } from "@/lib/admin/reset.ts";
 import { auditCli } from "@/lib/privacy/audit_cli.ts";
 import { createWorkspace, updateWorkspace } from "@/lib/workspaces/workspaces.ts";
-import { createWebhook, deleteWebhook, listWebhooks, webhookView } from "@/lib/notify/webhooks.ts";
+import { createWebhook, deleteWebhook } from "@/lib/notify/webhook_edits.ts";
+import { listWebhooks, webhookView } from "@/lib/notify/webhooks.ts";
 
 /** A usage error: printed as `{"error"}` with exit code 2. */
 class UsageError extends Error {}
@@ -40,7 +41,7 @@ const USAGE = `Usage: deno task cli <command>
   key revoke --key KEY_ID
   user create --email E [--workspace W]   (the password on standard input, or typed at a prompt)
   user reset-password --email E           (prints a single-use link to choose a new password)
-  webhook create --workspace W --url URL [--events E1,E2] [--forms F1,F2]
+  webhook create --workspace W --url URL [--events E1,E2] [--forms F1,F2] [--mode live|test]
   webhook list --workspace W
   webhook delete --webhook ID`;
 
@@ -107,6 +108,7 @@ export async function runCli(
       events: { type: "string" },
       forms: { type: "string" },
       webhook: { type: "string" },
+      mode: { type: "string" },
     },
   });
   const v = values as Record<string, string | undefined>;
@@ -184,18 +186,20 @@ export async function runCli(
     }
     case "webhook create": {
       const list = (x: string | undefined) => x?.split(",").map((s) => s.trim()).filter(Boolean);
+      const mode = v.mode ?? "live";
+      if (mode !== "live" && mode !== "test") throw new UsageError("--mode must be live or test.");
       return {
         webhook: await createWebhook(deps, need(v, "workspace"), {
           url: need(v, "url"),
           ...(v.events ? { events: list(v.events) } : {}),
           ...(v.forms ? { forms: list(v.forms) } : {}),
-        }),
+        }, { actor: "cli", mode }),
       };
     }
     case "webhook list":
       return { webhooks: (await listWebhooks(deps, need(v, "workspace"))).map(webhookView) };
     case "webhook delete":
-      return await deleteWebhook(deps, null, need(v, "webhook"));
+      return await deleteWebhook(deps, null, need(v, "webhook"), { actor: "cli" });
     default:
       throw new UsageError(USAGE);
   }

@@ -28,7 +28,7 @@ import {
   startReceiver,
   verdictLatencies,
 } from "./server.ts";
-import { createWebhook } from "@/lib/notify/webhooks.ts";
+import { createWebhook } from "@/lib/notify/webhook_edits.ts";
 import { flushLatency } from "./disk.ts";
 import { CpuMeter } from "./threads.ts";
 import { combineRuns, ensureWrk, median, runWrk, type WrkRequest, type WrkResult } from "./wrk.ts";
@@ -182,7 +182,7 @@ async function main(): Promise<void> {
     await createWebhook(deps, fx.workspace.id, {
       url: `${receiver.url}/hook`,
       forms: [fx.webhookForm.id],
-    });
+    }, { actor: "cli" });
     let floor: WrkResult | null = null;
     const measure = async (
       name: string,

@@ -9,6 +9,7 @@ export type ErrorCode =
   | "invalid_api_key"
   | "missing_api_key"
   | "insufficient_scope"
+  | "live_key_required"
   | "plan_required"
   | "captcha_required"
   | "captcha_invalid"
@@ -85,6 +86,12 @@ export const errors = {
     new AppError(401, "missing_api_key", "Missing API key. Send Authorization: Bearer <API_KEY>."),
   insufficientScope: (scope: string) =>
     new AppError(403, "insufficient_scope", `This API key lacks the '${scope}' scope.`),
+  liveKeyRequired: () =>
+    new AppError(
+      403,
+      "live_key_required",
+      "This needs a live API key; test keys see test data only.",
+    ),
   planRequired: () =>
     new AppError(403, "plan_required", "API keys need the Starter plan or above."),
   spam: () => new AppError(403, "spam_detected", SPAM_MESSAGE),

@@ -10,7 +10,19 @@ const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /** A time-sortable id such as `sub_01J...`; sorts by creation time within one process. */
 export function newId(
-  prefix: "ws" | "sub" | "key" | "usr" | "job" | "upl" | "whk" | "msg" | "evt" | "dlv" | "mail",
+  prefix:
+    | "ws"
+    | "sub"
+    | "key"
+    | "usr"
+    | "job"
+    | "upl"
+    | "whk"
+    | "msg"
+    | "evt"
+    | "dlv"
+    | "mail"
+    | "chn",
 ): string {
   return `${prefix}_${nextUlid().toLowerCase()}`;
 }

@@ -71,7 +71,7 @@ export function logAccountLink(
 
 /** Account mails kept in the outbox, oldest first (optionally only those to `to`). */
 export async function listAccountMail(
-  deps: Pick<Deps, "kv">,
+  deps: Pick<Deps, "kv" | "now">,
   to?: string,
 ): Promise<StoredAccountMail[]> {
   const mails = await listOutbox(deps, ACCOUNT_OUTBOX, LOG_KEEP);

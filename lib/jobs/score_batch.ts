@@ -131,8 +131,8 @@ interface RunState {
   stamp: Deno.AtomicCheck;
   form: Form;
   model: SpamModel;
-  /** Who hears of these submissions (live mode only), with the entry to check. */
-  listeners: Listeners | null;
+  /** Who hears of these submissions, with the entry to check. */
+  listeners: Listeners;
   /** The submissions, verdicts applied; null where gone. */
   subs: (Submission | null)[];
 }
@@ -150,12 +150,11 @@ async function readRun(
 ): Promise<RunState | null> {
   const workspaceId = job.workspace_id ?? (await getForm(deps, job.form_id))?.workspace_id;
   if (!workspaceId) return null;
-  const live = job.mode === "live";
   const head: Deno.KvKey[] = [
     keys.submissionEdits(job.form_id, job.mode),
     keys.form(job.form_id),
     keys.spamStats(workspaceId),
-    ...(live ? [keys.webhookListeners(workspaceId)] : []),
+    keys.webhookListeners(workspaceId),
   ];
   const all = [
     ...head,
@@ -174,13 +173,11 @@ async function readRun(
     stamp,
     form: form.value as Form,
     model: await workspaceModel(deps, stats.value as SpamStats | null),
-    listeners: live
-      ? await listenersOf(
-        deps,
-        workspaceId,
-        listeners as Deno.KvEntryMaybe<Record<string, Listening>>,
-      )
-      : null,
+    listeners: await listenersOf(
+      deps,
+      workspaceId,
+      listeners as Deno.KvEntryMaybe<Record<string, Listening>>,
+    ),
     subs: pairs(entries.slice(head.length)).map((e) => e.value),
   };
 }
@@ -198,8 +195,9 @@ async function scoreIds(
     let stamp = run.stamp;
     // Checked by each verdict commit, so an endpoint added meanwhile makes it retry
     // instead of missing the events.
-    const notify = listeners !== null &&
-      (!!form.notifications || listens(listeners, "submission.created", form.id));
+    // Mail goes for live submissions only; endpoints hear their own mode's.
+    const notify = (job.mode === "live" && !!form.notifications) ||
+      listens(listeners, "submission.created", form.id, job.mode);
     const todo = run.subs.filter((s): s is Submission =>
       s !== null && !s.scored_at && !s.spam?.manual
     );
@@ -208,7 +206,7 @@ async function scoreIds(
     let lost = false;
     for (const [i, scored] of chunks.entries()) {
       const op = deps.kv.atomic().check(stamp);
-      if (listeners) op.check(listeners.entry);
+      op.check(listeners.entry);
       const counters = new CounterDeltas();
       counters.edited(job.form_id, job.mode);
       for (const [before, after] of scored) {
@@ -217,7 +215,7 @@ async function scoreIds(
       }
       counters.applyTo(op);
       const finals = scored.map(([, after]) => after);
-      // Notifications exist exactly when the verdict does (live submissions only).
+      // Notifications exist exactly when the verdict does.
       if (notify) {
         deps.jobs.enqueue(op, {
           type: "notify_created",

@@ -231,6 +231,30 @@ export const keys = {
   notifyEventChunk: (eventId: string, i: number) => ["notify_events", eventId, i] as const,
   /** Prefix of a stored notification event's chunks. */
   notifyEvent: (eventId: string) => ["notify_events", eventId] as const,
+  /**
+   * Index (expiring with the copies): an event stored about a submission, so erasing the
+   * submission's person finds what notifications kept about it.
+   */
+  eventBySubmission: (submissionId: string, eventId: string) =>
+    ["notify_events_by_submission", submissionId, eventId] as const,
+  /** Prefix of the events stored about a submission. */
+  eventsBySubmission: (submissionId: string) =>
+    ["notify_events_by_submission", submissionId] as const,
+  /**
+   * Index (expiring with the copy): a copy an event left, by the copy's own key (an outbox
+   * mail, an email log entry, a delivery log entry): `["notify_copies", eventId, ...copy]`.
+   */
+  notifyCopy: (eventId: string, copy: Deno.KvKey) => ["notify_copies", eventId, ...copy] as const,
+  /** Prefix of the copies an event left. */
+  notifyCopies: (eventId: string) => ["notify_copies", eventId] as const,
+  /**
+   * A delivery job chain's attempt record (which attempt runs or ran last, and who holds
+   * it), so each attempt logs and enqueues its retry once (lib/notify/chains.ts).
+   */
+  webhookChain: (webhookId: string, chainId: string) =>
+    ["webhook_chains", webhookId, chainId] as const,
+  /** Prefix of an endpoint's chain records. */
+  webhookChains: (webhookId: string) => ["webhook_chains", webhookId] as const,
   /** An email that would have been sent with no SMTP configured. */
   outboxMail: (workspaceId: string, id: string) => ["outbox", workspaceId, id] as const,
   /** Prefix of a workspace's outbox. */

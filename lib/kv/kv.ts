@@ -89,3 +89,19 @@ export async function getManyChunked<T>(
   }
   return (await Promise.all(chunks)).flat();
 }
+
+/** Deletes `keys`, 100 a commit (no checks: a delete of a missing key changes nothing). */
+export async function deleteKeys(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += 100) {
+    const op = kv.atomic();
+    for (const k of keys.slice(i, i + 100)) op.delete(k);
+    if (!(await withKvRetry(() => op.commit())).ok) throw new Error("KV delete commit failed");
+  }
+}
+
+/** Every key under `prefix`. */
+export async function keysUnder(kv: Deno.Kv, prefix: Deno.KvKey): Promise<Deno.KvKey[]> {
+  const out: Deno.KvKey[] = [];
+  for await (const e of kv.list({ prefix })) out.push(e.key);
+  return out;
+}

@@ -1,14 +1,19 @@
 /**
  * The `deliver_webhook` job: signs each of its stored events with Standard Webhooks and
- * POSTs it to the endpoint through an address checked at this attempt. Every attempt is logged (last
- * {@linkcode DELIVERY_LOG_KEEP} per endpoint); failures are retried on the configured
- * schedule; 410 disables the endpoint at once, and 5 days of failures disable it.
+ * POSTs it to the endpoint through an address checked at this attempt, all within
+ * {@linkcode DELIVERY_TIMEOUT_MS}. Every attempt is logged (last
+ * {@linkcode DELIVERY_LOG_KEEP} per endpoint, 30 days); failures are retried on the
+ * configured schedule, in one chain per job (chains.ts); 410 disables the endpoint at once,
+ * and 5 days of failures disable it.
  * @module
  */
 import { Webhook as Signer } from "standardwebhooks";
 import type { Deps } from "@/lib/deps.ts";
 import { newId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
+import { commitWithRetry } from "@/lib/kv/kv.ts";
+import { chainOf, claimAttempt, deferRun, heldBy, markLogged } from "./chains.ts";
+import { COPY_KEEP_MS, indexCopy, listKept } from "./copies.ts";
 import { eventBody, loadEvent, type NotifyEvent } from "./events.ts";
 import { postPinned } from "./http1.ts";
 import type { DeliverWebhookJob } from "./jobs.ts";
@@ -18,7 +23,7 @@ import { signingSecrets, type Webhook } from "./webhooks.ts";
 
 /** Attempts kept in an endpoint's delivery log. */
 export const DELIVERY_LOG_KEEP = 100;
-/** Deadline of one attempt. */
+/** Deadline of one attempt: name lookup, connect, TLS and the exchange. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** Bytes of the response body kept in the log. */
 export const RESPONSE_KEEP = 1024;
@@ -69,21 +74,25 @@ async function attempt(
   event: NotifyEvent,
 ): Promise<{ status: number | null; response: string; error?: string }> {
   const allow = deps.config.notify.webhookAllowPrivate;
+  const deadline = AbortSignal.timeout(DELIVERY_TIMEOUT_MS);
   try {
     const url = checkTargetUrl(w.url, allow);
-    const addrs = await resolveTarget(url, allow);
+    const addrs = await resolveTarget(url, allow, deadline);
     const body = eventBody(event);
     const res = await postPinned({
       url,
       address: addrs[0],
       headers: signedHeaders(w, event.id, body, deps.now()),
       body,
-      timeoutMs: DELIVERY_TIMEOUT_MS,
+      deadline,
       maxBody: RESPONSE_KEEP,
     });
     return { status: res.status, response: res.body };
   } catch (err) {
-    return { status: null, response: "", error: (err as Error).message?.slice(0, 300) };
+    const error = deadline.aborted
+      ? `timeout after ${DELIVERY_TIMEOUT_MS} ms`
+      : (err as Error).message;
+    return { status: null, response: "", error: error?.slice(0, 300) };
   }
 }
 
@@ -115,100 +124,119 @@ async function sendAll(deps: Deps, w: Webhook, events: NotifyEvent[]): Promise<S
   return out;
 }
 
+/** How long a run of `n` events may take at most: what its claim on the attempt holds for. */
+function holdFor(n: number): number {
+  return Math.ceil(n / SEND_CONCURRENCY) * DELIVERY_TIMEOUT_MS + 5_000;
+}
+
 /**
- * Handles one `deliver_webhook` job: attempts each of its events, then logs every attempt,
- * the endpoint's new state and one retry job for the failed events in one commit. Never
- * throws for an endpoint failure.
+ * Handles one `deliver_webhook` job: claims its attempt of its chain, attempts each of its
+ * events, then logs every attempt, the endpoint's new state and one retry job for the failed
+ * events in one commit that checks the claim. Never throws for an endpoint failure.
  */
 export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Promise<void> {
   const first = await deps.kv.get<Webhook>(keys.webhook(job.webhook_id));
   if (!first.value || (!first.value.enabled && !job.manual)) return;
-  // Expired events (older than 7 days) are dropped.
+  // Expired or erased events are dropped.
   const events = (await Promise.all(job.event_ids.map((id) => loadEvent(deps, id))))
     .filter((e): e is NotifyEvent => e !== null);
   if (!events.length) return;
+  const chain = await chainOf(job);
+  const claim = await claimAttempt(
+    deps,
+    job.webhook_id,
+    chain,
+    job.attempt,
+    holdFor(events.length),
+  );
+  if (claim.kind === "logged") return;
+  if (claim.kind === "held") return await deferRun(deps, { ...job, chain }, claim.until);
   const sent = await sendAll(deps, first.value, events);
   const delays = deps.config.notify.webhookRetryDelays;
-  for (let i = 0; i < 10; i++) {
-    const e = i === 0 ? first : await deps.kv.get<Webhook>(keys.webhook(job.webhook_id));
-    if (!e.value) return;
+  const logged = await commitWithRetry(deps.kv, async (op) => {
+    const e = await deps.kv.get<Webhook>(keys.webhook(job.webhook_id));
+    const held = await heldBy(deps, job.webhook_id, chain, claim.token);
+    // The endpoint was deleted, or another run took the attempt over: it logs, not this one.
+    if (!e.value || !held) return null;
     const now = deps.now();
     const at = new Date(now).toISOString();
     const w: Webhook = { ...e.value };
-    const op = deps.kv.atomic().check(e);
-    const logged: Delivery[] = [];
+    op.check(e);
+    markLogged(op, held);
+    const retry: string[] = [];
     // In job order: a success clears the failing streak, a failure starts or extends it.
     for (const r of sent) {
-      const ok = r.status !== null && r.status >= 200 && r.status < 300;
-      let outcome: Delivery["outcome"];
-      if (ok) {
-        outcome = "delivered";
-        w.failing_since = null;
-      } else {
-        w.failing_since ??= at;
-        if (r.status === 410) {
-          w.enabled = false;
-          w.disabled_reason = "The endpoint answered 410 Gone.";
-          outcome = "disabled";
-        } else if (now - Date.parse(w.failing_since) >= DISABLE_AFTER_MS) {
-          w.enabled = false;
-          w.disabled_reason = "The endpoint failed for 5 days with no success.";
-          outcome = "disabled";
-        } else {
-          outcome = !job.manual && job.attempt < delays.length ? "retrying" : "failed";
-        }
-      }
-      const d: Delivery = {
-        id: newId("dlv"),
-        at,
-        event_id: r.event.id,
-        msg_id: r.event.id,
-        event: r.event.type,
-        attempt: job.attempt + 1,
-        status: r.status,
-        ok,
-        latency_ms: r.latency,
-        response: r.response,
-        ...(r.error ? { error: r.error } : {}),
-        outcome,
-        ...(job.manual ? { manual: true } : {}),
-      };
-      logged.push(d);
-    }
-    const retry: string[] = [];
-    for (const d of logged) {
+      const d = outcomeOf(w, job, r, now, at, delays.length);
       // An endpoint disabled by this job gets no more attempts.
       if (d.outcome === "retrying") {
         if (w.enabled) retry.push(d.event_id);
         else d.outcome = "failed";
       }
-      op.set(keys.webhookDelivery(w.id, d.id), d);
+      const key = keys.webhookDelivery(w.id, d.id);
+      op.set(key, d, { expireIn: COPY_KEEP_MS });
+      indexCopy(op, d.event_id, key);
     }
     const changed = w.failing_since !== e.value.failing_since || w.enabled !== e.value.enabled;
     if (changed) op.set(keys.webhook(w.id), { ...w, updated_at: at });
     if (retry.length) {
-      deps.jobs.enqueue(op, { ...job, event_ids: retry, attempt: job.attempt + 1 }, {
+      deps.jobs.enqueue(op, { ...job, chain, event_ids: retry, attempt: job.attempt + 1 }, {
         delay: delays[job.attempt],
       });
     }
-    if ((await op.commit()).ok) {
-      await trimLog(deps.kv, keys.webhookDeliveries(w.id), DELIVERY_LOG_KEEP);
-      return;
-    }
-  }
-  throw new Error("delivery log write kept conflicting");
+    return w.id;
+  });
+  if (logged) await trimLog(deps.kv, keys.webhookDeliveries(logged), DELIVERY_LOG_KEEP);
 }
 
-/** An endpoint's delivery log, newest first (at most {@linkcode DELIVERY_LOG_KEEP}). */
+/** The logged attempt of one event, updating `w`'s failure state as it goes. */
+function outcomeOf(
+  w: Webhook,
+  job: DeliverWebhookJob,
+  r: Sent,
+  now: number,
+  at: string,
+  retries: number,
+): Delivery {
+  const ok = r.status !== null && r.status >= 200 && r.status < 300;
+  let outcome: Delivery["outcome"];
+  if (ok) {
+    outcome = "delivered";
+    w.failing_since = null;
+  } else {
+    w.failing_since ??= at;
+    if (r.status === 410) {
+      w.enabled = false;
+      w.disabled_reason = "The endpoint answered 410 Gone.";
+      outcome = "disabled";
+    } else if (now - Date.parse(w.failing_since) >= DISABLE_AFTER_MS) {
+      w.enabled = false;
+      w.disabled_reason = "The endpoint failed for 5 days with no success.";
+      outcome = "disabled";
+    } else {
+      outcome = !job.manual && job.attempt < retries ? "retrying" : "failed";
+    }
+  }
+  return {
+    id: newId("dlv"),
+    at,
+    event_id: r.event.id,
+    msg_id: r.event.id,
+    event: r.event.type,
+    attempt: job.attempt + 1,
+    status: r.status,
+    ok,
+    latency_ms: r.latency,
+    response: r.response,
+    ...(r.error ? { error: r.error } : {}),
+    outcome,
+    ...(job.manual ? { manual: true } : {}),
+  };
+}
+
+/** An endpoint's delivery log, newest first (at most {@linkcode DELIVERY_LOG_KEEP}, 30 days). */
 export async function listDeliveries(
-  deps: Pick<Deps, "kv">,
+  deps: Pick<Deps, "kv" | "now">,
   webhookId: string,
 ): Promise<Delivery[]> {
-  const out: Delivery[] = [];
-  const it = deps.kv.list<Delivery>({ prefix: keys.webhookDeliveries(webhookId) }, {
-    reverse: true,
-    limit: DELIVERY_LOG_KEEP,
-  });
-  for await (const e of it) out.push(e.value);
-  return out;
+  return await listKept<Delivery>(deps, keys.webhookDeliveries(webhookId), DELIVERY_LOG_KEEP);
 }

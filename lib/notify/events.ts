@@ -33,6 +33,11 @@ export interface NotifyEvent {
   previous_status?: string;
 }
 
+/** The fixed id of a submission's `submission.created` event (notified once, whatever retries). */
+export function createdEventId(submissionId: string): string {
+  return `msg_created_${submissionId}`;
+}
+
 /** The webhook body of an event (CONTRACT): deterministic, so retries send the same bytes. */
 export function eventBody(e: NotifyEvent): string {
   const data: Record<string, unknown> = {

@@ -42,32 +42,52 @@ function dechunk(raw: string): string {
 }
 
 /**
- * POSTs `body` to `url` connecting to `address`. Throws on connection errors and on the
- * deadline (`timeoutMs` for the whole exchange).
+ * A TCP connection, or a throw once `deadline` aborts (the connect's own signal does not end
+ * a connect the peer never answers); a connection made after that is closed.
+ */
+function connectBy(to: Deno.ConnectOptions, deadline: AbortSignal): Promise<Deno.TcpConn> {
+  const connecting = Deno.connect(to);
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(deadline.reason);
+    deadline.addEventListener("abort", abort, { once: true });
+    connecting.then((c) => {
+      deadline.removeEventListener("abort", abort);
+      if (deadline.aborted) c.close();
+      else resolve(c);
+    }, (err) => {
+      deadline.removeEventListener("abort", abort);
+      reject(err);
+    });
+  });
+}
+
+/**
+ * POSTs `body` to `url` connecting to `address`. Throws on connection errors and once
+ * `deadline` aborts (it covers the whole exchange, the TCP connect and TLS included).
  */
 export async function postPinned(opts: {
   url: URL;
   address: string;
   headers: Record<string, string>;
   body: string;
-  timeoutMs: number;
+  deadline: AbortSignal;
   maxBody: number;
 }): Promise<PostResult> {
-  const { url, address } = opts;
+  const { url, address, deadline } = opts;
   const tls = url.protocol === "https:";
   const port = url.port ? Number(url.port) : tls ? 443 : 80;
   let conn: Deno.Conn | undefined;
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
+  const cut = () => {
     try {
       conn?.close();
     } catch { /* already closed */ }
-  }, opts.timeoutMs);
+  };
+  deadline.addEventListener("abort", cut, { once: true });
   try {
-    const tcp = await Deno.connect({ hostname: address, port });
+    deadline.throwIfAborted();
+    const tcp = await connectBy({ hostname: address, port }, deadline);
     conn = tcp;
-    if (timedOut) throw new Error("timeout");
+    deadline.throwIfAborted();
     if (tls) conn = await Deno.startTls(tcp, { hostname: url.hostname.replace(/^\[|\]$/g, "") });
     const payload = new TextEncoder().encode(opts.body);
     const lines = [
@@ -105,12 +125,10 @@ export async function postPinned(opts: {
     if (/\r\ntransfer-encoding:\s*chunked/i.test(headText)) body = dechunk(body);
     return { status: Number(m[1]), body: body.slice(0, opts.maxBody) };
   } catch (err) {
-    if (timedOut) throw new Error(`timeout after ${opts.timeoutMs} ms`);
+    if (deadline.aborted) throw new Error("timeout: no answer within the deadline");
     throw err;
   } finally {
-    clearTimeout(timer);
-    try {
-      conn?.close();
-    } catch { /* already closed */ }
+    deadline.removeEventListener("abort", cut);
+    cut();
   }
 }

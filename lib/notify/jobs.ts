@@ -25,11 +25,13 @@ export const deliverWebhookJobSchema = z.object({
   event_ids: z.array(z.string().max(100)).min(1).max(MAX_EVENTS_PER_DELIVERY),
   webhook_id: z.string().max(100),
   attempt: z.number().int().min(0).max(100),
+  /** The retry chain it belongs to (lib/notify/chains.ts); absent in jobs from before chains. */
+  chain: z.string().max(100).optional(),
   /** A resend or test event: one attempt, no retries. */
   manual: z.boolean().optional(),
 });
 
-/** Notifies `submission.created` for submissions one verdict commit scored (live only). */
+/** Notifies `submission.created` for submissions one verdict commit scored. */
 export const notifyCreatedJobSchema = z.object({
   type: z.literal("notify_created"),
   form_id: z.string().max(100),

@@ -116,7 +116,7 @@ async function sendOrKeep(
   const base = { ...o.log, to: mail.to, subject: mail.subject, attempt: job.attempt };
   const smtp = deps.config.notify.smtpUrl;
   if (!smtp) {
-    await putOutbox(deps, o.outbox, mail);
+    await putOutbox(deps, o.outbox, mail, o.log.event_id);
     if (o.logKept) await logEmail(deps, o.outbox, { ...base, result: "outbox" });
     return;
   }

@@ -1,12 +1,10 @@
 /**
  * Notifications entry points: {@linkcode notifySubmission} turns a submission event into
  * owner emails, an autoresponse and webhook deliveries, all enqueued in one atomic
- * commit with the stored event; {@linkcode resendDelivery} and {@linkcode sendTestEvent}
- * queue one-off deliveries.
+ * commit with the stored event (one-off deliveries are in manual.ts).
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
-import { errors } from "@/lib/errors.ts";
 import { newId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { getManyChunked } from "@/lib/kv/kv.ts";
@@ -14,10 +12,17 @@ import { getForm } from "@/lib/forms/forms.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
 import { readSubmissions } from "@/lib/submissions/records.ts";
 import { submissionView } from "@/lib/submissions/query.ts";
+import { indexEvent } from "./copies.ts";
 import { autoresponseAddress } from "./autoresponder.ts";
-import { eventBytes, type EventType, loadEvent, type NotifyEvent, storeEvent } from "./events.ts";
+import {
+  createdEventId,
+  eventBytes,
+  type EventType,
+  type NotifyEvent,
+  storeEvent,
+} from "./events.ts";
 import { MAX_EVENTS_PER_DELIVERY } from "./jobs.ts";
-import { hears, listWebhooks, requireWebhook, type Webhook } from "./webhooks.ts";
+import { hears, listWebhooks, type Webhook } from "./webhooks.ts";
 
 /** What happened to a submission. */
 export interface SubmissionEvent {
@@ -62,10 +67,13 @@ function plan(
 ): Planned | null {
   const { form, submission: s } = ev;
   const n = form.notifications;
-  const hooks = webhooks.filter((w) => w.enabled && hears(w, ev.type, form.id));
+  // Endpoints get the events of their own mode only; mail goes for live submissions only.
+  const hooks = webhooks.filter((w) =>
+    w.enabled && w.mode === s.mode && hears(w, ev.type, form.id)
+  );
   let ownerMail = false;
   let autoresponse = false;
-  if (ev.type === "submission.created" && n) {
+  if (ev.type === "submission.created" && n && s.mode === "live") {
     const statusOk = s.status === "completed" ||
       (s.status === "suspicious" && n.notify_suspicious) ||
       (s.status === "spam" && n.notify_spam);
@@ -115,12 +123,13 @@ function commitGroups(planned: Planned[]): Planned[][] {
 }
 
 /**
- * Enqueues what events trigger (live submissions only), storing the events with their
- * jobs in as few commits as fit: for `submission.created`, the owner email (suspicious ones
- * if `notify_suspicious`, marked; spam if `notify_spam`) and an autoresponse (completed
- * only; its job applies the limits); for every event, one delivery job per enabled
- * webhook subscribed to it and to the form, carrying all of a commit's events for it.
- * Returns each event's id, or null where nothing was due.
+ * Enqueues what events trigger, storing the events (indexed by their submission) with their
+ * jobs in as few commits as fit: for a live `submission.created`, the owner email
+ * (suspicious ones if `notify_suspicious`, marked; spam if `notify_spam`) and an
+ * autoresponse (completed only; its job applies the limits); for every event, one
+ * delivery job per enabled webhook of the submission's mode subscribed to it and to the
+ * form, carrying all of a commit's events for it. Returns each event's id, or null where
+ * nothing was due.
  */
 export async function notifyEvents(
   deps: Deps,
@@ -132,7 +141,6 @@ export async function notifyEvents(
   const lists = new Map<string, Webhook[]>();
   let pending: Planned[] = [];
   for (const [i, ev] of evs.entries()) {
-    if (ev.submission.mode !== "live") continue;
     const ws = ev.submission.workspace_id;
     if (!lists.has(ws)) lists.set(ws, webhooks ?? await listWebhooks(deps, ws));
     const p = plan(deps, ev, i, lists.get(ws)!);
@@ -159,6 +167,7 @@ export async function notifyEvents(
       for (const p of group) {
         if (p.first) op.check({ key: p.first, versionstamp: null });
         storeEvent(op, p.event.id, p.bytes);
+        if (p.event.submission) indexEvent(op, p.event.submission.id, p.event.id);
         if (p.ownerMail) {
           deps.jobs.enqueue(op, {
             type: "send_email",
@@ -184,6 +193,7 @@ export async function notifyEvents(
             event_ids: eventIds.slice(i, i + MAX_EVENTS_PER_DELIVERY),
             webhook_id: webhookId,
             attempt: 0,
+            chain: newId("chn"),
           });
         }
       }
@@ -205,76 +215,9 @@ export async function notifySubmission(
   return (await notifyEvents(deps, [ev], webhooks))[0];
 }
 
-/** Queues one more delivery of a logged event to its endpoint (same `webhook-id`). */
-export async function resendDelivery(
-  deps: Deps,
-  workspaceId: string,
-  webhookId: string,
-  deliveryId: string,
-): Promise<{ queued: true; event_id: string }> {
-  await requireWebhook(deps, workspaceId, webhookId);
-  const d = await deps.kv.get<{ event_id: string }>(keys.webhookDelivery(webhookId, deliveryId));
-  if (!d.value) throw errors.notFound("Delivery not found.");
-  if (!(await loadEvent(deps, d.value.event_id))) {
-    throw errors.notFound("The event is older than 7 days and can no longer be resent.");
-  }
-  const op = deps.kv.atomic();
-  deps.jobs.enqueue(op, {
-    type: "deliver_webhook",
-    event_ids: [d.value.event_id],
-    webhook_id: webhookId,
-    attempt: 0,
-    manual: true,
-  });
-  if (!(await op.commit()).ok) throw new Error("resend enqueue failed");
-  return { queued: true, event_id: d.value.event_id };
-}
-
-/** Queues a `webhook.test` event to one endpoint (submission null, a placeholder form). */
-export async function sendTestEvent(
-  deps: Deps,
-  workspaceId: string,
-  webhookId: string,
-): Promise<{ queued: true; event_id: string }> {
-  await requireWebhook(deps, workspaceId, webhookId);
-  const now = new Date(deps.now()).toISOString();
-  const event: NotifyEvent = {
-    id: newId("msg"),
-    type: "webhook.test",
-    at: now,
-    workspace_id: workspaceId,
-    form: {
-      id: "test",
-      workspace_id: workspaceId,
-      name: "Test event",
-      fields: [],
-      captcha: null,
-      honeypot: null,
-      allowed_origins: [],
-      accepting: true,
-      redirect: {},
-      schema_version: 1,
-      created_at: now,
-      updated_at: now,
-    },
-    submission: null,
-  };
-  const op = deps.kv.atomic();
-  storeEvent(op, event.id, eventBytes(event));
-  deps.jobs.enqueue(op, {
-    type: "deliver_webhook",
-    event_ids: [event.id],
-    webhook_id: webhookId,
-    attempt: 0,
-    manual: true,
-  });
-  if (!(await op.commit()).ok) throw new Error("test event enqueue failed");
-  return { queued: true, event_id: event.id };
-}
-
 /**
  * Handler of `notify_created`, enqueued by the verdict commit: a `submission.created`
- * event per live submission it scored, each once (its event id is fixed by the submission).
+ * event per submission it scored, each once (its event id is fixed by the submission).
  */
 export async function notifyCreatedJob(
   deps: Deps,
@@ -294,7 +237,7 @@ export async function notifyCreatedJob(
           type: "submission.created" as const,
           form,
           submission: s,
-          event_id: `msg_created_${s.id}`,
+          event_id: createdEventId(s.id),
         }]
         : []
     ),

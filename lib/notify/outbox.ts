@@ -1,12 +1,15 @@
 /**
  * The Outbox (mail that would have been sent with no `SMTP_URL`) and the email log (what
  * was sent, to whom, accepted or failed), both per workspace in KV, newest first, each
- * trimmed to its last {@linkcode LOG_KEEP} entries.
+ * trimmed to its last {@linkcode LOG_KEEP} entries and kept at most 30 days (copies.ts).
+ * A mail or entry of a notification event is indexed by the event, for erasure.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
 import { newId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
+import { withKvRetry } from "@/lib/kv/kv.ts";
+import { COPY_KEEP_MS, indexCopy, listKept } from "./copies.ts";
 
 /** The outbox and email log "workspace" of account mail (invitations, resets): no real id. */
 export const ACCOUNT_OUTBOX = "_account";
@@ -75,31 +78,38 @@ export async function trimLog(
   if (n % 100) await op.commit();
 }
 
-/** Keeps a mail in the outbox. */
+/** Writes a kept copy (expiring) with its index entry when it belongs to an event. */
+async function putCopy(
+  kv: Deno.Kv,
+  key: Deno.KvKey,
+  value: unknown,
+  eventId: string | undefined,
+): Promise<void> {
+  const op = kv.atomic().set(key, value, { expireIn: COPY_KEEP_MS });
+  if (eventId) indexCopy(op, eventId, key);
+  if (!(await withKvRetry(() => op.commit())).ok) throw new Error("mail copy commit failed");
+}
+
+/** Keeps a mail in the outbox; `eventId` names the notification event it renders, if any. */
 export async function putOutbox(
   deps: Pick<Deps, "kv" | "now">,
   workspaceId: string,
   mail: Omit<OutboxMail, "id" | "at">,
+  eventId?: string,
 ): Promise<void> {
   const id = newId("mail");
   const entry: OutboxMail = { id, at: new Date(deps.now()).toISOString(), ...mail };
-  await deps.kv.set(keys.outboxMail(workspaceId, id), entry);
+  await putCopy(deps.kv, keys.outboxMail(workspaceId, id), entry, eventId);
   await trimLog(deps.kv, keys.outbox(workspaceId), LOG_KEEP);
 }
 
-/** The outbox, newest first. */
+/** The outbox, newest first (the last 30 days). */
 export async function listOutbox(
-  deps: Pick<Deps, "kv">,
+  deps: Pick<Deps, "kv" | "now">,
   workspaceId: string,
   limit = 50,
 ): Promise<OutboxMail[]> {
-  const out: OutboxMail[] = [];
-  const it = deps.kv.list<OutboxMail>({ prefix: keys.outbox(workspaceId) }, {
-    reverse: true,
-    limit,
-  });
-  for await (const e of it) out.push(e.value);
-  return out;
+  return await listKept<OutboxMail>(deps, keys.outbox(workspaceId), limit);
 }
 
 /** Appends to the email log. */
@@ -110,21 +120,15 @@ export async function logEmail(
 ): Promise<void> {
   const id = newId("mail");
   const full: EmailLogEntry = { id, at: new Date(deps.now()).toISOString(), ...entry };
-  await deps.kv.set(keys.emailLogEntry(workspaceId, id), full);
+  await putCopy(deps.kv, keys.emailLogEntry(workspaceId, id), full, entry.event_id);
   await trimLog(deps.kv, keys.emailLog(workspaceId), LOG_KEEP);
 }
 
-/** The email log, newest first. */
+/** The email log, newest first (the last 30 days). */
 export async function listEmailLog(
-  deps: Pick<Deps, "kv">,
+  deps: Pick<Deps, "kv" | "now">,
   workspaceId: string,
   limit = 50,
 ): Promise<EmailLogEntry[]> {
-  const out: EmailLogEntry[] = [];
-  const it = deps.kv.list<EmailLogEntry>({ prefix: keys.emailLog(workspaceId) }, {
-    reverse: true,
-    limit,
-  });
-  for await (const e of it) out.push(e.value);
-  return out;
+  return await listKept<EmailLogEntry>(deps, keys.emailLog(workspaceId), limit);
 }

@@ -40,6 +40,11 @@ export const AUDIT_ACTIONS = [
   "invite.withdrawn",
   "user.password_changed",
   "user.password_reset",
+  "webhook.created",
+  "webhook.updated",
+  "webhook.deleted",
+  "webhook.secret_rotated",
+  "webhook.test_sent",
 ] as const;
 /** An audited action. */
 export type AuditAction = typeof AUDIT_ACTIONS[number];

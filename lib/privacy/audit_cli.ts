@@ -28,6 +28,7 @@ const STRING_OPTIONS = [
   "forms",
   "webhook",
   "days",
+  "mode",
 ];
 
 /** Writes the audit event of a successful CLI command, if it is an audited one. */

@@ -1,8 +1,10 @@
 /**
  * Erase by person: a background job deletes every submission of a workspace whose
  * email-type field holds an address, found through the email index only, through the
- * same delete path as any other delete (counters, indexes, files), and records how many
- * went per form. The job record (status and counts, never the address) is kept 30 days.
+ * same delete path as any other delete (counters, indexes, files), with what notifications
+ * kept about each (stored events, outbox mails, email and delivery log entries; see
+ * lib/notify/copies.ts), and records how many went per form. The job record (status and
+ * counts, never the address) is kept 30 days.
  * @module
  */
 import { z } from "zod";
@@ -10,8 +12,9 @@ import type { Deps } from "@/lib/deps.ts";
 import { AppError, errors } from "@/lib/errors.ts";
 import { newId } from "@/lib/ids.ts";
 import { keys, type Mode } from "@/lib/kv/keys.ts";
-import { withKvRetry } from "@/lib/kv/kv.ts";
+import { commitWithRetry, withKvRetry } from "@/lib/kv/kv.ts";
 import { getForm } from "@/lib/forms/forms.ts";
+import { type CopyCounts, eraseCopies } from "@/lib/notify/copies.ts";
 import { deleteSubmissions } from "@/lib/submissions/delete.ts";
 import { auditMutation } from "./audit.ts";
 import { emailDigest, emailMatches } from "./email_index.ts";
@@ -37,6 +40,8 @@ export interface PrivacyJob {
   status: "running" | "done";
   deleted: number;
   forms: Record<string, number>;
+  /** Notification copies removed (absent in jobs from before copies were erased). */
+  copies?: number;
   /** HMAC digest of the address (the address itself is not kept). */
   digest: string;
   actor: string;
@@ -124,11 +129,15 @@ export async function runErase(deps: Deps, jobId: string): Promise<void> {
       for (const m of matches) byForm.set(m.formId, [...byForm.get(m.formId) ?? [], m.id]);
       for (const [formId, ids] of byForm) {
         const form = await getForm(deps, formId);
+        // Copies go first, while the index still leads here (a rerun finds them again),
+        // and once more after the delete, for what a notification wrote meanwhile.
+        const before = await eraseCopies(deps, ids);
         const r = form && form.workspace_id === job.workspace_id
           ? await deleteSubmissions(deps, form, mode, ids)
           : { deleted: 0, not_found: ids };
+        const copies = total(before) + total(await eraseCopies(deps, ids));
         if (r.not_found.length) await dropStale(deps, job, mode, formId, r.not_found);
-        if (r.deleted) await addProgress(deps, job.id, formId, r.deleted);
+        if (r.deleted || copies) await addProgress(deps, job.id, formId, r.deleted, copies);
       }
     }
   }
@@ -149,11 +158,16 @@ async function dropStale(deps: Deps, job: PrivacyJob, mode: Mode, formId: string
   if (!res.ok) throw new Error("stale index cleanup failed");
 }
 
-async function addProgress(deps: Deps, jobId: string, formId: string, n: number) {
+function total(c: CopyCounts): number {
+  return c.events + c.outbox_mails + c.email_log_entries + c.webhook_deliveries;
+}
+
+async function addProgress(deps: Deps, jobId: string, formId: string, n: number, copies: number) {
   await updateJob(deps, jobId, (j) => ({
     ...j,
     deleted: j.deleted + n,
-    forms: { ...j.forms, [formId]: (j.forms[formId] ?? 0) + n },
+    forms: n ? { ...j.forms, [formId]: (j.forms[formId] ?? 0) + n } : j.forms,
+    copies: (j.copies ?? 0) + copies,
   }));
 }
 
@@ -170,7 +184,13 @@ async function finish(deps: Deps, jobId: string): Promise<void> {
       workspaceId: done.workspace_id,
       action: "privacy.erasure",
       actor: done.actor,
-      details: { job_id: done.id, phase: "done", deleted: done.deleted, forms: done.forms },
+      details: {
+        job_id: done.id,
+        phase: "done",
+        deleted: done.deleted,
+        forms: done.forms,
+        copies: done.copies ?? 0,
+      },
     });
     return op.commit();
   });
@@ -182,14 +202,11 @@ async function updateJob(
   change: (j: PrivacyJob) => PrivacyJob,
   expireIn?: number,
 ): Promise<PrivacyJob | null> {
-  for (let attempt = 0; attempt < 10; attempt++) {
-    const e = await withKvRetry(() => deps.kv.get<PrivacyJob>(keys.privacyJob(jobId)));
+  return await commitWithRetry(deps.kv, async (op) => {
+    const e = await deps.kv.get<PrivacyJob>(keys.privacyJob(jobId));
     if (!e.value) return null;
     const next = change(e.value);
-    const res = await withKvRetry(() =>
-      deps.kv.atomic().check(e).set(e.key, next, expireIn ? { expireIn } : undefined).commit()
-    );
-    if (res.ok) return next;
-  }
-  throw new Error("privacy job update kept conflicting");
+    op.check(e).set(e.key, next, expireIn ? { expireIn } : undefined);
+    return next;
+  });
 }

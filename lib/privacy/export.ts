@@ -6,6 +6,7 @@
 import type { Deps } from "@/lib/deps.ts";
 import type { Mode } from "@/lib/kv/keys.ts";
 import { getForm } from "@/lib/forms/forms.ts";
+import { copiesOf, type CopyCounts } from "@/lib/notify/copies.ts";
 import type { Form } from "@/lib/schemas.ts";
 import { readEntriesOf } from "@/lib/submissions/records.ts";
 import { type PublicSubmission, submissionView } from "@/lib/submissions/query.ts";
@@ -45,21 +46,28 @@ export async function exportByEmail(
   return { submissions: out, truncated };
 }
 
-/** What erasing `email` would delete, per form public id, in the given modes (admin preview). */
+/** What erasing would delete: submissions per form public id, and notification copies. */
+export interface ErasePreview {
+  total: number;
+  forms: Record<string, { name: string; count: number }>;
+  copies: CopyCounts;
+}
+
+/** What erasing `email` would delete in the given modes (admin preview). */
 export async function erasePreview(
   deps: Pick<Deps, "kv" | "secret">,
   workspaceId: string,
   modes: Mode[],
   email: string,
-): Promise<{ total: number; forms: Record<string, { name: string; count: number }> }> {
+): Promise<ErasePreview> {
   const forms: Record<string, { name: string; count: number }> = {};
-  let total = 0;
+  const ids: string[] = [];
   for (const mode of modes) {
     for (const s of (await exportByEmail(deps, workspaceId, mode, email)).submissions) {
       forms[s.form.public_id] ??= { name: s.form.name, count: 0 };
       forms[s.form.public_id].count++;
-      total++;
+      ids.push(s.id);
     }
   }
-  return { total, forms };
+  return { total: ids.length, forms, copies: (await copiesOf(deps.kv, ids)).counts };
 }

@@ -63,6 +63,11 @@ const LABELS: Record<AuditEvent["action"], string> = {
   "invite.withdrawn": "Invitation withdrawn",
   "user.password_changed": "Password changed",
   "user.password_reset": "Password reset",
+  "webhook.created": "Webhook created",
+  "webhook.updated": "Webhook changed",
+  "webhook.deleted": "Webhook deleted",
+  "webhook.secret_rotated": "Webhook secret rotated",
+  "webhook.test_sent": "Webhook test event sent",
 };
 
 function list(v: unknown): string {

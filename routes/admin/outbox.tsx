@@ -1,8 +1,8 @@
 /**
  * The Outbox: mail that would have been sent (no `SMTP_URL`), to whom, when, subject and
  * text, and autoresponses held back by their limits; with SMTP set, the email log
- * (accepted / retrying / failed / suppressed). Instance owners also
- * see account mail (invitations, password resets), which belongs to no workspace.
+ * (accepted / retrying / failed / suppressed); both for 30 days. Instance owners also see
+ * account mail (invitations, password resets), which belongs to no workspace.
  * @module
  */
 import { page } from "@/lib/ui/define.ts";
@@ -108,6 +108,9 @@ export default define.page<typeof handler>(function Outbox({ data }) {
           ? `${workspace.name}: SMTP is set, so mail is sent; below is what was sent and how it went.`
           : `${workspace.name}: no SMTP_URL is set, so mail is not sent. This is what would have been sent.`}
       />
+      <p class="muted">
+        Kept for 30 days. Erasing a person on the Privacy page removes their mail here too.
+      </p>
       {!smtp && (
         <section aria-labelledby="outbox-head">
           <h2 id="outbox-head">Kept mail</h2>

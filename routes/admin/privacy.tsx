@@ -1,7 +1,8 @@
 /**
  * Privacy requests of the current workspace (admins and owners): erase a person's
- * submissions by email after a preview of what goes, follow the erase job, and download a
- * person's submissions as JSON (audited as `export.privacy`). Both modes, live and test.
+ * submissions by email, with what notifications kept about them, after a preview of what
+ * goes; follow the erase job; and download a person's submissions as JSON (audited as
+ * `export.privacy`). Both modes, live and test.
  * @module
  */
 import { errors } from "@/lib/errors.ts";
@@ -14,7 +15,8 @@ import {
   requirePrivacyJob,
   startErase,
 } from "@/lib/privacy/erase.ts";
-import { erasePreview, exportByEmail } from "@/lib/privacy/export.ts";
+import { type ErasePreview, erasePreview, exportByEmail } from "@/lib/privacy/export.ts";
+import type { CopyCounts } from "@/lib/notify/copies.ts";
 import { setDefaultRetention } from "@/lib/privacy/settings.ts";
 import { page } from "@/lib/ui/define.ts";
 import { writableWorkspace } from "@/lib/workspaces/suspension.ts";
@@ -29,7 +31,7 @@ interface Data {
   email: string;
   error?: string;
   /** After "Preview erase": what erasing `email` would delete. */
-  preview?: { total: number; forms: Record<string, { name: string; count: number }> };
+  preview?: ErasePreview;
   /** With `?job=`: the erase job to follow. */
   job?: PrivacyJob;
 }
@@ -130,7 +132,9 @@ function JobView({ job }: { job: PrivacyJob }) {
       <h2 id="job-h">Erase job</h2>
       <p role="status" id="job-status">
         {job.status === "done"
-          ? `Done: ${job.deleted} submission${job.deleted === 1 ? "" : "s"} deleted.`
+          ? `Done: ${plural(job.deleted, "submission")} deleted, ${
+            plural(job.copies ?? 0, "notification copy", "notification copies")
+          } removed.`
           : `Running: ${job.deleted} deleted so far. Reload the page to follow it.`}
       </p>
       <p class="muted">
@@ -148,6 +152,29 @@ function JobView({ job }: { job: PrivacyJob }) {
       )}
       {job.status !== "done" && <a href={`/admin/privacy?job=${job.id}`}>Reload</a>}
     </section>
+  );
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** What notifications kept about the person, line by line (only what there is). */
+function CopyList({ copies }: { copies: CopyCounts }) {
+  const lines = [
+    plural(copies.outbox_mails, "mail in the Outbox", "mails in the Outbox"),
+    plural(copies.email_log_entries, "email log entry", "email log entries"),
+    plural(copies.events, "stored webhook and email event"),
+    plural(copies.webhook_deliveries, "webhook delivery log entry", "webhook delivery log entries"),
+  ].filter((l) => !l.startsWith("0 "));
+  if (!lines.length) return <p>Notifications kept nothing else about them.</p>;
+  return (
+    <>
+      <p>What notifications kept about them goes too (resending those deliveries stops working):</p>
+      <ul id="preview-copies">
+        {lines.map((l) => <li key={l}>{l}</li>)}
+      </ul>
+    </>
   );
 }
 
@@ -170,6 +197,7 @@ function Preview(
             <ul>
               {forms.map(([id, f]) => <li key={id}>{f.name} ({id}): {f.count}</li>)}
             </ul>
+            <CopyList copies={preview.copies} />
             <form method="post">
               <Csrf token={csrf} />
               <input type="hidden" name="email" value={email} />

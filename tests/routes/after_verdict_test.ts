@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { Webhook as Verifier } from "standardwebhooks";
 import { dispatch } from "@/lib/jobs/mod.ts";
 
-import { createWebhook } from "@/lib/notify/webhooks.ts";
+import { createWebhook } from "@/lib/notify/webhook_edits.ts";
 import { listOutbox } from "@/lib/notify/outbox.ts";
 import { setSubmissionStatus } from "@/lib/submissions/status.ts";
 import { CONTACT_FORM, makeForm, makeKey, makeWorkspace, testEnv } from "@/tests/helpers.ts";
@@ -45,7 +45,7 @@ Deno.test("after the verdict - content scoring, owner email and webhooks, once e
     const hook = await createWebhook(env.deps, ws.id, {
       url: `http://127.0.0.1:${rx.addr.port}/hook`,
       events: ["submission.created", "submission.status_changed", "submission.deleted"],
-    });
+    }, { actor: "cli" });
     const key = await makeKey(env.deps, ws, { scopes: ["submit", "read", "admin"] });
     const submit = async (message: string) => {
       const res = await env.request(`/api/v1/submit/p/${form.id}`, {

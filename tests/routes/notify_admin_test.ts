@@ -1,13 +1,15 @@
 /**
  * The notify admin's server side: account mail through the notify mailer (a job, so the
- * request never waits on SMTP; the job keeps it in the account outbox without), and webhook changes
- * refused in a suspended workspace except those that only take access away.
+ * request never waits on SMTP; the job keeps it in the account outbox without), webhook changes
+ * refused in a suspended workspace except those that only take access away, a refused
+ * endpoint URL shown again as typed, and every webhook change audited.
  */
 import assert from "node:assert/strict";
 import { dispatch } from "@/lib/jobs/mod.ts";
 import { ACCOUNT_OUTBOX, listEmailLog } from "@/lib/notify/outbox.ts";
 import { listAccountMail } from "@/lib/admin/mail.ts";
 import { listWebhooks } from "@/lib/notify/webhooks.ts";
+import { listAudit } from "@/lib/privacy/audit.ts";
 import { updateWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { FORM_TYPE, page, post, setup, signIn } from "@/tests/admin_support.ts";
 import { testEnv } from "@/tests/helpers.ts";
@@ -100,6 +102,85 @@ Deno.test("webhooks in a suspended workspace: disable and delete only", async ()
     assert.equal((await listWebhooks(env.deps, ws.id))[0].enabled, false);
     assert.equal((await act({ action: "delete", id: hook.id })).status, 303);
     assert.equal((await listWebhooks(env.deps, ws.id)).length, 0);
+  } finally {
+    env.close();
+  }
+});
+
+Deno.test("webhooks admin: a refused URL keeps what was typed and names WEBHOOK_ALLOW_PRIVATE", async () => {
+  const env = await testEnv();
+  try {
+    const { ws, form } = await setup(env);
+    const cookie = await signIn(env, "owner@example.com");
+    const { csrf } = await page(env, cookie, "/admin/webhooks");
+    const url = "https://10.0.0.5:8443/hooks/formwell?team=ops";
+    const res = await post(env, cookie, "/admin/webhooks", [
+      ["_csrf", csrf],
+      ["action", "create"],
+      ["url", url],
+      ["events", "submission.deleted"],
+      ["forms", form.id],
+    ]);
+    assert.equal(res.status, 400);
+    const html = await res.text();
+    assert.match(html, /The webhook was not saved: url must point to a public address/);
+    assert.match(html, /role="alert"[^>]*>[^<]*WEBHOOK_ALLOW_PRIVATE=1/);
+    const input = /<input[^>]*id="hook-url"[^>]*>/.exec(html)?.[0] ?? "";
+    assert.match(input, new RegExp(`value="${url.replace(/[?.]/g, "\\$&")}"`), input);
+    const ticked = [
+      ...html.matchAll(/<input type="checkbox" name="(\w+)" value="([^"]+)" checked/g),
+    ]
+      .map((m) => `${m[1]}=${m[2]}`);
+    assert.deepEqual(ticked, ["events=submission.deleted", `forms=${form.id}`]);
+    assert.equal((await listWebhooks(env.deps, ws.id)).length, 0);
+  } finally {
+    env.close();
+  }
+});
+
+Deno.test("webhooks admin: every change is audited with the signed-in user, never the secret", async () => {
+  const env = await testEnv({ WEBHOOK_ALLOW_PRIVATE: "1" });
+  try {
+    const { ws } = await setup(env);
+    const cookie = await signIn(env, "owner@example.com");
+    const { csrf } = await page(env, cookie, "/admin/webhooks");
+    const act = (path: string, fields: Record<string, string>) =>
+      post(env, cookie, path, { _csrf: csrf, ...fields });
+    const url = "http://127.0.0.1:9/hook";
+    assert.equal(
+      (await act("/admin/webhooks", { action: "create", url, events: "submission.created" }))
+        .status,
+      303,
+    );
+    const [hook] = await listWebhooks(env.deps, ws.id);
+    assert.equal(hook.mode, "live");
+    for (const action of ["disable", "enable", "rotate"]) {
+      assert.equal((await act("/admin/webhooks", { action, id: hook.id })).status, 303, action);
+    }
+    assert.equal((await act(`/admin/webhooks/${hook.id}`, { action: "test" })).status, 303);
+    assert.equal((await act("/admin/webhooks", { action: "delete", id: hook.id })).status, 303);
+    const { events } = await listAudit(env.deps, ws.id, { page: 1, limit: 50 });
+    const mine = events.filter((e) => e.action.startsWith("webhook."));
+    assert.deepEqual(mine.map((e) => [e.action, e.details.webhook_id]).reverse(), [
+      ["webhook.created", hook.id],
+      ["webhook.updated", hook.id],
+      ["webhook.updated", hook.id],
+      ["webhook.secret_rotated", hook.id],
+      ["webhook.test_sent", hook.id],
+      ["webhook.deleted", hook.id],
+    ]);
+    for (const e of mine) {
+      assert.equal(e.actor, "user:owner@example.com");
+      assert.equal(e.ip, "203.0.113.0", "the address, truncated");
+      assert.equal(e.details.mode, "live");
+    }
+    assert.deepEqual(mine.map((e) => e.details.changed).filter(Boolean), [
+      { enabled: true },
+      { enabled: false },
+    ]);
+    assert.ok(!JSON.stringify(events).includes("whsec_"));
+    const shown = await page(env, cookie, "/admin/audit");
+    assert.match(shown.html, /Webhook secret rotated/);
   } finally {
     env.close();
   }

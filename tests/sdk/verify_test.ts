@@ -14,6 +14,7 @@ function endpoint(secret: string, previous?: string): Webhook {
   return {
     id: "wh_1",
     workspace_id: "ws_1",
+    mode: "live",
     url: "https://example.com/hook",
     events: ["submission.created"],
     forms: [],

@@ -8,8 +8,9 @@ import { page } from "@/lib/ui/define.ts";
 import { AppError } from "@/lib/errors.ts";
 import { type Delivery, listDeliveries } from "@/lib/notify/deliver.ts";
 import { requireWebhook, type WebhookView, webhookView } from "@/lib/notify/webhooks.ts";
-import { resendDelivery, sendTestEvent } from "@/lib/notify/mod.ts";
+import { resendDelivery, sendTestEvent } from "@/lib/notify/manual.ts";
 import { assertNotSuspended } from "@/lib/workspaces/suspension.ts";
+import { auditBy } from "@/routes/admin/_audit.ts";
 import { Csrf, PageHead, Time } from "@/routes/admin/_layout.tsx";
 import { define, field, requireWorkspace } from "@/routes/admin/_page.ts";
 
@@ -32,7 +33,7 @@ export const handler = define.handlers<Data>({
     const id = ctx.params.wid ?? "";
     const action = field(ctx.body, "action");
     if (action === "test") {
-      await sendTestEvent(ctx.deps, workspace.id, id);
+      await sendTestEvent(ctx.deps, workspace.id, id, auditBy(ctx));
       return ctx.redirect(`/admin/webhooks/${id}`, "webhook_test_sent");
     }
     if (action === "resend") {
@@ -54,7 +55,7 @@ export default define.page<typeof handler>(function Deliveries({ data, csrf }) {
   const { hook, deliveries } = data;
   return (
     <>
-      <PageHead title="Webhook deliveries" sub={hook.url}>
+      <PageHead title="Webhook deliveries" sub={`${hook.url} (${hook.mode} mode)`}>
         <a class="button secondary" href="/admin/webhooks">All endpoints</a>
         <form method="post" action={`/admin/webhooks/${hook.id}`} class="inline">
           <Csrf token={csrf} />
@@ -69,8 +70,8 @@ export default define.page<typeof handler>(function Deliveries({ data, csrf }) {
         </p>
       )}
       <p class="muted">
-        The last 100 attempts, newest first. Resend delivers the same event again, with the same
-        webhook-id.
+        The last 100 attempts of the past 30 days, newest first. Resend delivers the same event
+        again, with the same webhook-id, while it is kept (7 days).
       </p>
       {deliveries.length === 0 ? <p class="muted">No deliveries yet.</p> : (
         <div class="table-wrap">

@@ -1,7 +1,9 @@
 /**
- * Webhook endpoints of the current workspace (admins): list, create (the `whsec_` secret is
- * shown once, through the same one-time reveal as API keys), enable/disable, rotate, delete.
- * A suspended workspace may still disable or delete (that only takes access away).
+ * Webhook endpoints of the current workspace (admins): list (both modes, each marked),
+ * create (live; the `whsec_` secret is shown once, through the same one-time reveal as API
+ * keys), enable/disable, rotate, delete, each audited. A refused create shows the form again
+ * as it was filled in. A suspended workspace may still disable or delete (that only takes
+ * access away).
  * @module
  */
 import { page } from "@/lib/ui/define.ts";
@@ -12,14 +14,13 @@ import { EVENT_TYPES } from "@/lib/notify/events.ts";
 import {
   createWebhook,
   deleteWebhook,
-  listWebhooks,
   rotateWebhookSecret,
   updateWebhook,
-  type WebhookView,
-  webhookView,
-} from "@/lib/notify/webhooks.ts";
+} from "@/lib/notify/webhook_edits.ts";
+import { listWebhooks, type WebhookView, webhookView } from "@/lib/notify/webhooks.ts";
 import { assertNotSuspended } from "@/lib/workspaces/suspension.ts";
 import type { Workspace } from "@/lib/schemas.ts";
+import { auditBy } from "@/routes/admin/_audit.ts";
 import { Csrf, PageHead, Time } from "@/routes/admin/_layout.tsx";
 import { SecretReveal } from "@/routes/admin/_reveal.tsx";
 import { define, field, type PageContext, requireWorkspace } from "@/routes/admin/_page.ts";
@@ -31,7 +32,18 @@ interface Data {
   revealed?: { url: string; secret: string };
   gone?: boolean;
   error?: string;
+  /** What a refused create was filled in with, shown again. */
+  draft?: Draft;
 }
+
+/** The create form's fields. */
+interface Draft {
+  url: string;
+  events: string[];
+  forms: string[];
+}
+
+const EMPTY_DRAFT: Draft = { url: "", events: ["submission.created"], forms: [] };
 
 async function load(ctx: PageContext, workspace: Workspace, extra: Partial<Data> = {}) {
   const [hooks, forms] = await Promise.all([
@@ -71,6 +83,11 @@ export const handler = define.handlers<Data>({
     const workspace = requireWorkspace(ctx);
     const action = field(ctx.body, "action");
     const id = field(ctx.body, "id");
+    const draft: Draft = {
+      url: field(ctx.body, "url"),
+      events: ctx.body.getAll("events"),
+      forms: ctx.body.getAll("forms"),
+    };
     try {
       // Disabling and deleting only take access away: allowed in a suspended workspace.
       if (action !== "disable" && action !== "delete") assertNotSuspended(workspace);
@@ -82,33 +99,39 @@ export const handler = define.handlers<Data>({
             "The webhook was not saved: tick at least one event.",
           );
         }
-        const created = await createWebhook(ctx.deps, workspace.id, {
-          url: field(ctx.body, "url"),
-          events: ctx.body.getAll("events"),
-          forms: ctx.body.getAll("forms"),
-        });
+        const created = await createWebhook(ctx.deps, workspace.id, draft, auditBy(ctx));
         return await reveal(ctx, workspace, created.url, created.secret);
       }
       if (action === "rotate") {
-        const rotated = await rotateWebhookSecret(ctx.deps, workspace.id, id);
+        const rotated = await rotateWebhookSecret(ctx.deps, workspace.id, id, auditBy(ctx));
         return await reveal(ctx, workspace, rotated.url, rotated.secret);
       }
       if (action === "enable" || action === "disable") {
-        await updateWebhook(ctx.deps, workspace.id, id, { enabled: action === "enable" });
+        await updateWebhook(
+          ctx.deps,
+          workspace.id,
+          id,
+          { enabled: action === "enable" },
+          auditBy(ctx),
+        );
         return ctx.redirect(
           "/admin/webhooks",
           action === "enable" ? "webhook_enabled" : "webhook_disabled",
         );
       }
       if (action === "delete") {
-        await deleteWebhook(ctx.deps, workspace.id, id);
+        await deleteWebhook(ctx.deps, workspace.id, id, auditBy(ctx));
         return ctx.redirect("/admin/webhooks", "webhook_deleted");
       }
       throw new AppError(400, "bad_request", "Unknown action.");
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500 || err.status === 403) throw err;
       const error = err.message.replace(/^Invalid webhook: /, "The webhook was not saved: ");
-      return page(await load(ctx, workspace, { error }), { title: "Webhooks", status: 400 });
+      const kept = action === "create" ? { draft } : {};
+      return page(await load(ctx, workspace, { error, ...kept }), {
+        title: "Webhooks",
+        status: 400,
+      });
     }
   },
 });
@@ -136,6 +159,7 @@ function RowAction(
 export default define.page<typeof handler>(function Webhooks({ data, csrf }) {
   const { workspace, hooks, revealed, forms } = data;
   const formName = new Map(forms.map((f) => [f.id, f.name]));
+  const draft = data.draft ?? EMPTY_DRAFT;
   return (
     <>
       <PageHead
@@ -169,9 +193,13 @@ export default define.page<typeof handler>(function Webhooks({ data, csrf }) {
             maxLength={2000}
             placeholder="https://example.com/hooks/formwell"
             aria-describedby="hook-url-help"
+            value={draft.url}
           />
           <p class="help" id="hook-url-help">
-            https only, to a public address (WEBHOOK_ALLOW_PRIVATE=1 lifts this).
+            https only, to a public address, on port 443, 8080, 8443 or an unprivileged port that is
+            not a well-known internal service's (WEBHOOK_ALLOW_PRIVATE=1 lifts this). Endpoints
+            added here get live submissions; a test API key adds endpoints that get test
+            submissions.
           </p>
           <fieldset>
             <legend>Events</legend>
@@ -181,7 +209,7 @@ export default define.page<typeof handler>(function Webhooks({ data, csrf }) {
                   type="checkbox"
                   name="events"
                   value={e}
-                  checked={e === "submission.created"}
+                  checked={draft.events.includes(e)}
                 />{" "}
                 <code>{e}</code>
               </label>
@@ -192,7 +220,13 @@ export default define.page<typeof handler>(function Webhooks({ data, csrf }) {
               <legend>Forms (none ticked: every form)</legend>
               {forms.map((f) => (
                 <label class="check">
-                  <input type="checkbox" name="forms" value={f.id} /> {f.name}
+                  <input
+                    type="checkbox"
+                    name="forms"
+                    value={f.id}
+                    checked={draft.forms.includes(f.id)}
+                  />{" "}
+                  {f.name}
                 </label>
               ))}
             </fieldset>
@@ -215,6 +249,7 @@ export default define.page<typeof handler>(function Webhooks({ data, csrf }) {
               <thead>
                 <tr>
                   <th>Endpoint</th>
+                  <th>Mode</th>
                   <th>Events</th>
                   <th class="hide-sm">Forms</th>
                   <th>State</th>
@@ -231,6 +266,11 @@ export default define.page<typeof handler>(function Webhooks({ data, csrf }) {
                       <div class="muted">
                         added <Time iso={w.created_at} />
                       </div>
+                    </td>
+                    <td>
+                      <span class={`badge ${w.mode === "live" ? "completed" : "suspicious"}`}>
+                        {w.mode}
+                      </span>
                     </td>
                     <td>{w.events.join(", ")}</td>
                     <td class="hide-sm">

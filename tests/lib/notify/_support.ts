@@ -1,6 +1,7 @@
 /**
  * Notification test support: a real SMTP server, a live submission literal, a queue
- * listener running the real job dispatcher, and a bounded wait on a condition.
+ * listener running the real job dispatcher, a bounded wait on a condition, and a real
+ * webhook receiver.
  * @module
  */
 import { SMTPServer } from "smtp-server";
@@ -85,4 +86,23 @@ export async function smtp(reply: (n: number) => number = () => 0) {
 /** The recipients of a parsed mail, sorted. */
 export function recipients(m: ParsedMail): string[] {
   return [m.to].flat().flatMap((a) => a?.value ?? []).map((v) => v.address ?? "").sort();
+}
+
+/** One request a {@linkcode receiver} got. */
+export interface Received {
+  headers: Record<string, string>;
+  body: string;
+  answered: number;
+}
+
+/** A real receiver on 127.0.0.1: answers `statusFor(n)` to its n-th request (1-based). */
+export function receiver(statusFor: (n: number) => number = () => 200) {
+  const got: Received[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const body = await req.text();
+    const answered = statusFor(got.length + 1);
+    got.push({ headers: Object.fromEntries(req.headers), body, answered });
+    return new Response(answered < 300 ? "thanks" : "down", { status: answered });
+  });
+  return { got, url: `http://127.0.0.1:${server.addr.port}/hook`, close: () => server.shutdown() };
 }

@@ -11,7 +11,7 @@ import { Webhook as Verifier } from "standardwebhooks";
 import { createApiKey } from "@/lib/keys/api_keys.ts";
 import { loadConfig } from "@/lib/config.ts";
 import { keys } from "@/lib/kv/keys.ts";
-import { createWebhook } from "@/lib/notify/webhooks.ts";
+import { createWebhook } from "@/lib/notify/webhook_edits.ts";
 import { buildDeps } from "@/lib/runtime.ts";
 import { makeForm, makeWorkspace } from "@/tests/helpers.ts";
 import { type ServerProcess, startServer, within } from "@/tests/processes.ts";
@@ -108,7 +108,7 @@ async function setUp(env: Record<string, string>, url: string) {
       name: "deliveries",
       scopes: ["admin"],
     });
-    const hook = await createWebhook(deps, ws.id, { url });
+    const hook = await createWebhook(deps, ws.id, { url }, { actor: "cli" });
     deps.storage.close?.();
     return { formId: form.id, hookId: hook.id, secret: hook.secret, key: key.key };
   } finally {

@@ -2,38 +2,24 @@ import { readSubmission } from "@/lib/submissions/records.ts";
 import assert from "node:assert/strict";
 import { Webhook as Verifier } from "standardwebhooks";
 import { listDeliveries } from "@/lib/notify/deliver.ts";
-import { notifyEvents, notifySubmission, resendDelivery, sendTestEvent } from "@/lib/notify/mod.ts";
+import { resendDelivery, sendTestEvent } from "@/lib/notify/manual.ts";
+import { notifyEvents, notifySubmission } from "@/lib/notify/mod.ts";
 import { isPublicAddress } from "@/lib/notify/ssrf.ts";
 import {
   createWebhook,
   deleteWebhook,
   rotateWebhookSecret,
   updateWebhook,
-  type Webhook,
-} from "@/lib/notify/webhooks.ts";
+} from "@/lib/notify/webhook_edits.ts";
+import type { Webhook } from "@/lib/notify/webhooks.ts";
 
 import { keys } from "@/lib/kv/keys.ts";
 import { AppError } from "@/lib/errors.ts";
 import { makeForm, makeKey, makeWorkspace, postJson, testEnv } from "../../helpers.ts";
-import { runJobs, submissionOf, waitFor } from "./_support.ts";
+import { receiver, runJobs, submissionOf, waitFor } from "./_support.ts";
 
-interface Received {
-  headers: Record<string, string>;
-  body: string;
-  answered: number;
-}
-
-/** A real receiver on 127.0.0.1: answers `statusFor(n)` to its n-th request (1-based). */
-function receiver(statusFor: (n: number) => number) {
-  const got: Received[] = [];
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
-    const body = await req.text();
-    const answered = statusFor(got.length + 1);
-    got.push({ headers: Object.fromEntries(req.headers), body, answered });
-    return new Response(answered < 300 ? "thanks" : "down", { status: answered });
-  });
-  return { got, url: `http://127.0.0.1:${server.addr.port}/hook`, close: () => server.shutdown() };
-}
+/** Changes made as the CLI would (audited as `cli`). */
+const CLI = { actor: "cli" };
 
 const FAST = { WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_RETRY_DELAYS: "30,30,30,30,30,30,30" };
 
@@ -44,7 +30,7 @@ Deno.test("webhook: down for three attempts then up: one success, one webhook-id
   try {
     const ws = await makeWorkspace(env.deps);
     const form = await makeForm(env.deps, ws);
-    const hook = await createWebhook(env.deps, ws.id, { url: rx.url });
+    const hook = await createWebhook(env.deps, ws.id, { url: rx.url }, CLI);
     assert.match(hook.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
     const hostile = `a\r\nBcc: evil@example.com <script>alert(1)</script> ` + "x".repeat(100_000);
     const sub = submissionOf(form, { name: hostile, email: "p@example.com" });
@@ -100,8 +86,8 @@ Deno.test("webhook: retries run out as failed; 410 disables at once", async () =
   try {
     const ws = await makeWorkspace(env.deps);
     const form = await makeForm(env.deps, ws);
-    const a = await createWebhook(env.deps, ws.id, { url: down.url });
-    const b = await createWebhook(env.deps, ws.id, { url: gone.url, forms: [form.id] });
+    const a = await createWebhook(env.deps, ws.id, { url: down.url }, CLI);
+    const b = await createWebhook(env.deps, ws.id, { url: gone.url, forms: [form.id] }, CLI);
     await notifySubmission(env.deps, {
       type: "submission.created",
       form,
@@ -140,10 +126,10 @@ Deno.test("webhook: rotation signs with both secrets; test event", async () => {
   const jobs = runJobs(env.deps);
   try {
     const ws = await makeWorkspace(env.deps);
-    const hook = await createWebhook(env.deps, ws.id, { url: rx.url });
-    const rotated = await rotateWebhookSecret(env.deps, ws.id, hook.id);
+    const hook = await createWebhook(env.deps, ws.id, { url: rx.url }, CLI);
+    const rotated = await rotateWebhookSecret(env.deps, ws.id, hook.id, CLI);
     assert.notEqual(rotated.secret, hook.secret);
-    await sendTestEvent(env.deps, ws.id, hook.id);
+    await sendTestEvent(env.deps, ws.id, hook.id, CLI);
     await waitFor("test event", () => rx.got.length === 1);
     const r = rx.got[0];
     assert.equal(r.headers["webhook-signature"].split(" ").length, 2);
@@ -178,14 +164,14 @@ Deno.test("webhook: private targets refused without WEBHOOK_ALLOW_PRIVATE, at cr
       ]
     ) {
       await assert.rejects(
-        () => createWebhook(env.deps, ws.id, { url }),
+        () => createWebhook(env.deps, ws.id, { url }, CLI),
         (e) => e instanceof AppError && e.status === 400,
         url,
       );
     }
     // A stored target that now points at loopback (as a name re-resolving would) is
     // refused at the attempt, and the receiver never sees a request.
-    const hook = await createWebhook(env.deps, ws.id, { url: "https://hooks.example.com/x" });
+    const hook = await createWebhook(env.deps, ws.id, { url: "https://hooks.example.com/x" }, CLI);
     const e = await env.deps.kv.get<Webhook>(keys.webhook(hook.id));
     const httpsLoop = rx.url.replace("http:", "https:");
     await env.deps.kv.set(keys.webhook(hook.id), { ...e.value!, url: httpsLoop });
@@ -258,7 +244,7 @@ Deno.test("webhook: a batch of events is one delivery job; only its failures are
     const form = await makeForm(env.deps, ws);
     const hook = await createWebhook(env.deps, ws.id, {
       url: `http://127.0.0.1:${server.addr.port}/hook`,
-    });
+    }, CLI);
     const names = ["ok1", "flaky1", "ok2", "flaky2", "ok3"];
     const subs = names.map((name) => submissionOf(form, { name, email: `${name}@example.com` }));
     const evs = subs.map((s) => ({
@@ -320,17 +306,17 @@ Deno.test("webhook: a verdict enqueues notify_created only while someone listens
       return id;
     };
     await submit("nobody");
-    const hook = await createWebhook(env.deps, ws.id, { url: rx.url, forms: [other.id] });
+    const hook = await createWebhook(env.deps, ws.id, { url: rx.url, forms: [other.id] }, CLI);
     await submit("other-form-only");
     assert.deepEqual(notifyJobs, [], "no email settings and no listener: no job");
-    await updateWebhook(env.deps, ws.id, hook.id, { forms: [form.id] });
+    await updateWebhook(env.deps, ws.id, hook.id, { forms: [form.id] }, CLI);
     const heard = await submit("heard");
     assert.deepEqual(notifyJobs, [[heard]]);
     await waitFor("the delivery", () => rx.got.length === 1);
     assert.equal(JSON.parse(rx.got[0].body).data.submission.id, heard);
-    await updateWebhook(env.deps, ws.id, hook.id, { enabled: false });
+    await updateWebhook(env.deps, ws.id, hook.id, { enabled: false }, CLI);
     await submit("disabled");
-    await deleteWebhook(env.deps, ws.id, hook.id);
+    await deleteWebhook(env.deps, ws.id, hook.id, CLI);
     await submit("deleted");
     assert.equal(notifyJobs.length, 1);
   } finally {

@@ -180,6 +180,7 @@ Deno.test("privacy erase - removes every match across forms and modes of the key
     assert.deepEqual(preview, {
       total: 4,
       forms: { [f1.id]: { name: f1.name, count: 2 }, [f2.id]: { name: f2.name, count: 2 } },
+      copies: { events: 0, outbox_mails: 0, email_log_entries: 0, webhook_deliveries: 0 },
     });
     const job = await startErase(env.deps, {
       workspaceId: ws.id,
