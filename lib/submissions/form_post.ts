@@ -172,7 +172,8 @@ export function splitEntries(
   workspace: Workspace,
 ): FormPost {
   const fields = new Map(form.fields.map((f) => [f.name, f]));
-  const data: Record<string, string | string[]> = {};
+  // No prototype: a posted name such as `constructor` or `__proto__` is just a name.
+  const data: Record<string, string | string[]> = Object.create(null);
   const reserved = new Map<string, string>();
   const files: PostedFile[] = [];
   for (const [name, value] of entries) {
