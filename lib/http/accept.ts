@@ -36,7 +36,10 @@ function parseAccept(header: string): Range[] {
  * The weight a client gives `mediaType` with the most specific range that matches it
  * (exact, then `type/*`, then `*\/*`), and how specific that range was (3, 2, 1; 0: none).
  */
-function weightOf(ranges: Range[], mediaType: string): { q: number; specificity: number; order: number } {
+function weightOf(
+  ranges: Range[],
+  mediaType: string,
+): { q: number; specificity: number; order: number } {
   const [type, subtype] = mediaType.split("/");
   let best = { q: 0, specificity: 0, order: Infinity };
   for (const r of ranges) {

@@ -62,7 +62,11 @@ Deno.test("conventions - _next, honeypots, form-name: read, never stored", async
         ]),
       );
       assert.equal(`${loc.origin}${loc.pathname}`, `${SITE}/merci`);
-      const sub = await readSubmission(env.deps.kv, form.id, loc.searchParams.get("submission_id")!);
+      const sub = await readSubmission(
+        env.deps.kv,
+        form.id,
+        loc.searchParams.get("submission_id")!,
+      );
       assert.deepEqual(sub?.fields, { name: "Ada", email: "ada@example.com" });
       assert.deepEqual(sub?.metadata, {});
       assert.deepEqual(sub?.owner_mail, { subject: "Hello", reply_to: "ada@example.com" });
@@ -79,35 +83,38 @@ Deno.test("conventions - _next, honeypots, form-name: read, never stored", async
       );
       assert.equal(loc.pathname, "/b");
     });
-    await t.step("_gotcha and bot-field filled: 403 spam whatever the form's honeypot", async () => {
-      for (const f of [form, named, bare]) {
-        for (const trap of ["_gotcha", "bot-field"]) {
-          const before = await recount(env.deps, f.id);
-          // Another address: honeypot hits count toward the repeat-offender block.
-          const res = await env.request(`/api/v1/submit/p/${f.id}`, {
-            ip: "198.51.100.9",
-            method: "POST",
-            headers: {
-              "content-type": "application/x-www-form-urlencoded",
-              accept: "application/json",
-            },
-            body: new URLSearchParams([...VALID, [trap, "http://spam.example"]]).toString(),
-          });
-          assert.equal(res.status, 403, `${trap} on ${f.honeypot}`);
-          assert.equal((await res.json()).code, "spam_detected");
-          assert.equal(await recount(env.deps, f.id), before, "nothing stored");
+    await t.step(
+      "_gotcha and bot-field filled: 403 spam whatever the form's honeypot",
+      async () => {
+        for (const f of [form, named, bare]) {
+          for (const trap of ["_gotcha", "bot-field"]) {
+            const before = await recount(env.deps, f.id);
+            // Another address: honeypot hits count toward the repeat-offender block.
+            const res = await env.request(`/api/v1/submit/p/${f.id}`, {
+              ip: "198.51.100.9",
+              method: "POST",
+              headers: {
+                "content-type": "application/x-www-form-urlencoded",
+                accept: "application/json",
+              },
+              body: new URLSearchParams([...VALID, [trap, "http://spam.example"]]).toString(),
+            });
+            assert.equal(res.status, 403, `${trap} on ${f.honeypot}`);
+            assert.equal((await res.json()).code, "spam_detected");
+            assert.equal(await recount(env.deps, f.id), before, "nothing stored");
+          }
         }
-      }
-      // The form's own honeypot by its own name still works.
-      const res = await env.request(`/api/v1/submit/p/${named.id}`, {
-        ip: "198.51.100.10",
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams([...VALID, ["website_url", "x"]]).toString(),
-      });
-      await res.body?.cancel();
-      assert.equal(res.status, 403);
-    });
+        // The form's own honeypot by its own name still works.
+        const res = await env.request(`/api/v1/submit/p/${named.id}`, {
+          ip: "198.51.100.10",
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams([...VALID, ["website_url", "x"]]).toString(),
+        });
+        await res.body?.cancel();
+        assert.equal(res.status, 403);
+      },
+    );
     await t.step("a field of the form with a convention's name stays a field", async () => {
       const def: FormDefinition = {
         name: "Has subject",
@@ -145,7 +152,10 @@ Deno.test("conventions - _next, honeypots, form-name: read, never stored", async
 });
 
 Deno.test("conventions - _subject is one line of at most 200 characters", () => {
-  assert.equal(postedSubject("  Hi\r\nBcc: victim@example.com\r\n\r\nbody "), "Hi Bcc: victim@example.com body");
+  assert.equal(
+    postedSubject("  Hi\r\nBcc: victim@example.com\r\n\r\nbody "),
+    "Hi Bcc: victim@example.com body",
+  );
   assert.equal(postedSubject("a\u2028b\u0000c\td"), "a b c d");
   assert.equal(postedSubject(" \r\n "), undefined);
   assert.equal(postedSubject(undefined), undefined);

@@ -60,9 +60,10 @@ function VersionWarning({ from, retypeSecret }: { from: number; retypeSecret?: b
         {" "}
         it schema version {from + 1}. Pages and apps that send <code>schema_version</code> {from}
         {" "}
-        then get 409 <code>schema_changed</code>: the hosted page and the client library fetch the
-        form again by themselves; code that has the number written in needs a redeploy. Check the
-        changes below and save again to confirm.
+        then get 409{" "}
+        <code>schema_changed</code>: the hosted page and the client library fetch the form again by
+        themselves; code that has the number written in needs a redeploy. Check the changes below
+        and save again to confirm.
         {retypeSecret && " Type the new CAPTCHA secret key again: it is never sent back."}
       </p>
       <input type="hidden" name="confirm_version" value={String(from)} />
@@ -225,9 +226,7 @@ export function FormEditor(
           name="SubmitButton"
           component={SubmitButton}
           props={{
-            label: data.confirm
-              ? `Save as schema version ${data.confirm.from + 1}`
-              : submitLabel,
+            label: data.confirm ? `Save as schema version ${data.confirm.from + 1}` : submitLabel,
             busyLabel: "Saving…",
           }}
         />

@@ -95,7 +95,10 @@ Deno.test("embed - the admin's snippets never pin a schema version", async (t) =
     }
   });
   await t.step("the client snippet loads the library, reads the schema, enhances the form", () => {
-    assert.match(s.client, /import \{ Formwell \} from "https:\/\/forms\.example\/sdk\/formwell\.js"/);
+    assert.match(
+      s.client,
+      /import \{ Formwell \} from "https:\/\/forms\.example\/sdk\/formwell\.js"/,
+    );
     assert.match(s.client, /fw\.schema\("fEmbed123"\)/);
     assert.match(s.client, /fw\.enhance\(document\.getElementById\("formwell-fEmbed123"\)\)/);
     assert.match(s.html, /<form id="formwell-fEmbed123"/, "the id the client snippet finds");
