@@ -8,6 +8,8 @@ import assert from "node:assert/strict";
 import { dispatch } from "@/lib/jobs/mod.ts";
 import { readSubmission } from "@/lib/submissions/records.ts";
 import { postedSubject } from "@/lib/submissions/conventions.ts";
+import { submissionView } from "@/lib/submissions/query.ts";
+import { emailDigest } from "@/lib/privacy/email_index.ts";
 import type { FormDefinition } from "@/lib/schemas.ts";
 import {
   CONTACT_FORM,
@@ -70,6 +72,8 @@ Deno.test("conventions - _next, honeypots, form-name: read, never stored", async
       assert.deepEqual(sub?.fields, { name: "Ada", email: "ada@example.com" });
       assert.deepEqual(sub?.metadata, {});
       assert.deepEqual(sub?.owner_mail, { subject: "Hello", reply_to: "ada@example.com" });
+      // Never shown by the API, exports or webhooks (they all show this view).
+      assert.equal(JSON.stringify(submissionView(sub!)).includes("Hello"), false);
     });
     await t.step("an off-allowlist or hostile _next is not followed", async () => {
       for (const target of ["https://evil.example/", "//evil.example/x", "javascript:alert(1)"]) {
@@ -143,6 +147,10 @@ Deno.test("conventions - _next, honeypots, form-name: read, never stored", async
         const id = loc.searchParams.get("submission_id")!;
         const sub = await readSubmission(env.deps.kv, form.id, id);
         assert.equal(sub?.owner_mail?.reply_to, want, value);
+        if (want) {
+          // An erase or export by that address finds the submission.
+          assert.ok(sub?.email_digests?.includes(emailDigest(env.deps.secret, want)));
+        }
         assert.deepEqual(Object.keys(sub?.fields ?? {}).sort(), ["email", "name"]);
       }
     });
