@@ -46,7 +46,7 @@ function isFileRef(v: unknown): v is { path: string; originalFilename?: string }
 }
 
 /** A field value as one string: arrays joined, files by name. */
-function valueText(v: unknown): string {
+export function valueText(v: unknown): string {
   if (v === null || v === undefined) return "";
   if (Array.isArray(v)) return v.map(valueText).join(", ");
   if (isFileRef(v)) return v.originalFilename ?? v.path;
@@ -94,7 +94,11 @@ export function plainAddress(v: unknown): string | null {
 }
 
 /** The admin page of a submission. */
-export function adminLink(deps: Pick<Deps, "config">, form: Form, s: PublicSubmission): string {
+export function adminLink(
+  deps: Pick<Deps, "config">,
+  form: Pick<Form, "id">,
+  s: Pick<PublicSubmission, "id">,
+): string {
   return `${deps.config.baseUrl}/admin/forms/${encodeURIComponent(form.id)}/submissions/${
     encodeURIComponent(s.id)
   }`;

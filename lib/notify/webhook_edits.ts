@@ -1,6 +1,7 @@
 /**
- * Creating and changing webhook endpoints: create (the `whsec_` secret is shown only then),
- * update, delete and secret rotation (the previous secret keeps signing alongside for
+ * Creating and changing webhook endpoints: create (the `whsec_` secret is shown only then;
+ * a destination, whose URL is its credential, has no secret and its URL is masked from the
+ * first answer on), update, delete and secret rotation (the previous secret keeps signing alongside for
  * {@linkcode ROTATION_OVERLAP_MS}). Each change is audited in its own commit, with who
  * made it and from where, and never the secret.
  * @module
@@ -15,6 +16,9 @@ import { type AuditAction, auditMutation } from "@/lib/privacy/audit.ts";
 import { EVENT_TYPES } from "./events.ts";
 import { checkTargetUrl, TargetRefused } from "./ssrf.ts";
 import {
+  type Format,
+  formatOf,
+  FORMATS,
   listensTo,
   listWebhooks,
   newSecret,
@@ -45,6 +49,7 @@ export interface WebhookActor {
 /** Create body (API and CLI). */
 export const webhookCreateSchema = z.object({
   url: z.string().max(2000),
+  format: z.enum(FORMATS).default("standard"),
   events: z.array(z.enum(EVENT_TYPES)).min(1).max(3).default(["submission.created"]),
   forms: z.array(z.string().max(100)).max(100).default([]),
 }).strict();
@@ -52,6 +57,7 @@ export const webhookCreateSchema = z.object({
 /** PATCH body. */
 export const webhookUpdateSchema = z.object({
   url: z.string().max(2000).optional(),
+  format: z.enum(FORMATS).optional(),
   events: z.array(z.enum(EVENT_TYPES)).min(1).max(3).optional(),
   forms: z.array(z.string().max(100)).max(100).optional(),
   enabled: z.boolean().optional(),
@@ -98,13 +104,24 @@ function auditChange(
   });
 }
 
-/** Creates an endpoint in `by.mode` (default live); returns it with its secret, shown only now. */
+/** An endpoint as answered to its creator: a standard one with its secret, shown only then. */
+export type CreatedWebhook = WebhookView & { secret?: string };
+
+/** The answer of a create (or a switch to the standard format): the secret only if it signs. */
+function withSecret(w: Webhook): CreatedWebhook {
+  return formatOf(w) === "standard" ? { ...webhookView(w), secret: w.secret } : webhookView(w);
+}
+
+/**
+ * Creates an endpoint in `by.mode` (default live); returns it with its secret, shown only now
+ * (a destination has none, and its URL shows masked already here).
+ */
 export async function createWebhook(
   deps: Pick<Deps, "kv" | "now" | "config">,
   workspaceId: string,
   input: unknown,
   by: WebhookActor,
-): Promise<WebhookView & { secret: string }> {
+): Promise<CreatedWebhook> {
   const body = parseBody(webhookCreateSchema, input);
   const url = checkUrl(deps, body.url);
   const now = new Date(deps.now()).toISOString();
@@ -112,11 +129,12 @@ export async function createWebhook(
     id: newId("whk"),
     workspace_id: workspaceId,
     mode: by.mode ?? "live",
+    format: body.format,
     url,
     events: [...new Set(body.events)],
     forms: [...new Set(body.forms)],
     enabled: true,
-    secret: newSecret(),
+    secret: body.format === "standard" ? newSecret() : "",
     previous_secret: null,
     failing_since: null,
     disabled_reason: null,
@@ -141,12 +159,13 @@ export async function createWebhook(
     setListeners(op, listening, { ...listening.value, [w.id]: listensTo(w) });
     auditChange(op, deps.now(), by, "webhook.created", w, {
       host: hostOf(w.url),
+      format: body.format,
       events: w.events,
       forms: w.forms,
     });
     return true;
   });
-  return { ...webhookView(w), secret: w.secret };
+  return withSecret(w);
 }
 
 /**
@@ -182,32 +201,58 @@ export async function mutateWebhook(
 function changes(was: Webhook, now: Webhook): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (was.url !== now.url) out.url = { from: hostOf(was.url), to: hostOf(now.url) };
+  if (formatOf(was) !== formatOf(now)) out.format = formatOf(now);
   if (JSON.stringify(was.events) !== JSON.stringify(now.events)) out.events = now.events;
   if (JSON.stringify(was.forms) !== JSON.stringify(now.forms)) out.forms = now.forms;
   if (was.enabled !== now.enabled) out.enabled = now.enabled;
   return out;
 }
 
-/** PATCH: url, events, forms, enabled (re-enabling clears the failure state). */
+/**
+ * The signing state after a PATCH to `format`: a destination keeps no secret; a switch from
+ * a destination to standard needs the new URL in the same PATCH (the old one is another
+ * service's credential and would show again) and gets a new secret, answered once.
+ */
+function signingAfter(w: Webhook, format: Format, urlGiven: boolean): Partial<Webhook> {
+  if (format !== "standard") return { format, secret: "", previous_secret: null };
+  if (formatOf(w) === "standard") return {};
+  if (!urlGiven) {
+    throw errors.badRequest(
+      "Invalid webhook: url: a switch to the standard format needs the new url in the same request.",
+    );
+  }
+  return { format, secret: newSecret(), previous_secret: null };
+}
+
+/**
+ * PATCH: url, format, events, forms, enabled (re-enabling clears the failure state). The
+ * answer carries the new signing secret when the endpoint just switched to standard.
+ */
 export async function updateWebhook(
   deps: Pick<Deps, "kv" | "now" | "config">,
   workspaceId: string,
   id: string,
   input: unknown,
   by: WebhookActor,
-): Promise<WebhookView> {
+): Promise<CreatedWebhook> {
   const body = parseBody(webhookUpdateSchema, input);
   const url = body.url === undefined ? undefined : checkUrl(deps, body.url);
-  const w = await mutateWebhook(deps, workspaceId, id, (w) => ({
-    ...w,
-    url: url ?? w.url,
-    events: body.events ? [...new Set(body.events)] : w.events,
-    forms: body.forms ? [...new Set(body.forms)] : w.forms,
-    enabled: body.enabled ?? w.enabled,
-    failing_since: body.enabled ? null : w.failing_since,
-    disabled_reason: body.enabled ? null : w.disabled_reason,
-    updated_at: new Date(deps.now()).toISOString(),
-  }), {
+  let newlySigned = false;
+  const w = await mutateWebhook(deps, workspaceId, id, (w) => {
+    const signing = signingAfter(w, body.format ?? formatOf(w), url !== undefined);
+    newlySigned = signing.secret !== undefined && signing.secret !== "";
+    return {
+      ...w,
+      ...signing,
+      url: url ?? w.url,
+      events: body.events ? [...new Set(body.events)] : w.events,
+      forms: body.forms ? [...new Set(body.forms)] : w.forms,
+      enabled: body.enabled ?? w.enabled,
+      failing_since: body.enabled ? null : w.failing_since,
+      disabled_reason: body.enabled ? null : w.disabled_reason,
+      updated_at: new Date(deps.now()).toISOString(),
+    };
+  }, {
     mode: by.mode,
     audit: (op, was, now) => {
       const changed = changes(was, now);
@@ -216,7 +261,7 @@ export async function updateWebhook(
       }
     },
   });
-  return webhookView(w);
+  return newlySigned ? withSecret(w) : webhookView(w);
 }
 
 /** Deletes an endpoint (of any workspace when `workspaceId` is null), its delivery log and chains. */
@@ -251,15 +296,22 @@ export async function rotateWebhookSecret(
   by: WebhookActor,
 ): Promise<WebhookView & { secret: string }> {
   const now = deps.now();
-  const w = await mutateWebhook(deps, workspaceId, id, (w) => ({
-    ...w,
-    secret: newSecret(),
-    previous_secret: {
-      secret: w.secret,
-      until: new Date(now + ROTATION_OVERLAP_MS).toISOString(),
-    },
-    updated_at: new Date(now).toISOString(),
-  }), {
+  const w = await mutateWebhook(deps, workspaceId, id, (w) => {
+    if (formatOf(w) !== "standard") {
+      throw errors.badRequest(
+        "Invalid webhook: a destination is not signed: its URL is its credential. To replace it, PATCH the url.",
+      );
+    }
+    return {
+      ...w,
+      secret: newSecret(),
+      previous_secret: {
+        secret: w.secret,
+        until: new Date(now + ROTATION_OVERLAP_MS).toISOString(),
+      },
+      updated_at: new Date(now).toISOString(),
+    };
+  }, {
     mode: by.mode,
     audit: (op, _was, w) => auditChange(op, now, by, "webhook.secret_rotated", w),
   });
