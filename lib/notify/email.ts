@@ -122,18 +122,30 @@ async function fileLinks(
   return out;
 }
 
-/** The owner notification for a submission. */
+/**
+ * The owner notification for a submission; a `test` one (the admin's test send, with sample
+ * values) is marked "[Test]" and links to the form's Integrations tab.
+ */
 export async function renderOwnerMail(
   deps: Pick<Deps, "config" | "storage">,
   form: Form,
   s: PublicSubmission,
+  test = false,
 ): Promise<RenderedMail> {
   const n = form.notifications;
-  const mark = s.status === "suspicious" ? "[Suspicious] " : s.status === "spam" ? "[Spam] " : "";
+  const mark = test
+    ? "[Test] "
+    : s.status === "suspicious"
+    ? "[Suspicious] "
+    : s.status === "spam"
+    ? "[Spam] "
+    : "";
   const subject = headerSafe(
     mark + renderSubject(n?.subject ?? "New submission to {form}", form, s),
   );
-  const link = adminLink(deps, form, s);
+  const link = test
+    ? `${deps.config.baseUrl}/admin/forms/${encodeURIComponent(form.id)}/integrations`
+    : adminLink(deps, form, s);
   const names = [...new Set([...form.fields.map((f) => f.name), ...Object.keys(s.fields)])]
     .filter((k) => Object.hasOwn(s.fields, k));
   const textRows: string[] = [];

@@ -37,6 +37,7 @@ const TITLES: Record<NotifyEvent["type"], string> = {
   "submission.status_changed": "Submission marked",
   "submission.deleted": "Submission deleted",
   "webhook.test": "Test message",
+  "email.test": "Test message",
 };
 
 /** The message of a stored event (links point to the admin at `config.baseUrl`). */

@@ -157,7 +157,10 @@ export type Service = keyof typeof SERVICES;
  * A fake of `service` on 127.0.0.1. `script(n)` may answer the n-th request (1-based)
  * otherwise than the service's success; a request of the wrong shape gets its refusal.
  */
-export function fakeService(service: Service, script: (n: number) => FakeAnswer | null = () => null) {
+export function fakeService(
+  service: Service,
+  script: (n: number) => FakeAnswer | null = () => null,
+) {
   const s = SERVICES[service];
   const got: FakeGot[] = [];
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
@@ -191,5 +194,10 @@ export function fakeService(service: Service, script: (n: number) => FakeAnswer 
     });
   });
   const base = `http://127.0.0.1:${server.addr.port}`;
-  return { got, url: `${base}${s.path}`, secretTail: s.path.slice(-4), close: () => server.shutdown() };
+  return {
+    got,
+    url: `${base}${s.path}`,
+    secretTail: s.path.slice(-4),
+    close: () => server.shutdown(),
+  };
 }

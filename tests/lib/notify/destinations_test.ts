@@ -49,7 +49,10 @@ Deno.test("destinations - each service gets its own message within its limits", 
         const many: Record<string, unknown> = { name: HOSTILE, email: "p@example.com" };
         for (let i = 0; i < 40; i++) many[`extra_${i}`] = `value ${i} `.repeat(200);
         const sub = await notifyOne(env, form, many);
-        await waitFor("a delivery", async () => (await listDeliveries(env.deps, hook.id)).length > 0);
+        await waitFor(
+          "a delivery",
+          async () => (await listDeliveries(env.deps, hook.id)).length > 0,
+        );
         const [d] = await listDeliveries(env.deps, hook.id);
         assert.deepEqual(fake.got[0].problems, [], "the fake found the shape valid");
         assert.equal(d.outcome, "delivered");
@@ -95,7 +98,11 @@ const RATE_LIMITED: Record<Service, [FakeAnswer, number]> = {
   slack: [{ status: 429, body: "rate_limited", headers: { "retry-after": "1" } }, 1000],
   discord: [{
     status: 429,
-    body: JSON.stringify({ message: "You are being rate limited.", retry_after: 1.2, global: false }),
+    body: JSON.stringify({
+      message: "You are being rate limited.",
+      retry_after: 1.2,
+      global: false,
+    }),
     headers: { "content-type": "application/json" },
   }, 1200],
   teams: [{ status: 429, body: "", headers: { "retry-after": "1" } }, 1000],
@@ -214,7 +221,10 @@ Deno.test("destinations - formats are validated; standard stays the default", as
     );
     const formats: Format[] = ["slack", "discord", "teams"];
     for (const format of formats) {
-      const d = await createWebhook(env.deps, ws.id, { url: `https://x.example/${format}/SECRETabcd`, format }, CLI);
+      const d = await createWebhook(env.deps, ws.id, {
+        url: `https://x.example/${format}/SECRETabcd`,
+        format,
+      }, CLI);
       assert.equal(d.secret, undefined);
       assert.equal(d.url, "https://x.example/…abcd");
     }
