@@ -62,6 +62,20 @@ Deno.test("destinations - the URL is never shown again, anywhere", async () => {
     shown(auditText);
     assert.ok(auditText.includes("hooks.slack.example"), "the audit log keeps the host");
 
+    const cliArgs = (format: string) => [
+      "webhook",
+      "create",
+      "--workspace",
+      ws.id,
+      "--format",
+      format,
+      "--url",
+      `https://flows.example.com/workflows/1/invoke?sig=${TOKEN}`,
+    ];
+    const made = await runCli(env.deps, cliArgs("teams")) as { webhook: { format: string } };
+    shown(JSON.stringify(made));
+    assert.equal(made.webhook.format, "teams");
+    await assert.rejects(() => runCli(env.deps, cliArgs("irc")), /format/);
     const cli = await runCli(env.deps, ["webhook", "list", "--workspace", ws.id]);
     shown(JSON.stringify(cli));
 

@@ -153,6 +153,11 @@ const SERVICES = {
 /** A service a fake speaks. */
 export type Service = keyof typeof SERVICES;
 
+/** What `service` would find wrong with the body `raw` (empty: it would take it). */
+export function problemsOf(service: Service, raw: string): string[] {
+  return SERVICES[service].check(JSON.parse(raw), raw);
+}
+
 /**
  * A fake of `service` on 127.0.0.1. `script(n)` may answer the n-th request (1-based)
  * otherwise than the service's success; a request of the wrong shape gets its refusal.
