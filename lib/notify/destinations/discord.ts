@@ -1,7 +1,8 @@
 /**
  * Discord webhooks (execute webhook): a short `content` line and one embed (title linking to
  * the admin, a field per form field, the time, a footer), with mentions turned off
- * (`allowed_mentions.parse` empty), and what Discord's answers mean. Visitor text in
+ * (`allowed_mentions.parse` empty) and the name and avatar the webhook was given in
+ * Discord kept, and what Discord's answers mean. Visitor text in
  * Markdown places has every Markdown character backslash-escaped; every text stays within
  * Discord's embed limits (title 256, field name 256, field value 1024, 25 fields, 6000
  * characters in all, content 2000).
@@ -58,7 +59,6 @@ export function discordBody(m: Message): string {
   };
   if (description) embed.description = description;
   return JSON.stringify({
-    username: "Formwell",
     content: fit(m.title, DISCORD.contentMax, esc),
     embeds: [embed],
     allowed_mentions: { parse: [] },
