@@ -1,8 +1,8 @@
 /**
  * Creating and changing webhook endpoints: create (the `whsec_` secret is shown only then;
  * a destination, whose URL is its credential, has no secret and its URL is masked from the
- * first answer on), update, delete and secret rotation (the previous secret keeps signing alongside for
- * {@linkcode ROTATION_OVERLAP_MS}). Each change is audited in its own commit, with who
+ * first answer on), update, delete and secret rotation (the previous secret keeps signing
+ * alongside for {@linkcode ROTATION_OVERLAP_MS}). Each change is audited in its own commit, with who
  * made it and from where, and never the secret.
  * @module
  */
@@ -16,7 +16,7 @@ import { type AuditAction, auditMutation } from "@/lib/privacy/audit.ts";
 import { EVENT_TYPES } from "./events.ts";
 import { checkTargetUrl, TargetRefused } from "./ssrf.ts";
 import {
-  type Format,
+  type CreatedWebhook,
   formatOf,
   FORMATS,
   listensTo,
@@ -25,10 +25,14 @@ import {
   readListeners,
   requireWebhook,
   setListeners,
+  signingAfter,
   type Webhook,
   type WebhookView,
   webhookView,
+  withSecret,
 } from "./webhooks.ts";
+
+export type { CreatedWebhook } from "./webhooks.ts";
 
 /** How long a rotated-out secret keeps signing: 24 h. */
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
@@ -102,14 +106,6 @@ function auditChange(
     ip: by.ip,
     details: { webhook_id: w.id, mode: w.mode, ...details },
   });
-}
-
-/** An endpoint as answered to its creator: a standard one with its secret, shown only then. */
-export type CreatedWebhook = WebhookView & { secret?: string };
-
-/** The answer of a create (or a switch to the standard format): the secret only if it signs. */
-function withSecret(w: Webhook): CreatedWebhook {
-  return formatOf(w) === "standard" ? { ...webhookView(w), secret: w.secret } : webhookView(w);
 }
 
 /**
@@ -206,22 +202,6 @@ function changes(was: Webhook, now: Webhook): Record<string, unknown> {
   if (JSON.stringify(was.forms) !== JSON.stringify(now.forms)) out.forms = now.forms;
   if (was.enabled !== now.enabled) out.enabled = now.enabled;
   return out;
-}
-
-/**
- * The signing state after a PATCH to `format`: a destination keeps no secret; a switch from
- * a destination to standard needs the new URL in the same PATCH (the old one is another
- * service's credential and would show again) and gets a new secret, answered once.
- */
-function signingAfter(w: Webhook, format: Format, urlGiven: boolean): Partial<Webhook> {
-  if (format !== "standard") return { format, secret: "", previous_secret: null };
-  if (formatOf(w) === "standard") return {};
-  if (!urlGiven) {
-    throw errors.badRequest(
-      "Invalid webhook: url: a switch to the standard format needs the new url in the same request.",
-    );
-  }
-  return { format, secret: newSecret(), previous_secret: null };
 }
 
 /**

@@ -73,6 +73,30 @@ export function webhookView(w: Webhook): WebhookView {
   return { ...rest, format, url: format === "standard" ? w.url : maskUrl(w.url) };
 }
 
+/** An endpoint as answered to its creator: a standard one with its secret, shown only then. */
+export type CreatedWebhook = WebhookView & { secret?: string };
+
+/** The answer of a create (or a switch to the standard format): the secret only if it signs. */
+export function withSecret(w: Webhook): CreatedWebhook {
+  return formatOf(w) === "standard" ? { ...webhookView(w), secret: w.secret } : webhookView(w);
+}
+
+/**
+ * The signing state after a PATCH to `format`: a destination keeps no secret; a switch from
+ * a destination to standard needs the new URL in the same PATCH (the old one is another
+ * service's credential and would show again) and gets a new secret, answered once.
+ */
+export function signingAfter(w: Webhook, format: Format, urlGiven: boolean): Partial<Webhook> {
+  if (format !== "standard") return { format, secret: "", previous_secret: null };
+  if (formatOf(w) === "standard") return {};
+  if (!urlGiven) {
+    throw errors.badRequest(
+      "Invalid webhook: url: a switch to the standard format needs the new url in the same request.",
+    );
+  }
+  return { format, secret: newSecret(), previous_secret: null };
+}
+
 /** A record as read: one stored before modes existed is live, before formats standard. */
 export function withMode(w: Webhook): Webhook {
   return w.mode && w.format ? w : { ...w, mode: w.mode ?? "live", format: formatOf(w) };
