@@ -42,6 +42,7 @@ const USAGE = `Usage: deno task cli <command>
   user create --email E [--workspace W]   (the password on standard input, or typed at a prompt)
   user reset-password --email E           (prints a single-use link to choose a new password)
   webhook create --workspace W --url URL [--events E1,E2] [--forms F1,F2] [--mode live|test]
+                 [--format standard|slack|discord|teams]
   webhook list --workspace W
   webhook delete --webhook ID`;
 
@@ -109,6 +110,7 @@ export async function runCli(
       forms: { type: "string" },
       webhook: { type: "string" },
       mode: { type: "string" },
+      format: { type: "string" },
     },
   });
   const v = values as Record<string, string | undefined>;
@@ -193,6 +195,7 @@ export async function runCli(
           url: need(v, "url"),
           ...(v.events ? { events: list(v.events) } : {}),
           ...(v.forms ? { forms: list(v.forms) } : {}),
+          ...(v.format ? { format: v.format } : {}),
         }, { actor: "cli", mode }),
       };
     }

@@ -48,7 +48,7 @@ function isFileRef(v: unknown): v is { path: string; originalFilename?: string }
 }
 
 /** A field value as one string: arrays joined, files by name. */
-function valueText(v: unknown): string {
+export function valueText(v: unknown): string {
   if (v === null || v === undefined) return "";
   if (Array.isArray(v)) return v.map(valueText).join(", ");
   if (isFileRef(v)) return v.originalFilename ?? v.path;
@@ -96,7 +96,11 @@ export function plainAddress(v: unknown): string | null {
 }
 
 /** The admin page of a submission. */
-export function adminLink(deps: Pick<Deps, "config">, form: Form, s: PublicSubmission): string {
+export function adminLink(
+  deps: Pick<Deps, "config">,
+  form: Pick<Form, "id">,
+  s: Pick<PublicSubmission, "id">,
+): string {
   return `${deps.config.baseUrl}/admin/forms/${encodeURIComponent(form.id)}/submissions/${
     encodeURIComponent(s.id)
   }`;
@@ -123,23 +127,33 @@ async function fileLinks(
 /**
  * The owner notification for a submission. A post's own subject (`_subject`, taken as
  * written: no placeholders) replaces the form's subject template, after the spam mark; the
- * form's reply-to field wins over the post's `_replyto`.
+ * form's reply-to field wins over the post's `_replyto`. A `test` one (the admin's test send,
+ * with sample values) is marked "[Test]" and links to the form's Integrations tab.
  */
 export async function renderOwnerMail(
   deps: Pick<Deps, "config" | "storage">,
   form: Form,
   s: PublicSubmission,
   posted?: { subject?: string; reply_to?: string },
+  test = false,
 ): Promise<RenderedMail> {
   const n = form.notifications;
-  const mark = s.status === "suspicious" ? "[Suspicious] " : s.status === "spam" ? "[Spam] " : "";
+  const mark = test
+    ? "[Test] "
+    : s.status === "suspicious"
+    ? "[Suspicious] "
+    : s.status === "spam"
+    ? "[Spam] "
+    : "";
   const subject = headerSafe(
     mark +
       (posted?.subject
         ? headerSafe(posted.subject)
         : renderSubject(n?.subject ?? "New submission to {form}", form, s)),
   );
-  const link = adminLink(deps, form, s);
+  const link = test
+    ? `${deps.config.baseUrl}/admin/forms/${encodeURIComponent(form.id)}/integrations`
+    : adminLink(deps, form, s);
   const names = [...new Set([...form.fields.map((f) => f.name), ...Object.keys(s.fields)])]
     .filter((k) => Object.hasOwn(s.fields, k));
   const textRows: string[] = [];

@@ -25,7 +25,8 @@ const CHUNK = 60_000;
 /** A stored event. `id` doubles as the `webhook-id` of every delivery of it. */
 export interface NotifyEvent {
   id: string;
-  type: EventType | "webhook.test";
+  /** `webhook.test` and `email.test` are the admin's test sends, never a submission's. */
+  type: EventType | "webhook.test" | "email.test";
   at: string;
   workspace_id: string;
   form: Form;

@@ -101,6 +101,9 @@ export const NOTICES = {
   webhook_deleted: "Endpoint deleted, with its delivery log.",
   webhook_resent: "Resend queued. It shows in the log once attempted.",
   webhook_test_sent: "Test event queued. It shows in the log once attempted.",
+  destination_created:
+    "Destination added. Its URL is now shown only by its host and last 4 characters.",
+  test_mail_sent: "Test mail queued to the form's notification addresses.",
   privacy_saved: "Privacy settings saved.",
   erase_started: "Erasure started. It runs in the background; this page shows its progress.",
 } as const;
