@@ -8,8 +8,10 @@
  * so a job delivered twice changes nothing. Each commit checks the form's edit stamp
  * (`submission_edits`), which every commit changing an existing submission sets
  * (submissions/indexes.ts): one check covers the whole batch. The verdict's commit also
- * enqueues `notify_created` (lib/notify) when the form emails or a webhook listens;
- * `afterVerdict` lets the bench and the soak observe.
+ * enqueues `notify_created` (lib/notify) when the form emails or a webhook listens, and
+ * appends a `submission.created` event per submission to the workspace's event feed
+ * (lib/feed: one more check for the whole commit); `afterVerdict` lets the bench and the
+ * soak observe.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
@@ -23,6 +25,8 @@ import type { SpamModel } from "@/lib/spam/model.ts";
 import { CounterDeltas, indexStatusChange } from "@/lib/submissions/indexes.ts";
 import { pairs, setVerdict } from "@/lib/submissions/records.ts";
 import { type Listeners, listenersOf, type Listening, listens } from "@/lib/notify/webhooks.ts";
+import { createdEventId } from "@/lib/notify/events.ts";
+import { advanced, appendFeed, type FeedHead, feedHeadKey } from "@/lib/feed/append.ts";
 import type { Job } from "./queue.ts";
 import type { JobContext } from "./types.ts";
 
@@ -42,7 +46,7 @@ export const afterVerdict: VerdictHook[] = [];
 
 /**
  * Stay well inside KV's 800 KiB and 1000 mutations per atomic operation (a submission's
- * verdict takes three at most: its verdict key, its status index out and in).
+ * verdict takes four at most: its verdict key, its status index out and in, its feed event).
  */
 const MAX_COMMIT_BYTES = 600 * 1024;
 const MAX_COMMIT_SUBS = 200;
@@ -133,6 +137,8 @@ interface RunState {
   model: SpamModel;
   /** Who hears of these submissions, with the entry to check. */
   listeners: Listeners;
+  /** The workspace and mode's event feed head (checked and advanced by each commit). */
+  feed: FeedHead;
   /** The submissions, verdicts applied; null where gone. */
   subs: (Submission | null)[];
 }
@@ -155,6 +161,7 @@ async function readRun(
     keys.form(job.form_id),
     keys.spamStats(workspaceId),
     keys.webhookListeners(workspaceId),
+    feedHeadKey(workspaceId, job.mode),
   ];
   const all = [
     ...head,
@@ -167,7 +174,7 @@ async function readRun(
   // starts, so no record is read before it.
   const first = await withKvRetry(() => deps.kv.getMany<unknown[]>(all.slice(0, 10)));
   const entries = [...first, ...await getManyChunked<unknown>(deps.kv, all.slice(10))];
-  const [stamp, form, stats, listeners] = entries;
+  const [stamp, form, stats, listeners, feed] = entries;
   if (!form.value || (form.value as Form).workspace_id !== workspaceId) return null;
   return {
     stamp,
@@ -178,6 +185,7 @@ async function readRun(
       workspaceId,
       listeners as Deno.KvEntryMaybe<Record<string, Listening>>,
     ),
+    feed: feed as FeedHead,
     subs: pairs(entries.slice(head.length)).map((e) => e.value),
   };
 }
@@ -193,6 +201,7 @@ async function scoreIds(
     if (!run) return;
     const { form, listeners } = run;
     let stamp = run.stamp;
+    let feed = run.feed;
     // Checked by each verdict commit, so an endpoint added meanwhile makes it retry
     // instead of missing the events.
     // Mail goes for live submissions only; endpoints hear their own mode's.
@@ -215,6 +224,17 @@ async function scoreIds(
       }
       counters.applyTo(op);
       const finals = scored.map(([, after]) => after);
+      const feedAt = appendFeed(
+        op,
+        feed,
+        finals.map((s) => ({
+          id: createdEventId(s.id),
+          type: "submission.created" as const,
+          form,
+          submission: s,
+        })),
+        deps.now(),
+      );
       // Notifications exist exactly when the verdict does.
       if (notify) {
         deps.jobs.enqueue(op, {
@@ -232,6 +252,7 @@ async function scoreIds(
       }
       // This commit set the stamp: the next chunk checks that no one wrote it since.
       stamp = { key: stampKey, versionstamp: res.versionstamp };
+      feed = advanced(feed, feedAt, res.versionstamp);
       await runAfter(deps, form, finals);
     }
     if (!lost) return;
@@ -267,9 +288,10 @@ function chunked(scored: [Submission, Submission][]): [Submission, Submission][]
   const chunks: [Submission, Submission][][] = [[]];
   let bytes = 0;
   for (const pair of scored) {
-    // The verdict key and index keys: V8 serializes at most two bytes per UTF-16 unit of
-    // the verdict's JSON text; 512 bytes cover the keys and the status.
-    const size = JSON.stringify(pair[1].spam ?? null).length * 2 + 512;
+    // The verdict key, index keys and the feed event (which repeats the verdict): V8
+    // serializes at most two bytes per UTF-16 unit of the verdict's JSON text; 1 KiB covers
+    // the keys, the status and the event's other fields.
+    const size = JSON.stringify(pair[1].spam ?? null).length * 4 + 1024;
     const cur = chunks.at(-1)!;
     if (cur.length && (cur.length >= MAX_COMMIT_SUBS || bytes + size > MAX_COMMIT_BYTES)) {
       chunks.push([pair]);
