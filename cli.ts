@@ -19,6 +19,7 @@ import { auditCli } from "@/lib/privacy/audit_cli.ts";
 import { createWorkspace, updateWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { createWebhook, deleteWebhook } from "@/lib/notify/webhook_edits.ts";
 import { listWebhooks, webhookView } from "@/lib/notify/webhooks.ts";
+import { importCli } from "@/lib/imports/cli.ts";
 
 /** A usage error: printed as `{"error"}` with exit code 2. */
 class UsageError extends Error {}
@@ -43,7 +44,8 @@ const USAGE = `Usage: deno task cli <command>
   user reset-password --email E           (prints a single-use link to choose a new password)
   webhook create --workspace W --url URL [--events E1,E2] [--forms F1,F2] [--mode live|test]
   webhook list --workspace W
-  webhook delete --webhook ID`;
+  webhook delete --webhook ID
+  import --form PUBLIC_ID --file F [--format csv|formspree|basin|netlify]`;
 
 function need(values: Record<string, string | undefined>, name: string): string {
   const v = values[name];
@@ -109,6 +111,7 @@ export async function runCli(
       forms: { type: "string" },
       webhook: { type: "string" },
       mode: { type: "string" },
+      format: { type: "string" },
     },
   });
   const v = values as Record<string, string | undefined>;
@@ -118,6 +121,7 @@ export async function runCli(
     if (!form) throw errors.formNotFound();
     return new RawText(await formTypesModule(form));
   }
+  if (group === "import" && action === undefined) return await importCli(deps, v);
   switch (`${group} ${action}`) {
     case "workspace create": {
       const ws = await createWorkspace(deps, {
