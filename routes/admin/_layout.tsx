@@ -110,6 +110,7 @@ export function FormTabs({ id, current }: { id: string; current: string }) {
     ["", "Overview"],
     ["/submissions", "Submissions"],
     ["/edit", "Edit"],
+    ["/import", "Import"],
   ];
   return (
     <nav class="tabs" aria-label="Form">
