@@ -124,7 +124,7 @@ function BadRows({ bad }: { bad: BadRow[] }) {
     <>
       <h2>{bad.length} row{bad.length === 1 ? "" : "s"} will be skipped</h2>
       <ul>
-        {bad.slice(0, PREVIEW_BAD).map((b) => <li>Line {b.line}: {b.error}</li>)}
+        {bad.slice(0, PREVIEW_BAD).map((b) => <li key={b.line}>Line {b.line}: {b.error}</li>)}
         {bad.length > PREVIEW_BAD && <li>and {bad.length - PREVIEW_BAD} more</li>}
       </ul>
     </>
