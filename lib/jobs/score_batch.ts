@@ -26,7 +26,7 @@ import { CounterDeltas, indexStatusChange } from "@/lib/submissions/indexes.ts";
 import { pairs, setVerdict } from "@/lib/submissions/records.ts";
 import { type Listeners, listenersOf, type Listening, listens } from "@/lib/notify/webhooks.ts";
 import { createdEventId } from "@/lib/notify/events.ts";
-import { advanced, appendFeed, type FeedHead, feedHeadKey } from "@/lib/feed/append.ts";
+import { commitAppending, type FeedHead, feedHeadKey } from "@/lib/feed/append.ts";
 import type { Job } from "./queue.ts";
 import type { JobContext } from "./types.ts";
 
@@ -214,51 +214,58 @@ async function scoreIds(
     const chunks = chunked(verdictsOf(deps, form, todo, run.model));
     let lost = false;
     for (const [i, scored] of chunks.entries()) {
-      const op = deps.kv.atomic().check(stamp);
-      op.check(listeners.entry);
-      const counters = new CounterDeltas();
-      counters.edited(job.form_id, job.mode);
-      for (const [before, after] of scored) {
-        indexStatusChange(op, counters, before, after.status);
-        setVerdict(op, after);
-      }
-      counters.applyTo(op);
       const finals = scored.map(([, after]) => after);
-      const feedAt = appendFeed(
-        op,
+      const res = await commitAppending(
+        deps.kv,
         feed,
-        finals.map((s) => ({
-          id: createdEventId(s.id),
-          type: "submission.created" as const,
-          form,
-          submission: s,
-        })),
-        deps.now(),
+        (op) => {
+          op.check(stamp).check(listeners.entry);
+          const counters = new CounterDeltas();
+          counters.edited(job.form_id, job.mode);
+          for (const [before, after] of scored) {
+            indexStatusChange(op, counters, before, after.status);
+            setVerdict(op, after);
+          }
+          counters.applyTo(op);
+          // Notifications exist exactly when the verdict does.
+          if (notify) {
+            deps.jobs.enqueue(op, {
+              type: "notify_created",
+              form_id: job.form_id,
+              ids: finals.map((s) => s.id),
+            });
+          }
+          for (const hook of afterVerdict) hook.inCommit?.(deps, op, form, finals);
+          if (i === chunks.length - 1) ctx.complete(op);
+          return finals.map((s) => ({
+            id: createdEventId(s.id),
+            type: "submission.created" as const,
+            form,
+            submission: s,
+          }));
+        },
+        deps.now,
+        () => stillHolds(deps.kv, [stamp, listeners.entry]),
       );
-      // Notifications exist exactly when the verdict does.
-      if (notify) {
-        deps.jobs.enqueue(op, {
-          type: "notify_created",
-          form_id: job.form_id,
-          ids: finals.map((s) => s.id),
-        });
-      }
-      for (const hook of afterVerdict) hook.inCommit?.(deps, op, form, finals);
-      if (i === chunks.length - 1) ctx.complete(op);
-      const res = await withKvRetry(() => op.commit());
       if (!res.ok) {
         lost = true;
         break;
       }
       // This commit set the stamp: the next chunk checks that no one wrote it since.
       stamp = { key: stampKey, versionstamp: res.versionstamp };
-      feed = advanced(feed, feedAt, res.versionstamp);
+      feed = res.head;
       await runAfter(deps, form, finals);
     }
     if (!lost) return;
     await delay(Math.random() * Math.min(2 ** attempt, 50));
   }
   throw new Error("verdict commit kept conflicting");
+}
+
+/** Whether the checked entries are unchanged (a failed commit lost only on the feed's head). */
+async function stillHolds(kv: Deno.Kv, checks: Deno.AtomicCheck[]): Promise<boolean> {
+  const now = await withKvRetry(() => kv.getMany(checks.map((c) => c.key)));
+  return now.every((e, i) => e.versionstamp === checks[i].versionstamp);
 }
 
 /** Each submission with its final verdict applied (status, reasons, `scored_at`). */
