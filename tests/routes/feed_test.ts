@@ -8,6 +8,8 @@
 import assert from "node:assert/strict";
 import { dispatch } from "@/lib/jobs/mod.ts";
 import { setSubmissionStatus } from "@/lib/submissions/status.ts";
+import { deleteSubmissions } from "@/lib/submissions/delete.ts";
+import { getForm } from "@/lib/forms/forms.ts";
 import { makeForm, makeKey, makeWorkspace, type TestEnv, testEnv } from "@/tests/helpers.ts";
 import { waitFor } from "@/tests/lib/notify/_support.ts";
 
@@ -116,6 +118,14 @@ Deno.test("feed - created after the verdict, status changes and deletes, in orde
       { headers: { authorization: `Bearer ${test}` } },
     );
     assert.equal(cross.status, 400);
+
+    // Erased without notifying (retention, privacy erasure): its events stay, without data.
+    const form2 = (await getForm(env.deps, form.id))!;
+    await deleteSubmissions(env.deps, form2, "live", [ids[3]]);
+    const after = (await drain(env, live, undefined, 100)).events;
+    assert.equal(after.length, 7, "no event for a delete that notifies no one");
+    assert.equal(after[3].data.submission, null);
+    assert.equal(after[3].type, "submission.created");
 
     // 30 days later the events are gone from the feed.
     clock += 30 * 86_400_000 + 1000;
