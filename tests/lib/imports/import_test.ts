@@ -167,3 +167,30 @@ Deno.test("import - file-level problems are 400s", async () => {
     env.close();
   }
 });
+
+Deno.test("import - two imports of one file at once store each row once", async () => {
+  const { env, form } = await setup();
+  try {
+    const lines = ["created_at,name,email"];
+    for (let i = 0; i < 300; i++) {
+      lines.push(
+        `2024-01-01T00:${String(Math.floor(i / 60)).padStart(2, "0")}:${
+          String(i % 60).padStart(2, "0")
+        }Z,P${i},p${i}@example.com`,
+      );
+    }
+    const text = lines.join("\n");
+    const [a, b] = await Promise.all([
+      importFile(env.deps, form, { format: "csv", text, actor: "cli" }),
+      importFile(env.deps, form, { format: "csv", text, actor: "cli" }),
+    ]);
+    assert.equal(a.imported + b.imported, 300);
+    assert.equal(a.skipped + b.skipped, 300);
+    const subs = await recordsOf(env.deps.kv, form.id, "live");
+    assert.equal(subs.length, 300);
+    assert.equal(new Set(subs.map((s) => s.number)).size, 300);
+    await assertCountersExact(env.deps.kv, form.id, "live");
+  } finally {
+    env.close();
+  }
+});
