@@ -19,6 +19,7 @@ import { auditCli } from "@/lib/privacy/audit_cli.ts";
 import { createWorkspace, updateWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { createWebhook, deleteWebhook } from "@/lib/notify/webhook_edits.ts";
 import { listWebhooks, webhookView } from "@/lib/notify/webhooks.ts";
+import { importCli } from "@/lib/imports/cli.ts";
 
 /** A usage error: printed as `{"error"}` with exit code 2. */
 class UsageError extends Error {}
@@ -44,7 +45,8 @@ const USAGE = `Usage: deno task cli <command>
   webhook create --workspace W --url URL [--events E1,E2] [--forms F1,F2] [--mode live|test]
                  [--format standard|slack|discord|teams]
   webhook list --workspace W
-  webhook delete --webhook ID`;
+  webhook delete --webhook ID
+  import --form PUBLIC_ID --file F [--format csv|formspree|basin|netlify]`;
 
 function need(values: Record<string, string | undefined>, name: string): string {
   const v = values[name];
@@ -120,6 +122,7 @@ export async function runCli(
     if (!form) throw errors.formNotFound();
     return new RawText(await formTypesModule(form));
   }
+  if (group === "import" && action === undefined) return await importCli(deps, v);
   switch (`${group} ${action}`) {
     case "workspace create": {
       const ws = await createWorkspace(deps, {

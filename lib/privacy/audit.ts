@@ -27,6 +27,7 @@ export const AUDIT_ACTIONS = [
   "form.retention_changed",
   "form.notifications_changed",
   "submissions.deleted",
+  "submissions.imported",
   "export.csv",
   "export.json",
   "export.privacy",

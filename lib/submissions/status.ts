@@ -2,13 +2,16 @@
  * An admin's verdict on a submission: mark as spam or not spam. Its verdict key
  * (submissions/records.ts), its status index and every counter move in one checked commit
  * (submissions/indexes.ts), so the counters stay equal to a recount even against a
- * concurrent delete.
+ * concurrent delete. A real change also appends `submission.status_changed` to the event
+ * feed in that commit (lib/feed), under the id its webhooks then carry.
  * @module
  */
 import { assertFormWritable } from "@/lib/workspaces/suspension.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
-import { commitWithRetry } from "@/lib/kv/kv.ts";
+import { commitWithRetry, withKvRetry } from "@/lib/kv/kv.ts";
+import { newId } from "@/lib/ids.ts";
+import { appendFeed, type FeedHead, feedHeadKey } from "@/lib/feed/append.ts";
 import type { Status, Submission } from "@/lib/schemas.ts";
 import { CounterDeltas, indexStatusChange } from "./indexes.ts";
 import { readEntries, setVerdict } from "./records.ts";
@@ -30,12 +33,17 @@ export async function setSubmissionStatus(
   by?: AuditBy,
 ): Promise<Submission> {
   await assertFormWritable(deps, formId);
+  const form = await getForm(deps, formId);
+  const eventId = newId("msg");
   let previous: Status | null = null;
   const result = await commitWithRetry(deps.kv, async (op) => {
     const [entries] = await readEntries(deps.kv, formId, [submissionId]);
     const current = entries.value;
-    if (!current) return null;
+    if (!current || !form) return null;
     previous = current.status;
+    const head: FeedHead = await withKvRetry(() =>
+      deps.kv.get<number>(feedHeadKey(current.workspace_id, current.mode))
+    );
     const counters = new CounterDeltas();
     op.check(entries.record, entries.verdict);
     indexStatusChange(op, counters, current, to);
@@ -64,6 +72,10 @@ export async function setSubmissionStatus(
       },
     };
     setVerdict(op, next);
+    if (current.status !== to) {
+      const item = { id: eventId, form, submission: next, previous_status: current.status };
+      appendFeed(op, head, [{ ...item, type: "submission.status_changed" }], deps.now());
+    }
     if (by && current.status !== to) {
       auditMutation(op, deps.now(), {
         workspaceId: current.workspace_id,
@@ -74,14 +86,14 @@ export async function setSubmissionStatus(
     }
     return next;
   });
-  if (!result) throw errors.notFound("Submission not found.");
-  const form = previous !== to ? await getForm(deps, formId) : null;
-  if (form) {
+  if (!result || !form) throw errors.notFound("Submission not found.");
+  if (previous !== to) {
     await notifyQuietly(deps, [{
       type: "submission.status_changed",
       form,
       submission: result,
       previous_status: previous ?? undefined,
+      event_id: eventId,
     }]);
   }
   return result;

@@ -111,6 +111,7 @@ export function FormTabs({ id, current }: { id: string; current: string }) {
     ["/submissions", "Submissions"],
     ["/edit", "Edit"],
     ["/integrations", "Integrations"],
+    ["/import", "Import"],
   ];
   return (
     <nav class="tabs" aria-label="Form">

@@ -64,6 +64,8 @@ export const define: Define<PageContext, PageProps> = createDefine<PageContext, 
 export interface AdminPageModule<T> extends PageModule<PageContext, T, PageProps> {
   /** Reachable without a session (sign-in). */
   isPublic?: boolean;
+  /** Its POST may be multipart with a file (routes/admin/mod.ts reads the file as text). */
+  uploads?: boolean;
 }
 
 /** Fixed notice texts, so a redirect's `?notice=` can never carry arbitrary text. */

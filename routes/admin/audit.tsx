@@ -50,6 +50,7 @@ const LABELS: Record<AuditEvent["action"], string> = {
   "form.retention_changed": "Form retention changed",
   "form.notifications_changed": "Form notifications changed",
   "submissions.deleted": "Submissions deleted",
+  "submissions.imported": "Submissions imported",
   "export.csv": "CSV export",
   "export.json": "JSON export",
   "export.privacy": "Privacy export",
@@ -97,6 +98,8 @@ export function detailsInWords(ev: Pick<AuditEvent, "action" | "details">): stri
       return `Retention from ${days(d.from)} to ${days(d.to)}${form}.`;
     case "submissions.deleted":
       return `${d.count ?? "?"} submission(s) deleted${form}.`;
+    case "submissions.imported":
+      return `${d.imported ?? "?"} submission(s) imported from ${d.format ?? "CSV"}${form}.`;
     case "export.csv":
     case "export.json":
       return `Exported ${d.mode ?? ""} submissions${form}.`.replace("  ", " ");
