@@ -25,6 +25,8 @@ export const BACKUP_FORM = {
 export interface Populated {
   form: Form;
   apiKey: string;
+  /** The submissions, numbers 1 to 3 (the third marked spam by hand). */
+  ids: string[];
   /** The submission holding the file, and the file's bytes. */
   withFile: { id: string; path: string; bytes: Uint8Array };
 }
@@ -75,7 +77,7 @@ export async function populate(env: TestEnv): Promise<Populated> {
     actor: "cli",
     mode: "live",
   });
-  return { form, apiKey, withFile: { id: ids[0], path, bytes } };
+  return { form, apiKey, ids, withFile: { id: ids[0], path, bytes } };
 }
 
 /** Every entry of `kv` but the last-backup record, KvU64 values as `{u64}`. */
