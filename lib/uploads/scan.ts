@@ -10,8 +10,8 @@ import { ScannerUnavailableError, scanStream } from "./clamav.ts";
 
 /**
  * Scans the object `key` (version `etag`): null when clean or scanning is off, a refusal
- * when clamd found a signature or could not scan the file; throws the 503
- * `scanner_unavailable` when clamd cannot be reached.
+ * when clamd found a signature or the file passes its StreamMaxLength; throws the 503
+ * `scanner_unavailable` when clamd cannot be reached or fails otherwise.
  */
 export async function scanUpload(
   deps: Deps,
@@ -36,6 +36,11 @@ export async function scanUpload(
       reason: `The file contains malware (${result.signature}) and was removed.`,
     };
   }
-  // clamd refused to scan it, e.g. longer than its StreamMaxLength: not known to be clean.
-  return { ok: false, reason: `The file could not be scanned for viruses (${result.error}).` };
+  // Longer than clamd's StreamMaxLength: never scannable, so never known to be clean.
+  if (/size limit/i.test(result.error)) {
+    return { ok: false, reason: "The file is larger than the virus scanner accepts." };
+  }
+  // Any other clamd error may pass (a timeout, memory): the client may retry.
+  console.error(JSON.stringify({ level: "error", msg: "virus scan error", err: result.error }));
+  throw errors.scannerUnavailable();
 }

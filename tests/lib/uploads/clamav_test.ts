@@ -1,7 +1,7 @@
 /**
  * Virus scanning against Debian's real clamd (tests/clamd.ts: a test-only EICAR database,
  * no network): an infected upload is refused with 422 `file_infected` and its bytes removed,
- * a clean one is accepted, and with clamd down the reference is refused with 503
+ * a clean one is accepted, one past clamd's StreamMaxLength is refused, and with clamd down the reference is refused with 503
  * `scanner_unavailable`; on local storage and on S3 (a real s3rver).
  */
 import assert from "node:assert/strict";
@@ -85,6 +85,17 @@ Deno.test({
             const ok = await submitFiles(u, form.id, { name: "Ada", cv: { path: clean.path } });
             assert.equal(ok.status, 201, JSON.stringify(ok.body));
             assert.ok(await u.deps.storage.head(fileKey(clean.path)));
+
+            // Past clamd's StreamMaxLength (1M here) a file cannot be scanned: refused.
+            const big = enc("plain text line\n".repeat(100_000));
+            const bg = await grantFor(u, form.id, "fld_any", "big.txt", "text/plain", big.length);
+            await put(u, bg, big, "text/plain");
+            const tooBig = await submitFiles(u, form.id, { name: "Ada", any: { path: bg.path } });
+            assert.equal(tooBig.status, 422, JSON.stringify(tooBig.body));
+            const item =
+              (tooBig.body.errors as { field: string; type: string; message: string }[])[0];
+            assert.equal(item.type, "file");
+            assert.match(item.message, /larger than the virus scanner accepts/);
           } finally {
             await u.close();
           }
