@@ -5,7 +5,8 @@
  * `scanner_unavailable`; on local storage and on S3 (a real s3rver).
  */
 import assert from "node:assert/strict";
-import { scanStream } from "@/lib/uploads/clamav.ts";
+import { ConfigError, loadConfig } from "@/lib/config.ts";
+import { parseClamavUrl, scanStream, verdictOf } from "@/lib/uploads/clamav.ts";
 import { fileKey, incomingKey } from "@/lib/uploads/grants.ts";
 import { makeForm, makeWorkspace } from "@/tests/helpers.ts";
 import { type Clamd, clamdPresent, EICAR, startClamd } from "@/tests/clamd.ts";
@@ -40,6 +41,23 @@ function infectedItems(body: Record<string, unknown>): { field: string; type: st
   return ((body.errors ?? []) as { field: string; type: string }[])
     .filter((i) => i.type === "file_infected");
 }
+
+Deno.test("uploads clamav - CLAMAV_URL and clamd's replies", () => {
+  assert.equal(loadConfig({}).clamavUrl, undefined, "off by default");
+  assert.equal(loadConfig({ CLAMAV_URL: "tcp://clamav:3310" }).clamavUrl, "tcp://clamav:3310");
+  assert.throws(() => loadConfig({ CLAMAV_URL: "http://clamav:3310" }), ConfigError);
+  assert.throws(() => loadConfig({ CLAMAV_URL: "tcp://clamav" }), ConfigError);
+  assert.deepEqual(parseClamavUrl("tcp://[::1]:3310"), { hostname: "::1", port: 3310 });
+  assert.deepEqual(verdictOf("stream: OK"), { clean: true });
+  assert.deepEqual(verdictOf("stream: Eicar-Signature FOUND"), {
+    clean: false,
+    signature: "Eicar-Signature",
+  });
+  assert.deepEqual(verdictOf("INSTREAM size limit exceeded. ERROR"), {
+    clean: false,
+    error: "INSTREAM size limit exceeded.",
+  });
+});
 
 const present = await clamdPresent();
 
