@@ -70,14 +70,18 @@ export async function systemStatus(deps: Deps): Promise<SystemStatus> {
   };
 }
 
-/** Moves an undelivered job back to the job runner (one commit); 404 when it is gone. */
+/**
+ * Moves an undelivered job back to the job runner (one commit); 404 when it is gone, 400
+ * when its message is no valid job.
+ */
 export async function retryUndelivered(deps: Deps, id: string): Promise<void> {
   const done = await commitWithRetry(deps.kv, async (op) => {
     const entry = await deps.kv.get(keys.undelivered(id));
     if (entry.versionstamp === null) return null;
     const parsed = jobSchema.safeParse(entry.value);
+    if (!parsed.success) throw errors.badRequest("This job is not one Formwell can run again.");
     op.check(entry).delete(entry.key);
-    if (parsed.success) deps.jobs.enqueue(op, parsed.data);
+    deps.jobs.enqueue(op, parsed.data);
     return true;
   });
   if (!done) throw errors.notFound("That job is no longer undelivered.");

@@ -71,6 +71,14 @@ Deno.test("admin system - owners see backups, backlog, undelivered jobs and retr
       job_id: "job_test1",
     });
     assert.equal(again.status, 404);
+    await env.deps.kv.set(keys.undelivered("job_bad"), { type: "no_such_job" });
+    const bad = await post(env, owner, "/admin/system", {
+      _csrf: view.csrf,
+      action: "retry",
+      job_id: "job_bad",
+    });
+    assert.equal(bad.status, 400);
+    assert.notEqual((await env.deps.kv.get(keys.undelivered("job_bad"))).versionstamp, null);
     const byMember = await post(env, member, "/admin/system", {
       _csrf: (await page(env, member, "/admin/forms")).csrf,
       action: "retry",
