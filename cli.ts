@@ -20,6 +20,7 @@ import { createWorkspace, updateWorkspace } from "@/lib/workspaces/workspaces.ts
 import { createWebhook, deleteWebhook } from "@/lib/notify/webhook_edits.ts";
 import { listWebhooks, webhookView } from "@/lib/notify/webhooks.ts";
 import { importCli } from "@/lib/imports/cli.ts";
+import { runOpsCli } from "@/lib/ops/cli.ts";
 
 /** A usage error: printed as `{"error"}` with exit code 2. */
 class UsageError extends Error {}
@@ -46,7 +47,9 @@ const USAGE = `Usage: deno task cli <command>
                  [--format standard|slack|discord|teams]
   webhook list --workspace W
   webhook delete --webhook ID
-  import --form PUBLIC_ID --file F [--format csv|formspree|basin|netlify]`;
+  import --form PUBLIC_ID --file F [--format csv|formspree|basin|netlify]
+  backup --out F      (a consistent backup of the KV and stored files, while the service runs)
+  restore --in F      (loads a backup into an empty KV)`;
 
 function need(values: Record<string, string | undefined>, name: string): string {
   const v = values[name];
@@ -245,9 +248,10 @@ if (import.meta.main) {
   try {
     const config = loadConfig(Deno.env.toObject());
     kv = await openKv(config);
-    const deps = await buildDeps(kv, config);
-    const out = await runCli(deps, Deno.args);
-    await auditCli(deps, Deno.args, out);
+    const ops = await runOpsCli(kv, config, Deno.args); // before deps: restore needs an empty KV
+    const deps = ops ? null : await buildDeps(kv, config);
+    const out = ops ?? await runCli(deps!, Deno.args);
+    if (deps) await auditCli(deps, Deno.args, out);
     console.log(out instanceof RawText ? out.text : JSON.stringify(out));
     kv.close();
   } catch (err) {

@@ -80,6 +80,11 @@ const envSchema = z.object({
     .optional(),
   EMAIL_RETRY_DELAYS: z.string().regex(/^\d+(,\d+)*$/, "comma-separated milliseconds")
     .optional(),
+  CLAMAV_URL: z.string().regex(
+    /^tcp:\/\/[^/:]+(:\d+)$|^tcp:\/\/\[[^\]]+\]:\d+$/,
+    "must be tcp://host:port",
+  )
+    .optional(),
 });
 
 /** The parsed configuration every module receives through `deps.config`. */
@@ -120,6 +125,8 @@ export interface Config {
   jobs: "queue" | "table";
   /** Email and webhooks (lib/notify). */
   notify: NotifyConfig;
+  /** clamd's `tcp://host:port`: when set, every upload is virus-scanned (lib/uploads/clamav.ts). */
+  clamavUrl: string | undefined;
 }
 
 /** Notification settings: SMTP (unset: the KV outbox), sender, webhook rules and retries. */
@@ -212,5 +219,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       webhookRetryDelays: msList(e.WEBHOOK_RETRY_DELAYS, WEBHOOK_RETRY_DELAYS),
       emailRetryDelays: msList(e.EMAIL_RETRY_DELAYS, EMAIL_RETRY_DELAYS),
     },
+    clamavUrl: e.CLAMAV_URL,
   };
 }

@@ -298,4 +298,7 @@ export const keys = {
   /** What a submission's label taught its workspace (label and tokens), to un-learn exactly. */
   spamLearned: (workspaceId: string, submissionId: string) =>
     ["spam_learned", workspaceId, submissionId] as const,
+
+  /** The last backup the CLI wrote (time, file, size, what it holds), for the System page. */
+  lastBackup: () => ["backups", "last"] as const,
 };

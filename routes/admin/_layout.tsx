@@ -36,6 +36,7 @@ export function Layout(
             {state.workspace && state.role !== "viewer" && nav("/admin/privacy", "Privacy")}
             {state.workspace && state.role !== "viewer" && nav("/admin/audit", "Audit log")}
             {state.user.owner && nav("/admin/workspaces", "Workspaces")}
+            {state.user.owner && nav("/admin/system", "System")}
             {nav("/admin/account", "Account")}
           </nav>
         )}

@@ -90,6 +90,7 @@ export const NOTICES = {
   key_revoked: "API key revoked. Requests with it now get 401.",
   workspace_created: "Workspace created.",
   workspace_saved: "Workspace updated.",
+  job_retried: "The job was queued again.",
   switched: "Switched workspace.",
   invited: "Invitation sent. The link works once, for 7 days.",
   invite_withdrawn: "Invitation withdrawn. Its link no longer works.",

@@ -49,6 +49,7 @@ import * as resetRequest from "./reset.tsx";
 import * as resetToken from "./reset_token.tsx";
 import * as privacy from "./privacy.tsx";
 import * as auditLog from "./audit.tsx";
+import * as system from "./system.tsx";
 import type { Role } from "@/lib/schemas.ts";
 
 /**
@@ -92,6 +93,7 @@ const PAGES: [string, Mounted][] = [
   ["/reset/:token", mount(resetToken)],
   ["/privacy", mount(privacy, { GET: "admin" })],
   ["/audit", mount(auditLog, { GET: "admin" })],
+  ["/system", mount(system)],
 ];
 
 /** Admin pages whose POST may carry a file (multipart), up to MAX_UPLOAD_BYTES. */
