@@ -26,26 +26,62 @@ export function isLockedError(err: unknown): boolean {
   return /database is locked|SQLITE_BUSY|database table is locked/i.test(msg);
 }
 
+/** What `build` may return to have its operation built again at once (not an attempt). */
+export const REBUILD: unique symbol = Symbol("rebuild");
+
+/** Bounds and hooks of commitWithRetry; every field is optional. */
+export interface RetryOptions<T> {
+  /** Attempts at most (default 20). */
+  maxAttempts?: number;
+  /** Also stops once this long passed since the first attempt (after at least one). */
+  windowMs?: number;
+  /** The longest random backoff between attempts, in ms (default 64). */
+  maxBackoffMs?: number;
+  /** Taken before each attempt's build, released after its commit (e.g. budget locks). */
+  hold?: () => Promise<() => void>;
+  /** Runs after the commit succeeded (still holding), with its versionstamp. */
+  committed?: (result: T, versionstamp: string) => void;
+  /** Runs after a commit failed its checks (still holding), before the backoff. */
+  conflicted?: () => void;
+  /** What is thrown once the attempts are spent (default a plain Error). */
+  exhausted?: () => unknown;
+}
+
 /**
- * Commits an optimistic transaction built by `build`, retrying on check failures.
- * `build` is called again on every attempt (it must re-read what it checks). Returns
- * `build`'s result once a commit succeeded, or `null` when `build` returned `null`
- * (nothing to write). Throws after `maxAttempts`.
+ * Commits an optimistic transaction built by `build`, retrying on check failures with a
+ * random backoff. `build` is called again on every attempt (it must re-read what it
+ * checks). Returns `build`'s result once a commit succeeded, or `null` when `build`
+ * returned `null` (nothing to write); `REBUILD` builds again at once. Throws once the
+ * attempts (or the window) are spent.
  */
 export async function commitWithRetry<T>(
   kv: Deno.Kv,
-  build: (op: Deno.AtomicOperation) => Promise<T | null>,
-  maxAttempts = 20,
+  build: (op: Deno.AtomicOperation) => Promise<T | null | typeof REBUILD>,
+  options: number | RetryOptions<T> = {},
 ): Promise<T | null> {
-  for (let attempt = 0; attempt < maxAttempts; attempt++) {
-    const op = kv.atomic();
-    const result = await withKvRetry(() => build(op));
-    if (result === null) return null;
-    const res = await withKvRetry(() => op.commit());
-    if (res.ok) return result;
-    await delay(Math.random() * Math.min(2 ** attempt, 64));
+  const o = typeof options === "number" ? { maxAttempts: options } : options;
+  const maxAttempts = o.maxAttempts ?? 20;
+  const giveUpAt = o.windowMs === undefined ? Infinity : performance.now() + o.windowMs;
+  for (let attempt = 0; attempt < maxAttempts && (!attempt || performance.now() < giveUpAt);) {
+    const release = o.hold ? await o.hold() : () => {};
+    try {
+      const op = kv.atomic();
+      const result = await withKvRetry(() => build(op));
+      if (result === null) return null;
+      if (result === REBUILD) continue;
+      const res = await withKvRetry(() => op.commit());
+      if (res.ok) {
+        o.committed?.(result, res.versionstamp);
+        return result;
+      }
+      o.conflicted?.();
+    } finally {
+      release();
+    }
+    await delay(Math.random() * Math.min(2 ** attempt, o.maxBackoffMs ?? 64));
+    attempt++;
   }
-  throw new Error("KV commit kept conflicting");
+  throw o.exhausted ? o.exhausted() : new Error("KV commit kept conflicting");
 }
 
 /** Resolves after `ms` milliseconds (backoff between retries, never in tests' assertions). */
