@@ -139,15 +139,17 @@ async function readRun(
   deps: Deps,
   job: Extract<Job, { type: "score_batch" }>,
 ): Promise<RunState | null> {
-  const workspaceId = job.workspace_id ?? (await getForm(deps, job.form_id))?.workspace_id;
+  // A job enqueued before jobs named their workspace reads the form first, and only then.
+  const early = job.workspace_id ? undefined : await getForm(deps, job.form_id);
+  const workspaceId = job.workspace_id ?? early?.workspace_id;
   if (!workspaceId) return null;
   const head: Deno.KvKey[] = [
     keys.submissionEdits(job.form_id, job.mode),
-    keys.form(job.form_id),
     keys.spamStats(workspaceId),
     keys.webhookListeners(workspaceId),
     feedHeadKey(workspaceId, job.mode),
   ];
+  if (!early) head.push(keys.form(job.form_id));
   const all = [
     ...head,
     ...job.ids.flatMap((id) => [
@@ -155,15 +157,16 @@ async function readRun(
       keys.submissionVerdict(job.form_id, id),
     ]),
   ];
-  // The first read (KV takes 10 keys a read) holds the edits entry and ends before any later one
-  // starts, so no record is read before it.
+  // The first read (KV takes 10 keys a read) holds the edits entry and ends before any
+  // later one starts, so no record is read before it.
   const first = await withKvRetry(() => deps.kv.getMany<unknown[]>(all.slice(0, 10)));
   const entries = [...first, ...await getManyChunked<unknown>(deps.kv, all.slice(10))];
-  const [edits, form, stats, listeners, feed] = entries;
-  if (!form.value || (form.value as Form).workspace_id !== workspaceId) return null;
+  const [edits, stats, listeners, feed] = entries;
+  const form = early ?? entries[4].value as Form | null;
+  if (!form || form.workspace_id !== workspaceId) return null;
   return {
     edits,
-    form: form.value as Form,
+    form,
     model: await workspaceModel(deps, stats.value as SpamStats | null),
     listeners: await listenersOf(
       deps,
