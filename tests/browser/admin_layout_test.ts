@@ -56,6 +56,8 @@ interface PageCase {
   fits?: string[];
   /** Something to wait for before measuring (an island hydrated). */
   ready?: string;
+  /** Controls (a selector) of which no two may touch or overlap. */
+  apart?: string;
 }
 
 Deno.test({
@@ -177,7 +179,11 @@ Deno.test({
         { name: "key revoke", path: `/admin/keys/${kid}/revoke` },
         { name: "members", path: "/admin/members" },
         { name: "outbox", path: "/admin/outbox", fits: [".mail-text"] },
-        { name: "webhooks", path: "/admin/webhooks" },
+        {
+          name: "webhooks",
+          path: "/admin/webhooks",
+          apart: "tbody tr:first-child td:last-child :is(a.button, button)",
+        },
         { name: "webhook deliveries", path: `/admin/webhooks/${hook.id}` },
         { name: "privacy", path: "/admin/privacy" },
         { name: "audit log", path: "/admin/audit" },
@@ -211,6 +217,7 @@ Deno.test({
                   assert.equal(res?.status(), 200, label);
                   if (c.ready) await page.locator(c.ready).first().waitFor();
                   await assertNoOverflow(page, label, c.fits ?? []);
+                  if (c.apart) await assertApart(page, label, c.apart);
                   await assertNoAxeViolations(page, label);
                 } catch (err) {
                   problems.push(err instanceof Error ? err.message : String(err));
@@ -223,6 +230,22 @@ Deno.test({
           });
         }
       }
+      await t.step("a notice is shown once: it leaves the address", async () => {
+        const context = await browser.newContext({ storageState });
+        const page = await context.newPage();
+        try {
+          const list = `${base}${forms}/submissions?status=spam`;
+          await page.goto(`${list}&notice=marked_spam`);
+          await page.getByText("Marked as spam.").waitFor();
+          await page.locator('[data-island="Notice"][data-hydrated]').waitFor();
+          assert.equal(page.url(), list);
+          await page.reload();
+          await page.getByRole("heading", { name: FORM.name }).waitFor();
+          assert.equal(await page.getByText("Marked as spam.").count(), 0);
+        } finally {
+          await context.close();
+        }
+      });
     } finally {
       await browser.close();
       await server.shutdown();
@@ -255,6 +278,23 @@ async function assertNoOverflow(page: Page, label: string, fits: string[]): Prom
         f.scroll <= f.client + 1,
         `${label}: ${selector} #${i} holds ${f.scroll} px of content in ${f.client} px`,
       );
+    }
+  }
+}
+
+/** No two controls matching `selector` (at least two) touch or overlap: 4 px apart at least. */
+async function assertApart(page: Page, label: string, selector: string): Promise<void> {
+  const boxes = await page.locator(selector).evaluateAll((els) =>
+    els.map((el) => {
+      const r = el.getBoundingClientRect();
+      return { l: r.left, r: r.right, t: r.top, b: r.bottom, text: el.textContent?.trim() };
+    })
+  );
+  assert.ok(boxes.length >= 2, `${label}: fewer than two of ${selector}`);
+  for (const [i, a] of boxes.entries()) {
+    for (const b of boxes.slice(i + 1)) {
+      const gap = Math.max(b.l - a.r, a.l - b.r, b.t - a.b, a.t - b.b);
+      assert.ok(gap >= 4, `${label}: "${a.text}" and "${b.text}" are ${gap} px apart`);
     }
   }
 }
