@@ -31,6 +31,8 @@ export interface NotifyEvent {
   form: Form;
   submission: PublicSubmission | null;
   previous_status?: string;
+  /** A `submission.created`'s owner-email subject and reply-to asked for by its post. */
+  owner_mail?: { subject?: string; reply_to?: string };
 }
 
 /** The fixed id of a submission's `submission.created` event (notified once, whatever retries). */

@@ -15,16 +15,19 @@ import { readEntries, setVerdict } from "./records.ts";
 import { getForm } from "@/lib/forms/forms.ts";
 import { notifyQuietly } from "@/lib/notify/mod.ts";
 import { labelOfStatus } from "@/lib/spam/learn.ts";
+import { type AuditBy, auditMutation } from "@/lib/privacy/audit.ts";
 
 /**
  * Sets a submission's status by hand. The `spam` record is kept (score and reasons stay
  * visible) and flagged `manual`, so the admin view shows the verdict was a person's.
+ * Audited `submission.labelled` in the same commit when `by` is given.
  */
 export async function setSubmissionStatus(
   deps: Deps,
   formId: string,
   submissionId: string,
   to: Status,
+  by?: AuditBy,
 ): Promise<Submission> {
   await assertFormWritable(deps, formId);
   let previous: Status | null = null;
@@ -61,6 +64,14 @@ export async function setSubmissionStatus(
       },
     };
     setVerdict(op, next);
+    if (by && current.status !== to) {
+      auditMutation(op, deps.now(), {
+        workspaceId: current.workspace_id,
+        action: "submission.labelled",
+        ...by,
+        details: { form: formId, submission: submissionId, from: current.status, to },
+      });
+    }
     return next;
   });
   if (!result) throw errors.notFound("Submission not found.");

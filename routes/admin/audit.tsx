@@ -68,6 +68,7 @@ const LABELS: Record<AuditEvent["action"], string> = {
   "webhook.deleted": "Webhook deleted",
   "webhook.secret_rotated": "Webhook secret rotated",
   "webhook.test_sent": "Webhook test event sent",
+  "submission.labelled": "Submission labelled",
 };
 
 function list(v: unknown): string {
@@ -132,6 +133,8 @@ export function detailsInWords(ev: Pick<AuditEvent, "action" | "details">): stri
       return `${d.email ?? "?"} from ${d.from ?? "?"} to ${d.to ?? "?"}.`;
     case "member.removed":
       return `${d.email ?? "?"} (was ${d.from ?? "?"}).`;
+    case "submission.labelled":
+      return `Submission ${d.submission ?? "?"}${form} from ${d.from ?? "?"} to ${d.to ?? "?"}.`;
     case "invite.withdrawn":
       return `Invitation of ${d.email ?? "?"} as ${d.role ?? "?"}${
         d.reason === "inviter_lost_role" ? ": its inviter may no longer grant that role" : ""
