@@ -115,21 +115,20 @@ export function requireWorkspace(ctx: PageContext): Workspace {
 
 /** A request refused because of the user's role (the error page says so and links back). */
 export class RoleRefused extends AppError {
-  constructor(need: Role, role: Role | null) {
-    const who = { viewer: "members", admin: "admins and owners", owner: "owners" }[need];
-    super(
-      403,
-      "forbidden",
-      `Only ${who} of this workspace can do this; your role here is ${role ?? "none"}. ` +
-        "Ask an owner of the workspace if you need it.",
-    );
+  constructor(message: string) {
+    super(403, "forbidden", message);
   }
 }
 
 /** Refuses (403) unless the user's role in `workspaceId` meets `need` (the request's). */
 export function requireRole(ctx: PageContext, workspaceId: string, need = ctx.need): void {
   const role = ctx.state ? roleIn(ctx.state.user, workspaceId) : null;
-  if (!atLeast(role, need)) throw new RoleRefused(need, role);
+  if (atLeast(role, need)) return;
+  const who = { viewer: "members", admin: "admins and owners", owner: "owners" }[need];
+  throw new RoleRefused(
+    `Only ${who} of this workspace can do this; your role here is ${role ?? "none"}. ` +
+      "Ask an owner of the workspace if you need it.",
+  );
 }
 
 /**

@@ -140,6 +140,17 @@ Deno.test("admin roles UI - controls by role; refusals explain and link back", a
       },
     );
 
+    await t.step("instance-owner pages: refused in words, back where the link was", async () => {
+      const res = await env.request("/admin/workspaces", {
+        headers: { cookie: admin, referer: "http://localhost/admin/forms" },
+      });
+      const html = await res.text();
+      assert.equal(res.status, 403);
+      assert.match(html, /<h1>Your role does not allow this<\/h1>/);
+      assert.match(html, /Only an instance owner can manage workspaces/);
+      assert.match(html, /href="\/admin\/forms">Back to the previous page</);
+    });
+
     await t.step("a cross-site refusal still says to reload, with a way back", async () => {
       const res = await post(env, viewer, list, { action: "delete" }, {
         origin: "https://evil.example",
