@@ -58,6 +58,10 @@ interface PageCase {
   ready?: string;
   /** Controls (a selector) of which no two may touch or overlap. */
   apart?: string;
+  /** The status the page answers (200 unless said). */
+  status?: number;
+  /** Opened before signing in (sign-in, password reset). */
+  public?: boolean;
 }
 
 Deno.test({
@@ -157,6 +161,8 @@ Deno.test({
 
       const forms = `/admin/forms/${form.id}`;
       const pages: PageCase[] = [
+        { name: "sign-in", path: "/admin/login", public: true },
+        { name: "forgot password", path: "/admin/reset", public: true },
         { name: "forms", path: "/admin/forms" },
         { name: "new form", path: "/admin/forms/new", ready: "[data-island][data-hydrated]" },
         {
@@ -189,6 +195,7 @@ Deno.test({
         { name: "audit log", path: "/admin/audit" },
         { name: "workspaces", path: "/admin/workspaces" },
         { name: "account", path: "/admin/account" },
+        { name: "not found", path: `${forms}/submissions/sub_nope`, status: 404 },
       ];
 
       const first = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -202,7 +209,6 @@ Deno.test({
             const context = await browser.newContext({
               viewport: { width, height: width > 500 ? 900 : 844 },
               colorScheme,
-              storageState,
             });
             const page = await context.newPage();
             page.setDefaultTimeout(10_000);
@@ -210,11 +216,18 @@ Deno.test({
             page.on("pageerror", (e) => problems.push(String(e)));
             try {
               // Every page is checked; the failures are reported together.
-              for (const c of pages) {
+              // Public pages first, then the session's cookie for the rest.
+              let signedIn = false;
+              for (const c of [...pages].sort((a, b) => Number(!a.public) - Number(!b.public))) {
                 const label = `${c.name} at ${width} px ${colorScheme}`;
+                if (!c.public && !signedIn) {
+                  await context.addCookies(storageState.cookies);
+                  signedIn = true;
+                }
                 try {
                   const res = await page.goto(`${base}${c.path}`);
-                  assert.equal(res?.status(), 200, label);
+                  assert.equal(res?.status(), c.status ?? 200, label);
+                  assert.equal(new URL(page.url()).pathname, c.path.split("?")[0], label);
                   if (c.ready) await page.locator(c.ready).first().waitFor();
                   await assertNoOverflow(page, label, c.fits ?? []);
                   if (c.apart) await assertApart(page, label, c.apart);
