@@ -13,7 +13,7 @@ import { freePort } from "@/tests/processes.ts";
 import { assertNoAxeViolations } from "./axe.ts";
 import { serveApp, signIn } from "./admin_session.ts";
 import { chromiumPresent, launchBrowser } from "./chromium.ts";
-import { SEED_FORM, seedWorkspace } from "./admin_seed.ts";
+import { SEED_FORM, seedWorkspace, VIEWER } from "./admin_seed.ts";
 
 /** One page of the table: its path, and selectors of elements that must not be clipped. */
 interface PageCase {
@@ -53,6 +53,7 @@ Deno.test({
     try {
       const { form, sids, kid, hookId } = await seedWorkspace(env, base, rx.addr.port);
       const forms = `/admin/forms/${form.id}`;
+      const sub = `${forms}/submissions/${sids[0]}`;
       const pages: PageCase[] = [
         { name: "sign-in", path: "/admin/login", public: true },
         { name: "forgot password", path: "/admin/reset", public: true },
@@ -72,7 +73,7 @@ Deno.test({
         },
         { name: "form delete", path: `${forms}/delete` },
         { name: "submissions", path: `${forms}/submissions`, fits: [".table-wrap"] },
-        { name: "submission", path: `${forms}/submissions/${sids[0]}`, fits: ["pre.code"] },
+        { name: "submission", path: sub, fits: ["pre.code"] },
         { name: "submission delete", path: `${forms}/submissions/${sids[1]}?confirm=delete` },
         { name: "keys", path: "/admin/keys" },
         { name: "key revoke", path: `/admin/keys/${kid}/revoke` },
@@ -136,6 +137,30 @@ Deno.test({
           });
         }
       }
+      await t.step("a viewer's pages at 390 px: no overflow, axe clean", async () => {
+        const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+        const page = await context.newPage();
+        const problems: string[] = [];
+        try {
+          await signIn(page, base, VIEWER, PASSWORD);
+          for (
+            const path of ["/admin/forms", forms, `${forms}/submissions`, sub, "/admin/members"]
+          ) {
+            try {
+              const res = await page.goto(`${base}${path}`);
+              assert.equal(res?.status(), 200, path);
+              await assertNoOverflow(page, `viewer ${path}`, []);
+              await assertNoAxeViolations(page, `viewer ${path}`);
+            } catch (err) {
+              problems.push(err instanceof Error ? err.message : String(err));
+            }
+          }
+        } finally {
+          await context.close();
+        }
+        assert.deepEqual(problems, [], problems.join("\n"));
+      });
+
       await t.step("a notice is shown once: it leaves the address", async () => {
         const context = await browser.newContext({ storageState });
         const page = await context.newPage();

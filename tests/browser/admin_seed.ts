@@ -43,6 +43,9 @@ export const SEED_FORM: FormDefinition = {
 
 const LONG_WORD = "https://example.com/a/very/long/link/" + "segment".repeat(30);
 
+/** The seeded viewer's email (password {@linkcode PASSWORD}). */
+export const VIEWER = "viewer-with-a-rather-long-address@example.com";
+
 /**
  * Seeds the workspace (the owner signs in as owner@example.com with {@linkcode PASSWORD});
  * `env` must run its jobs (mail and deliveries are waited for).
