@@ -108,7 +108,10 @@ Deno.test("docs/webhooks.md shows each verification example verbatim", async () 
   const doc = await Deno.readTextFile(`${ROOT}docs/webhooks.md`);
   for (const ex of EXAMPLES) {
     const source = await Deno.readTextFile(`${ROOT}${ex.file}`);
-    assert.ok(doc.includes("```" + ex.fence + "\n" + source + "```\n"), `${ex.file} is not in the doc`);
+    assert.ok(
+      doc.includes("```" + ex.fence + "\n" + source + "```\n"),
+      `${ex.file} is not in the doc`,
+    );
   }
 });
 
