@@ -1,7 +1,7 @@
 /**
  * The admin sub-app: mounts each page module (`define.handlers` + `define.page`) onto Hono
  * behind the admin's middleware (public-host refusal, headers, CSRF, body cap; see
- * docs/api.md "HTTP middleware").
+ * docs/decisions/http-middleware.md).
  * @module
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
@@ -55,7 +55,8 @@ import type { Role } from "@/lib/schemas.ts";
 /**
  * The least workspace role a method of a page needs, where it differs from the default:
  * GET needs a viewer, POST an admin (read-only unless stated). Pages enforce it when they
- * load their workspace or form (routes/admin/_page.ts); docs/api.md has the roles table.
+ * load their workspace or form (routes/admin/_page.ts); the roles table is in
+ * docs/decisions/team-roles.md.
  */
 type Access = { GET?: Role; POST?: Role };
 
