@@ -120,15 +120,8 @@ export function scoreSpam(input: SpamInput): SpamVerdict {
 
   const content = input.content;
   if (content) {
-    const p = content.p;
-    const add = p >= CONTENT_SPAM_P
-      ? 70
-      : p >= CONTENT_SUSPICIOUS_P
-      ? 40
-      : p >= CONTENT_LEANING_P
-      ? 15
-      : 0;
-    if (add) parts.push([add, `content_${Math.floor(p * 1000) / 1000}`]);
+    const part = contentPart(content.p);
+    if (part) parts.push(part);
   }
 
   // Links are weighed by what the text around them says: in a message the model reads
@@ -146,12 +139,29 @@ export function scoreSpam(input: SpamInput): SpamVerdict {
   if (links >= 2 && density > 0.5) link(20, "mostly_links");
 
   const score = Math.min(100, parts.reduce((n, [p]) => n + p, 0));
-  const status: Status = score >= SPAM_AT
-    ? "spam"
-    : score >= SUSPICIOUS_AT
-    ? "suspicious"
-    : "completed";
-  const verdict: SpamVerdict = { score, reasons: parts.map(([, r]) => r), status };
+  const verdict: SpamVerdict = { score, reasons: parts.map(([, r]) => r), status: statusOf(score) };
   if (content) verdict.content = content;
   return verdict;
+}
+
+/** The points and reason the content model's spam probability `p` adds, if any. */
+export function contentPart(p: number): [number, string] | null {
+  const add = p >= CONTENT_SPAM_P
+    ? 70
+    : p >= CONTENT_SUSPICIOUS_P
+    ? 40
+    : p >= CONTENT_LEANING_P
+    ? 15
+    : 0;
+  return add ? [add, `content_${Math.floor(p * 1000) / 1000}`] : null;
+}
+
+/** Whether a reason is one of the link signals (weighed by the content's reading). */
+export function isLinkReason(reason: string): boolean {
+  return /^(?:links_\d+|mostly_links)$/.test(reason);
+}
+
+/** The status a score gives. */
+export function statusOf(score: number): Status {
+  return score >= SPAM_AT ? "spam" : score >= SUSPICIOUS_AT ? "suspicious" : "completed";
 }
