@@ -20,17 +20,21 @@ export const MAX_COMMIT_BYTES = 600 * 1024;
 export interface Split<T> {
   batch: T[];
   rest: T[];
+  /** How full the batch is by its tightest limit, 0 to 1 (see CommitBudget.fill). */
+  fill?: number;
 }
 
 /**
  * When a batch waits for more work before it goes out: only while `from` to `until - 1`
- * items wait (a lone one never waits; a long queue has enough), only when the batch they
- * make is not already full, and from a drain's first batch on only when `first` is set.
+ * items wait (a lone one never waits; a long queue has enough), only while the batch they
+ * make is less than `belowFill` full (default 1: not full) by its tightest limit, and from
+ * a drain's first batch on only when `first` is set.
  */
 export interface Linger {
   ms: number;
   from: number;
   until: number;
+  belowFill?: number;
   first?: boolean;
 }
 
@@ -104,8 +108,9 @@ export class Batcher<T> {
   #shouldLinger(l: Linger): boolean {
     const waiting = this.#pending.length;
     if (waiting < l.from || waiting >= l.until) return false;
-    // A batch already bounded by its operation's limits gains nothing by waiting.
-    return this.#opts.take(this.#pending).rest.length === 0;
+    // A batch already (nearly) bounded by its operation's limits gains little by waiting.
+    const { rest, fill = 0 } = this.#opts.take(this.#pending);
+    return rest.length === 0 && fill < (l.belowFill ?? 1);
   }
 }
 
@@ -133,6 +138,12 @@ export class CommitBudget {
     const l = this.#limits;
     return this.items === 0 ||
       (this.items < l.items && this.checks + checks <= l.checks && this.bytes + bytes <= l.bytes);
+  }
+
+  /** How full the operation is by its tightest limit (0 to 1). */
+  get fill(): number {
+    const l = this.#limits;
+    return Math.max(this.checks / l.checks, this.bytes / l.bytes, this.items / l.items);
   }
 
   /** Counts an item in. */

@@ -137,5 +137,5 @@ export function takeBatch(pending: Item[]): Split<Item> {
     for (const id of fresh) limitIds.add(id);
     if (idem) idemKeys.add(idem);
   }
-  return { batch, rest };
+  return { batch, rest, fill: rest.length ? 1 : budget.fill };
 }
