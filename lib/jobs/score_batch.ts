@@ -18,7 +18,7 @@ import type { Deps } from "@/lib/deps.ts";
 import { getForm } from "@/lib/forms/forms.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { Batcher, CommitBudget, type Linger } from "@/lib/kv/batcher.ts";
-import { delay, getManyChunked, withKvRetry } from "@/lib/kv/kv.ts";
+import { CONFLICT, getManyChunked, retryConflicts, withKvRetry } from "@/lib/kv/kv.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
 import { finalVerdict, workspaceModel } from "@/lib/protection/verdict.ts";
 import type { SpamStats } from "@/lib/spam/learn.ts";
@@ -184,7 +184,7 @@ async function scoreIds(
   ctx: JobContext,
 ): Promise<void> {
   const editsKey = keys.submissionEdits(job.form_id, job.mode);
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  await retryConflicts(async () => {
     const run = await readRun(deps, job);
     if (!run) return;
     const { form, listeners } = run;
@@ -200,7 +200,6 @@ async function scoreIds(
     );
     if (!todo.length) return;
     const chunks = chunked(verdictsOf(deps, form, todo, run.model));
-    let lost = false;
     for (const [i, scored] of chunks.entries()) {
       const finals = scored.map(([, after]) => after);
       const res = await commitAppending(
@@ -235,19 +234,17 @@ async function scoreIds(
         deps.now,
         () => stillHolds(deps.kv, [edits, listeners.entry]),
       );
-      if (!res.ok) {
-        lost = true;
-        break;
-      }
+      if (!res.ok) return CONFLICT;
       // This commit set the edits entry: the next chunk checks that no one wrote it since.
       edits = { key: editsKey, versionstamp: res.versionstamp };
       feed = res.head;
       await runAfter(deps, form, finals);
     }
-    if (!lost) return;
-    await delay(Math.random() * Math.min(2 ** attempt, 50));
-  }
-  throw new Error("verdict commit kept conflicting");
+  }, {
+    maxAttempts: MAX_ATTEMPTS,
+    maxBackoffMs: 50,
+    exhausted: () => new Error("verdict commit kept conflicting"),
+  });
 }
 
 /** Whether the checked entries are unchanged (a failed commit lost only on the feed's head). */
