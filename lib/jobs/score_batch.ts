@@ -25,6 +25,7 @@ import { pairs, setVerdict } from "@/lib/submissions/records.ts";
 import { type Listeners, listenersOf, type Listening, listens } from "@/lib/notify/webhooks.ts";
 import type { Job } from "./queue.ts";
 import type { JobContext } from "./types.ts";
+import { logger } from "@/lib/observe/log.ts";
 
 /** A step that follows the final verdict, for the submissions one job just scored. */
 export interface VerdictHook {
@@ -225,11 +226,14 @@ async function scoreIds(
       }
       for (const hook of afterVerdict) hook.inCommit?.(deps, op, form, finals);
       if (i === chunks.length - 1) ctx.complete(op);
+      const started = performance.now();
       const res = await withKvRetry(() => op.commit());
+      deps.metrics?.commit("verdict", (performance.now() - started) / 1000);
       if (!res.ok) {
         lost = true;
         break;
       }
+      for (const s of finals) deps.metrics?.verdict(s.status);
       // This commit set the stamp: the next chunk checks that no one wrote it since.
       stamp = { key: stampKey, versionstamp: res.versionstamp };
       await runAfter(deps, form, finals);
@@ -288,11 +292,9 @@ async function runAfter(deps: Deps, form: Form, subs: Submission[]): Promise<voi
     try {
       await hook.after(deps, form, subs);
     } catch (err) {
-      console.error(JSON.stringify({
-        level: "warn",
-        msg: "after-verdict hook failed",
+      logger.warn("after-verdict hook failed", {
         error: err instanceof Error ? err.name : "unknown",
-      }));
+      });
     }
   }
 }

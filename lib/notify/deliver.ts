@@ -164,6 +164,7 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
     op.check(e);
     markLogged(op, held);
     const retry: string[] = [];
+    const results: string[] = [];
     // In job order: a success clears the failing streak, a failure starts or extends it.
     for (const r of sent) {
       const d = outcomeOf(w, job, r, now, at, delays.length);
@@ -172,6 +173,7 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
         if (w.enabled) retry.push(d.event_id);
         else d.outcome = "failed";
       }
+      results.push(d.outcome);
       const key = keys.webhookDelivery(w.id, d.id);
       op.set(key, d, { expireIn: COPY_KEEP_MS });
       indexCopy(op, d.event_id, key);
@@ -183,9 +185,11 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
         delay: delays[job.attempt],
       });
     }
-    return w.id;
+    return { id: w.id, results };
   });
-  if (logged) await trimLog(deps.kv, keys.webhookDeliveries(logged), DELIVERY_LOG_KEEP);
+  if (!logged) return;
+  for (const r of logged.results) deps.metrics?.webhook(r);
+  await trimLog(deps.kv, keys.webhookDeliveries(logged.id), DELIVERY_LOG_KEEP);
 }
 
 /** The logged attempt of one event, updating `w`'s failure state as it goes. */

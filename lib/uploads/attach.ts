@@ -19,6 +19,7 @@ import {
   type UploadGrant,
 } from "./grants.ts";
 import { getWorkspace } from "@/lib/workspaces/workspaces.ts";
+import { logger } from "@/lib/observe/log.ts";
 
 /**
  * Files one submission may attach: each is one check in the commit, which also holds the
@@ -91,9 +92,7 @@ async function resolveGrant(
       g = await verifyUpload(deps, entry as Deno.KvEntry<UploadGrant>);
     } catch (err) {
       // Storage unreachable: the client may retry; a 500 would suggest a bug.
-      console.error(
-        JSON.stringify({ level: "error", msg: "upload verification failed", err: String(err) }),
-      );
+      logger.error("upload verification failed", { err: String(err) });
       throw errors.unavailable();
     }
   }
