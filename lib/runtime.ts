@@ -33,7 +33,7 @@ export async function openKv(config: Pick<Config, "kvPath">): Promise<Deno.Kv> {
 
 /** The background jobs `JOBS` names, over `kv`. */
 export function createJobs(kv: Deno.Kv, config: Pick<Config, "jobs">, now = Date.now): Jobs {
-  return config.jobs === "table" ? new TableJobs(kv, { now }) : new QueueJobs(kv);
+  return config.jobs === "table" ? new TableJobs(kv, { now }) : new QueueJobs(kv, { now });
 }
 
 /** What tests and worker processes may replace: outgoing HTTP, the clock, the job runner. */

@@ -20,11 +20,16 @@ export class QueueJobs implements Jobs {
   #running = new Set<Promise<void>>();
 
   #backoff?: number[];
+  #now: () => number;
 
-  /** `backoffSchedule`: the retry delays of jobs enqueued without one (default: KV's). */
-  constructor(kv: Deno.Kv, options: { backoffSchedule?: number[] } = {}) {
+  /**
+   * `backoffSchedule`: the retry delays of jobs enqueued without one (default: KV's);
+   * `now`: the service's clock (the heartbeat's).
+   */
+  constructor(kv: Deno.Kv, options: { backoffSchedule?: number[]; now?: () => number } = {}) {
     this.#kv = kv;
     this.#backoff = options.backoffSchedule;
+    this.#now = options.now ?? Date.now;
   }
 
   /** Adds the message to `op`; it lands under `undelivered_jobs` if every attempt fails. */
@@ -52,7 +57,7 @@ export class QueueJobs implements Jobs {
    * shows as the oldest due job's age, see observe/backlog.ts), else null.
    */
   heartbeat(): number | null {
-    return this.#listening ? Date.now() : null;
+    return this.#listening ? this.#now() : null;
   }
 
   /** Waits for the running handlers (KV stops delivering when it closes). */
