@@ -83,6 +83,7 @@ const envSchema = z.object({
   // --- operations ---
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   LOG_FORMAT: z.enum(["text", "json"]).default("text"),
+  LOG_REQUESTS: bool.default(false),
   OTEL_DENO: bool.default(false),
   READY_MAX_JOB_AGE_S: z.coerce.number().int().min(1).max(86_400).default(300),
 });
@@ -134,6 +135,8 @@ export interface OpsConfig {
   /** Bearer token of `GET /metrics`; unset: no metrics are kept and `/metrics` is 404. */
   metricsToken: string | undefined;
   logFormat: "text" | "json";
+  /** `LOG_REQUESTS`: one line per request (method, route pattern, status, ms). */
+  logRequests: boolean;
   /** `OTEL_DENO`: Deno exports traces over OTLP; Formwell adds its own spans. */
   traces: boolean;
   /** `/readyz` is 503 once the oldest due job has waited longer than this (ms). */
@@ -233,6 +236,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     ops: {
       metricsToken: e.METRICS_TOKEN,
       logFormat: e.LOG_FORMAT,
+      logRequests: e.LOG_REQUESTS,
       traces: e.OTEL_DENO,
       readyMaxJobAgeMs: e.READY_MAX_JOB_AGE_S * 1000,
     },

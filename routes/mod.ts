@@ -30,7 +30,7 @@ import { sdkRoutes } from "./sdk.ts";
 import { adminRoutes } from "@/routes/admin/mod.ts";
 import { hostedRoutes } from "@/routes/f/mod.ts";
 import { opsRoutes } from "@/routes/ops.ts";
-import { httpMetrics } from "@/lib/observe/http_metrics.ts";
+import { accessLog, httpMetrics } from "@/lib/observe/http_metrics.ts";
 
 /** Builds the app over its dependencies (tests call this with an in-memory KV). */
 export function createApp(deps: Deps): Hono<AppEnv> {
@@ -38,6 +38,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   // Only with METRICS_TOKEN: without it, requests pay nothing for metrics.
   if (deps.metrics) app.use("*", httpMetrics(deps.metrics));
   app.use("*", requestId());
+  if (deps.config.ops.logRequests) app.use("*", accessLog());
   app.use("*", baselineHeaders(deps.config));
   app.use("*", bodyDeadline(deps.config.bodyTimeoutMs));
   app.onError(onError);

@@ -63,7 +63,10 @@ Deno.test("log - secrets are redacted by field name and by shape", async () => {
   const key = "fw_live_abcdefghijklmnopqrstuvwxyz0123456789AB";
   assert.equal(redact(`key ${key} used`), "key [redacted] used");
   assert.equal(redact("Authorization: Bearer abc.def-ghi_jkl"), "Authorization: Bearer [redacted]");
-  assert.equal(redact("cookie formwell_session=s3cr3tValue; x"), "cookie formwell_session=[redacted]; x");
+  assert.equal(
+    redact("cookie formwell_session=s3cr3tValue; x"),
+    "cookie formwell_session=[redacted]; x",
+  );
   assert.equal(redact("smtp://user:pa55word@mail.test:25"), "smtp://user:[redacted]@mail.test:25");
   assert.equal(redact("x the-process-secret-value-0123456789 y"), "x [redacted] y");
   setLogFormat("json");

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { contactData, makeForm, makeKey, makeWorkspace, postJson, testEnv } from "@/tests/helpers.ts";
+import {
+  contactData,
+  makeForm,
+  makeKey,
+  makeWorkspace,
+  postJson,
+  testEnv,
+} from "@/tests/helpers.ts";
 import { dispatch } from "@/lib/jobs/mod.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { BACKLOG_COUNT_MAX } from "@/lib/observe/backlog.ts";
@@ -130,8 +137,14 @@ Deno.test("metrics - two apps keep their own registries", async () => {
   try {
     for (let i = 0; i < 3; i++) await (await a.request("/healthz")).body?.cancel();
     await (await b.request("/healthz")).body?.cancel();
-    assert.equal(sample(await scrape(a), 'formwell_http_requests_total{route="/healthz",status="200"}'), 3);
-    assert.equal(sample(await scrape(b), 'formwell_http_requests_total{route="/healthz",status="200"}'), 1);
+    assert.equal(
+      sample(await scrape(a), 'formwell_http_requests_total{route="/healthz",status="200"}'),
+      3,
+    );
+    assert.equal(
+      sample(await scrape(b), 'formwell_http_requests_total{route="/healthz",status="200"}'),
+      1,
+    );
   } finally {
     a.close();
     b.close();

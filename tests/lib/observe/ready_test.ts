@@ -49,7 +49,10 @@ Deno.test("readyz - a job waiting past READY_MAX_JOB_AGE_S makes it 503", async 
     const late = await ready(env);
     assert.equal(late.status, 503);
     assert.equal(late.body.reasons.length, 1);
-    assert.match(late.body.reasons[0], /^The oldest due job has waited 3\d{3} s \(bound: 600 s\)\.$/);
+    assert.match(
+      late.body.reasons[0],
+      /^The oldest due job has waited 3\d{3} s \(bound: 600 s\)\.$/,
+    );
     assert.equal(late.body.backlog.pending, 1);
   } finally {
     env.close();
