@@ -16,7 +16,7 @@ import { withKvRetry } from "@/lib/kv/kv.ts";
 import type { Job } from "./queue.ts";
 import type { EnqueueOptions, JobContext, JobRunner, Jobs } from "./types.ts";
 import { traced } from "@/lib/observe/trace.ts";
-import { logger } from "@/lib/observe/log.ts";
+import { logger, outsideRequest } from "@/lib/observe/log.ts";
 
 /** A job table entry. */
 export interface JobEntry {
@@ -103,7 +103,10 @@ export class TableJobs implements Jobs {
     const t = performance.now();
     this.#local.add({ key, since: t, wait: WAKE_MS, nextAt: t + WAKE_MS });
     if (!this.#adopting) {
-      this.#adopting = this.#adoptLocal().finally(() => (this.#adopting = null));
+      // Its jobs are not the enqueuing request's: they log without its id.
+      this.#adopting = outsideRequest(() => this.#adoptLocal()).finally(() =>
+        this.#adopting = null
+      );
     }
   }
 

@@ -43,6 +43,8 @@ function queueBacklog(kvPath: string | undefined, now: number): Omit<Backlog, "u
   let db: DatabaseSync | null = null;
   try {
     db = new DatabaseSync(kvPath, { readOnly: true });
+    // KV writes on its own connection meanwhile (WAL): wait out a brief lock, never fail on it.
+    db.exec("PRAGMA busy_timeout = 1000");
     const waiting = db.prepare("SELECT count(*) AS n, min(ts) AS due FROM queue").get() as {
       n: number;
       due: number | null;

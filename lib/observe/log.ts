@@ -13,7 +13,7 @@ export type LogLevel = "debug" | "info" | "warn" | "error";
 /** Fields of a log line besides its message. */
 export type LogFields = Record<string, unknown>;
 
-const requestScope = new AsyncLocalStorage<string>();
+const requestScope = new AsyncLocalStorage<string | undefined>();
 let format: "text" | "json" = "text";
 
 /** Sets the line format (the composition root, from `LOG_FORMAT`). */
@@ -24,6 +24,14 @@ export function setLogFormat(f: "text" | "json"): void {
 /** Runs `fn` with `requestId` on every line it logs, however deep in its async calls. */
 export function withRequestId<T>(requestId: string, fn: () => T): T {
   return requestScope.run(requestId, fn);
+}
+
+/**
+ * Runs `fn` outside any request: work a request merely started (a job runner's loop) does
+ * not log under its id.
+ */
+export function outsideRequest<T>(fn: () => T): T {
+  return requestScope.run(undefined, fn);
 }
 
 /** The request id of the request being served, if any. */

@@ -185,7 +185,7 @@ Deno.test("metrics - job backlog gauges, JOBS=queue on a KV file", async () => {
   );
   try {
     const empty = await scrape(env);
-    assert.equal(sample(empty, "formwell_jobs_pending"), 0);
+    assert.equal(sample(empty, "formwell_jobs_pending"), 0, empty);
     assert.equal(sample(empty, "formwell_jobs_oldest_pending_age_seconds"), 0);
     const op = env.deps.kv.atomic();
     // Not started: the queue keeps them. Delayed ones are pending but not yet waiting.
