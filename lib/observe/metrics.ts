@@ -76,7 +76,7 @@ export class Metrics implements MetricsPort {
     this.#submissions = new CountMap(
       r,
       "formwell_submissions_total",
-      "Submissions stored, by their status when stored (completed, spam).",
+      "Submissions stored, by their status when stored (completed, suspicious, spam).",
       ["status"],
     );
     this.#verdicts = new CountMap(
