@@ -16,7 +16,9 @@ Deno.test("operations docs - the dashboard, alerts and metric list name only rea
   const real = named(await metrics.text());
   assert.ok(real.has("formwell_http_requests_total"));
   const docs = {
-    "docs/grafana-dashboard.json": await Deno.readTextFile(new URL("docs/grafana-dashboard.json", ROOT)),
+    "docs/grafana-dashboard.json": await Deno.readTextFile(
+      new URL("docs/grafana-dashboard.json", ROOT),
+    ),
     "docs/alerts.yml": await Deno.readTextFile(new URL("docs/alerts.yml", ROOT)),
     "docs/operations.md": await Deno.readTextFile(new URL("docs/operations.md", ROOT)),
   };
