@@ -11,7 +11,7 @@ import { buildDeps, openKv } from "@/lib/runtime.ts";
 import type { Deps } from "@/lib/deps.ts";
 import type { Form, FormDefinition } from "@/lib/schemas.ts";
 import { createWorkspace } from "@/lib/workspaces/workspaces.ts";
-import { DENO, freePort, ROOT, within } from "./processes.ts";
+import { DENO, freePort, ROOT, serving } from "./processes.ts";
 
 /** The `SECRET` of these runs. */
 export const SECRET = "observe-test-secret-0123456789-abcdefghij";
@@ -114,16 +114,7 @@ export async function startLogged(
     await child.status;
     await drained;
   };
-  const up = await within(30_000, async () => {
-    try {
-      const res = await fetch(`${url}/healthz`);
-      await res.body?.cancel();
-      return res.ok;
-    } catch {
-      return false;
-    }
-  });
-  if (up === null) {
+  if (!(await serving(url))) {
     await stop();
     throw new Error(`main.ts did not start within 30 s:\n${text}`);
   }
