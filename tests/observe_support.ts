@@ -71,7 +71,7 @@ export async function prepareKv(
 /** A running `main.ts` whose stdout and stderr are kept. */
 export interface LoggedServer {
   url: string;
-  /** Everything written so far, stdout and stderr interleaved by arrival. */
+  /** Everything written so far: stdout, then stderr. */
   output: () => string;
   stop: () => Promise<void>;
 }
@@ -100,11 +100,14 @@ export async function startLogged(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  let text = "";
-  const decoder = () => new TextDecoderStream();
-  const keep = (s: ReadableStream<Uint8Array>) =>
-    s.pipeThrough(decoder()).pipeTo(new WritableStream({ write: (c) => void (text += c) }));
-  const drained = Promise.all([keep(child.stdout), keep(child.stderr)]);
+  // Kept apart, so a line is never cut by the other stream's chunk.
+  const kept = { out: "", err: "" };
+  const keep = async (s: ReadableStream<Uint8Array>, into: "out" | "err") => {
+    const decoder = new TextDecoder();
+    for await (const chunk of s) kept[into] += decoder.decode(chunk, { stream: true });
+  };
+  const text = () => `${kept.out}${kept.out.endsWith("\n") || !kept.out ? "" : "\n"}${kept.err}`;
+  const drained = Promise.all([keep(child.stdout, "out"), keep(child.stderr, "err")]);
   const stop = async () => {
     try {
       child.kill("SIGTERM");
@@ -116,7 +119,7 @@ export async function startLogged(
   };
   if (!(await serving(url))) {
     await stop();
-    throw new Error(`main.ts did not start within 30 s:\n${text}`);
+    throw new Error(`main.ts did not start within 30 s:\n${text()}`);
   }
-  return { url, output: () => text, stop };
+  return { url, output: text, stop };
 }
