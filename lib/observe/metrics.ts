@@ -43,10 +43,16 @@ class CountMap {
   }
 }
 
+/** A route's request counts by status, and its label object (made once, reused). */
+interface RouteCounts {
+  labels: { route: string };
+  byStatus: Map<number, number>;
+}
+
 /** Every metric of one process; hot-path methods are a Map update or a histogram observe. */
 export class Metrics implements MetricsPort {
   readonly registry = new Registry();
-  #requests: CountMap;
+  #routes = new Map<string, RouteCounts>();
   #limited: CountMap;
   #submissions: CountMap;
   #verdicts: CountMap;
@@ -55,18 +61,24 @@ export class Metrics implements MetricsPort {
   #jobs: CountMap;
   #duration: Histogram<"route">;
   #commit: Histogram<"kind">;
-  #routeLabels = new Map<string, { route: string }>();
   #kindLabels = new Map<string, { kind: string }>();
 
   /** `backlog` reads the job backlog (called once per scrape). */
   constructor(backlog: () => Promise<Backlog>) {
     const r = this.registry;
-    this.#requests = new CountMap(
-      r,
-      "formwell_http_requests_total",
-      "HTTP requests answered, by route pattern and status code.",
-      ["route", "status"],
-    );
+    const routes = this.#routes;
+    new Counter({
+      name: "formwell_http_requests_total",
+      help: "HTTP requests answered, by route pattern and status code.",
+      labelNames: ["route", "status"],
+      registers: [r],
+      collect() {
+        this.reset();
+        for (const [route, c] of routes) {
+          for (const [status, n] of c.byStatus) this.inc({ route, status }, n);
+        }
+      },
+    });
     this.#limited = new CountMap(
       r,
       "formwell_rate_limited_total",
@@ -122,11 +134,11 @@ export class Metrics implements MetricsPort {
 
   /** Counts one answered request (`route` is its pattern) and its duration. */
   request(route: string, status: number, seconds: number): void {
-    this.#requests.add(route + SEP + status);
+    let c = this.#routes.get(route);
+    if (!c) this.#routes.set(route, c = { labels: { route }, byStatus: new Map() });
+    c.byStatus.set(status, (c.byStatus.get(status) ?? 0) + 1);
     if (status === 429) this.#limited.add(route);
-    let labels = this.#routeLabels.get(route);
-    if (!labels) this.#routeLabels.set(route, labels = { route });
-    this.#duration.observe(labels, seconds);
+    this.#duration.observe(c.labels, seconds);
   }
 
   /** Counts `n` stored submissions of `status`. */
