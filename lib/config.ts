@@ -82,7 +82,7 @@ const envSchema = z.object({
     .optional(),
   // --- operations ---
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
-  LOG_FORMAT: z.enum(["text", "json"]).default("text"),
+  LOG_FORMAT: z.enum(["text", "json"]).optional(),
   LOG_REQUESTS: bool.default(false),
   OTEL_DENO: bool.default(false),
   READY_MAX_JOB_AGE_S: z.coerce.number().int().min(1).max(86_400).default(300),
@@ -134,6 +134,7 @@ export interface Config {
 export interface OpsConfig {
   /** Bearer token of `GET /metrics`; unset: no metrics are kept and `/metrics` is 404. */
   metricsToken: string | undefined;
+  /** `LOG_FORMAT`; default `text` in development (a terminal), else `json` (a log shipper). */
   logFormat: "text" | "json";
   /** `LOG_REQUESTS`: one line per request (method, route pattern, status, ms). */
   logRequests: boolean;
@@ -235,7 +236,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     ops: {
       metricsToken: e.METRICS_TOKEN,
-      logFormat: e.LOG_FORMAT,
+      logFormat: e.LOG_FORMAT ?? (e.FORMWELL_ENV === "development" ? "text" : "json"),
       logRequests: e.LOG_REQUESTS,
       traces: e.OTEL_DENO,
       readyMaxJobAgeMs: e.READY_MAX_JOB_AGE_S * 1000,

@@ -1,7 +1,8 @@
 /**
- * The one logger: every server log line goes through `log`. `LOG_FORMAT=json` writes one
- * JSON object a line (`time`, `level`, `msg`, `request_id` during a request, then the
- * fields); `text` writes `time LEVEL msg key=value...`. Values under secret-looking names
+ * The one logger: every server log line goes through `log`. `json` (the default until the
+ * composition root applies `LOG_FORMAT`) writes one JSON object a line (`time`, `level`,
+ * `msg`, `request_id` during a request, then the fields); `text` writes
+ * `time LEVEL msg key=value...`. Values under secret-looking names
  * and anything shaped like an API key, a bearer token or a cookie are redacted.
  * @module
  */
@@ -14,7 +15,7 @@ export type LogLevel = "debug" | "info" | "warn" | "error";
 export type LogFields = Record<string, unknown>;
 
 const requestScope = new AsyncLocalStorage<string | undefined>();
-let format: "text" | "json" = "text";
+let format: "text" | "json" = "json";
 
 /** Sets the line format (the composition root, from `LOG_FORMAT`). */
 export function setLogFormat(f: "text" | "json"): void {

@@ -53,7 +53,7 @@ Deno.test("log - JSON lines carry the request id of the request that logged them
       assert.deepEqual(mine, ["deeper", "in handler"]);
     }
   } finally {
-    setLogFormat("text");
+    setLogFormat("json");
     env.close();
   }
 });
@@ -86,14 +86,15 @@ Deno.test("log - secrets are redacted by field name and by shape", async () => {
     assert.match(o.error, /^Error: boom \[redacted\]/);
     assert.ok(!line.includes("hunter22") && !line.includes(key));
   } finally {
-    setLogFormat("text");
+    setLogFormat("json");
   }
 });
 
 Deno.test("log - text lines: time, level, message, request id and fields", async () => {
+  setLogFormat("text");
   const [line] = await captured(() => {
     logger.warn("job claim failed", { error: "TypeError", n: 2 });
     return Promise.resolve();
-  });
+  }).finally(() => setLogFormat("json"));
   assert.match(line, /^\d{4}-\d\d-\d\dT\S+ WARN job claim failed error=TypeError n=2$/);
 });
