@@ -86,6 +86,11 @@ const envSchema = z.object({
   LOG_REQUESTS: bool.default(false),
   OTEL_DENO: bool.default(false),
   READY_MAX_JOB_AGE_S: z.coerce.number().int().min(1).max(86_400).default(300),
+  CLAMAV_URL: z.string().regex(
+    /^tcp:\/\/[^/:]+(:\d+)$|^tcp:\/\/\[[^\]]+\]:\d+$/,
+    "must be tcp://host:port",
+  )
+    .optional(),
 });
 
 /** The parsed configuration every module receives through `deps.config`. */
@@ -128,6 +133,8 @@ export interface Config {
   notify: NotifyConfig;
   /** Metrics, logs, traces and readiness (lib/observe). */
   ops: OpsConfig;
+  /** clamd's `tcp://host:port`: when set, every upload is virus-scanned (lib/uploads/clamav.ts). */
+  clamavUrl: string | undefined;
 }
 
 /** Operations: `/metrics`, the log format, traces and `/readyz`. */
@@ -241,5 +248,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       traces: e.OTEL_DENO,
       readyMaxJobAgeMs: e.READY_MAX_JOB_AGE_S * 1000,
     },
+    clamavUrl: e.CLAMAV_URL,
   };
 }

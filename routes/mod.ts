@@ -23,6 +23,7 @@ import { publicApi } from "@/routes/api/public.ts";
 import { serverApi } from "@/routes/api/server.ts";
 import { privacyApi } from "@/routes/api/privacy.ts";
 import { auditApi } from "@/routes/api/audit.ts";
+import { feedApi } from "@/routes/api/feed.ts";
 import { webhooksApi } from "@/routes/api/webhooks.ts";
 import { uploadsApi } from "@/routes/api/uploads.ts";
 import { assetRoutes } from "./assets.ts";
@@ -54,6 +55,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.route("/api/v1/server", serverApi(deps));
   app.route("/api/v1/server", privacyApi(deps));
   app.route("/api/v1/server", auditApi(deps));
+  app.route("/api/v1/server", feedApi(deps));
   app.route("/api/v1/server/webhooks", webhooksApi(deps));
   app.route("/api/v1", eventsApi(deps));
   app.route("/api/v1", formTypesApi(deps));

@@ -7,6 +7,8 @@ export NO_COLOR=1
 if [ ! -x node_modules/deno/deno ]; then
   npm ci --no-audit --no-fund
 fi
+# `deno task` would run an npm bin named deno as a script: keep only the real binary.
+rm -f node_modules/.bin/deno
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null

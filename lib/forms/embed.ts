@@ -119,12 +119,17 @@ function fieldHtml(f: Field): string {
   return `  <p>\n    <label for="${id}">${label}${mark}</label>\n    ${control}\n  </p>`;
 }
 
+/** The `id` of the snippet's `<form>` element (the client snippet finds the form by it). */
+export function embedFormId(form: Pick<Form, "id">): string {
+  return `formwell-${form.id}`;
+}
+
 /** The copy-paste plain-HTML embed snippet of a form. */
 export function embedSnippet(form: Form, baseUrl: string): string {
   const action = `${baseUrl}/api/v1/submit/p/${encodeURIComponent(form.id)}`;
   const multipart = form.fields.some((f) => isFileType(f.type));
   const lines = [
-    `<form action="${escapeHtml(action)}" method="POST"${
+    `<form id="${escapeHtml(embedFormId(form))}" action="${escapeHtml(action)}" method="POST"${
       multipart ? ' enctype="multipart/form-data"' : ""
     }>`,
     `  <!-- Optional: where to go after submitting (same origin as Formwell or one of the`,

@@ -36,6 +36,7 @@ export function Layout(
             {state.workspace && state.role !== "viewer" && nav("/admin/privacy", "Privacy")}
             {state.workspace && state.role !== "viewer" && nav("/admin/audit", "Audit log")}
             {state.user.owner && nav("/admin/workspaces", "Workspaces")}
+            {state.user.owner && nav("/admin/system", "System")}
             {nav("/admin/account", "Account")}
           </nav>
         )}
@@ -110,6 +111,8 @@ export function FormTabs({ id, current }: { id: string; current: string }) {
     ["", "Overview"],
     ["/submissions", "Submissions"],
     ["/edit", "Edit"],
+    ["/integrations", "Integrations"],
+    ["/import", "Import"],
   ];
   return (
     <nav class="tabs" aria-label="Form">

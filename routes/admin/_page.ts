@@ -64,6 +64,8 @@ export const define: Define<PageContext, PageProps> = createDefine<PageContext, 
 export interface AdminPageModule<T> extends PageModule<PageContext, T, PageProps> {
   /** Reachable without a session (sign-in). */
   isPublic?: boolean;
+  /** Its POST may be multipart with a file (routes/admin/mod.ts reads the file as text). */
+  uploads?: boolean;
 }
 
 /** Fixed notice texts, so a redirect's `?notice=` can never carry arbitrary text. */
@@ -88,6 +90,7 @@ export const NOTICES = {
   key_revoked: "API key revoked. Requests with it now get 401.",
   workspace_created: "Workspace created.",
   workspace_saved: "Workspace updated.",
+  job_retried: "The job was queued again.",
   switched: "Switched workspace.",
   invited: "Invitation sent. The link works once, for 7 days.",
   invite_withdrawn: "Invitation withdrawn. Its link no longer works.",
@@ -101,6 +104,9 @@ export const NOTICES = {
   webhook_deleted: "Endpoint deleted, with its delivery log.",
   webhook_resent: "Resend queued. It shows in the log once attempted.",
   webhook_test_sent: "Test event queued. It shows in the log once attempted.",
+  destination_created:
+    "Destination added. Its URL is now shown only by its host and last 4 characters.",
+  test_mail_sent: "Test mail queued to the form's notification addresses.",
   privacy_saved: "Privacy settings saved.",
   erase_started: "Erasure started. It runs in the background; this page shows its progress.",
 } as const;

@@ -31,10 +31,12 @@ import * as formNew from "@/routes/admin/forms/new.tsx";
 import * as formShow from "@/routes/admin/forms/[id]/index.tsx";
 import * as formEdit from "@/routes/admin/forms/[id]/edit.tsx";
 import * as formDelete from "@/routes/admin/forms/[id]/delete.tsx";
+import * as formIntegrations from "@/routes/admin/forms/[id]/integrations.tsx";
 import * as subs from "@/routes/admin/forms/[id]/submissions/index.tsx";
 import * as subShow from "@/routes/admin/forms/[id]/submissions/[sid].tsx";
 import * as subExport from "@/routes/admin/forms/[id]/export.ts";
 import * as subFile from "@/routes/admin/forms/[id]/file.ts";
+import * as formImport from "@/routes/admin/forms/[id]/import.tsx";
 import * as apiKeys from "@/routes/admin/keys/index.tsx";
 import * as keyRevoke from "@/routes/admin/keys/[kid]/revoke.tsx";
 import * as members from "./members.tsx";
@@ -47,6 +49,7 @@ import * as resetRequest from "./reset.tsx";
 import * as resetToken from "./reset_token.tsx";
 import * as privacy from "./privacy.tsx";
 import * as auditLog from "./audit.tsx";
+import * as system from "./system.tsx";
 import type { Role } from "@/lib/schemas.ts";
 import { logger } from "@/lib/observe/log.ts";
 
@@ -72,11 +75,13 @@ const PAGES: [string, Mounted][] = [
   ["/forms/:id", mount(formShow)],
   ["/forms/:id/edit", mount(formEdit, { GET: "admin" })],
   ["/forms/:id/delete", mount(formDelete, { GET: "admin" })],
+  ["/forms/:id/integrations", mount(formIntegrations, { GET: "admin" })],
   ["/forms/:id/submissions", mount(subs)],
   ["/forms/:id/submissions/:sid", mount(subShow)],
   ["/forms/:id/export.csv", mount(subExport, { GET: "admin" })],
   ["/forms/:id/export.json", mount(subExport, { GET: "admin" })],
   ["/forms/:id/file", mount(subFile)],
+  ["/forms/:id/import", mount(formImport, { GET: "admin" })],
   ["/keys", mount(apiKeys, { GET: "admin" })],
   ["/keys/:kid/revoke", mount(keyRevoke, { GET: "admin" })],
   ["/members", mount(members, { POST: "owner" })],
@@ -89,7 +94,13 @@ const PAGES: [string, Mounted][] = [
   ["/reset/:token", mount(resetToken)],
   ["/privacy", mount(privacy, { GET: "admin" })],
   ["/audit", mount(auditLog, { GET: "admin" })],
+  ["/system", mount(system)],
 ];
+
+/** Admin pages whose POST may carry a file (multipart), up to MAX_UPLOAD_BYTES. */
+const UPLOAD_PATHS = [/^\/admin\/forms\/[^/]+\/import$/];
+/** The body cap of an upload page (an import file, sent once more with the confirmation). */
+const MAX_UPLOAD_BYTES = 12 * 1024 * 1024;
 
 /** Hono's secure headers with the admin's policy: our origin only, no framing. */
 function adminHeaders(deps: Deps): MiddlewareHandler<AppEnv> {
@@ -155,16 +166,14 @@ export function adminRoutes(deps: Deps): Hono<AppEnv> {
   app.use("*", adminHeaders(deps));
   app.use("*", noStore());
   app.use("*", crossSiteGuard(deps));
-  app.on(
-    "POST",
-    "*",
+  // A page that takes a file upload (its module's `uploads`) takes a larger body.
+  app.on("POST", "*", (c, next) =>
     bodyLimit({
-      maxSize: MAX_BODY_BYTES,
+      maxSize: UPLOAD_PATHS.some((re) => re.test(c.req.path)) ? MAX_UPLOAD_BYTES : MAX_BODY_BYTES,
       onError: () => {
         throw errors.payloadTooLarge();
       },
-    }),
-  );
+    })(c, next));
   app.onError((err, c) => errorResponse(c, err));
   for (const [path, page] of PAGES) {
     const { GET, POST } = page;
@@ -215,7 +224,7 @@ async function context<T>(
     const back = method === "GET" ? url.pathname + url.search : refererPage(deps, c);
     return c.redirect(back ? `/admin/login?next=${encodeURIComponent(back)}` : "/admin/login", 303);
   }
-  const body = method === "POST" ? await readForm(c) : new URLSearchParams();
+  const body = method === "POST" ? await readForm(c, !!mod.uploads) : new URLSearchParams();
   if (method === "POST" && state && !csrfMatches(state.session, body.get("_csrf"))) {
     throw new AppError(
       403,
@@ -238,9 +247,27 @@ async function context<T>(
   };
 }
 
-/** The posted form (the body cap is Hono's bodyLimit above). */
-async function readForm(c: Context<AppEnv>): Promise<URLSearchParams> {
+/**
+ * The posted form (the body cap is Hono's bodyLimit above). A page that takes `uploads`
+ * also reads multipart: a file's text is the field's value, its name `<field>_name`.
+ */
+async function readForm(c: Context<AppEnv>, uploads: boolean): Promise<URLSearchParams> {
   const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  if (uploads && type === "multipart/form-data") {
+    const out = new URLSearchParams();
+    try {
+      for (const [name, v] of await c.req.formData()) {
+        if (typeof v === "string") out.append(name, v);
+        else {
+          out.append(name, await v.text());
+          out.append(`${name}_name`, v.name);
+        }
+      }
+    } catch {
+      throw errors.badRequest("The upload could not be read.");
+    }
+    return out;
+  }
   if (type !== "application/x-www-form-urlencoded") {
     throw new AppError(415, "unsupported_media_type", "Send the form as a normal HTML form.");
   }

@@ -200,10 +200,16 @@ export default define.page<typeof handler>(function FormOverview({ data, csrf, s
         help="Works without JavaScript: the browser posts the form and is redirected back."
       />
       <Snippet
+        id="snippet-client"
+        title="JavaScript (client library)"
+        text={embed.client}
+        help="Sends the form above in the background with /sdk/formwell.js: retries without duplicates, keeps it offline, shows errors beside the fields. It reads the form when the page loads, so later edits to the form do not break your page."
+      />
+      <Snippet
         id="snippet-fetch"
-        title="JavaScript (fetch, JSON)"
+        title="JavaScript without the library (fetch, JSON)"
         text={embed.fetch}
-        help="Sends schema_version, so a visitor with an outdated form gets 409 and can reload."
+        help="Reads the form's schema version when the page loads and sends it: a 409 then means the form changed while the page was open, and a reload fixes it."
       />
       <Snippet
         id="snippet-curl"

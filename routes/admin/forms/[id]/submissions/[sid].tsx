@@ -5,7 +5,7 @@
  * @module
  */
 import { Fragment } from "preact";
-import { adminAudit } from "@/routes/admin/_audit.ts";
+import { adminAudit, auditBy } from "@/routes/admin/_audit.ts";
 import { previewable } from "@/lib/uploads/preview.ts";
 import { errors } from "@/lib/errors.ts";
 import { page } from "@/lib/ui/define.ts";
@@ -97,7 +97,7 @@ export const handler = define.handlers<Data>({
     }
     const to = ctx.body.get("status");
     if (to !== "spam" && to !== "completed") throw errors.badRequest("Unknown status.");
-    await setSubmissionStatus(ctx.deps, form.id, sub.id, to);
+    await setSubmissionStatus(ctx.deps, form.id, sub.id, to, auditBy(ctx));
     return ctx.redirect(
       `/admin/forms/${form.id}/submissions/${sub.id}`,
       to === "spam" ? "marked_spam" : "marked_completed",

@@ -5,7 +5,7 @@
  * Listing and deleting reuse the Server Data API's lib functions.
  * @module
  */
-import { adminAudit } from "@/routes/admin/_audit.ts";
+import { adminAudit, auditBy } from "@/routes/admin/_audit.ts";
 import type { Mode } from "@/lib/kv/keys.ts";
 import { page } from "@/lib/ui/define.ts";
 import { safeAdminPath } from "@/routes/admin/_session.ts";
@@ -81,9 +81,10 @@ export const handler = define.handlers<Data>({
       const to = action === "mark_spam" ? "spam" : "completed";
       // One by one through the single-submission path: status, index, counters and the
       // learning job move exactly as on the submission page.
+      const by = auditBy(ctx);
       for (const id of new Set(ids)) {
         try {
-          await setSubmissionStatus(ctx.deps, form.id, id, to);
+          await setSubmissionStatus(ctx.deps, form.id, id, to, by);
         } catch (err) {
           // A submission deleted meanwhile is skipped; anything else (suspension) stops.
           if (!(err instanceof AppError && err.status === 404)) throw err;
