@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  CONTACT_FORM,
   contactData,
   makeForm,
   makeKey,
@@ -10,6 +11,9 @@ import {
 import { dispatch } from "@/lib/jobs/mod.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { BACKLOG_COUNT_MAX } from "@/lib/observe/backlog.ts";
+import { createWebhook } from "@/lib/notify/webhook_edits.ts";
+import { notifySubmission } from "@/lib/notify/mod.ts";
+import { receiver, runJobs, smtp, submissionOf, waitFor } from "@/tests/lib/notify/_support.ts";
 
 const TOKEN = "metrics-token-0123456789";
 
@@ -200,5 +204,59 @@ Deno.test("metrics - job backlog gauges, JOBS=queue on a KV file", async () => {
   } finally {
     env.close();
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("metrics - webhook and email results, rate-limit refusals", async () => {
+  const mail = await smtp((n) => (n === 1 ? 550 : 0));
+  const rx = receiver((n) => (n === 1 ? 503 : 200));
+  const env = await testEnv({
+    METRICS_TOKEN: TOKEN,
+    WEBHOOK_ALLOW_PRIVATE: "1",
+    WEBHOOK_RETRY_DELAYS: "30,30",
+    SMTP_URL: mail.url,
+    RATE_LIMITS: '{"schema":2}',
+  });
+  const jobs = runJobs(env.deps);
+  try {
+    const ws = await makeWorkspace(env.deps);
+    const form = await makeForm(env.deps, ws, {
+      ...CONTACT_FORM,
+      notifications: { emails: ["owner@example.com"] },
+    } as never);
+    await createWebhook(env.deps, ws.id, { url: rx.url }, { actor: "cli" });
+    // Two emails: the first refused for good (550), the second accepted.
+    for (const i of [1, 2]) {
+      await notifySubmission(env.deps, {
+        type: "submission.created",
+        form,
+        submission: submissionOf(form, { name: `P${i}`, email: `p${i}@example.com` }),
+      });
+    }
+    let text = "";
+    await waitFor("the webhook retried and both emails ended", async () => {
+      text = await scrape(env);
+      return sample(text, 'formwell_webhook_deliveries_total{result="delivered"}') === 2 &&
+        (sample(text, 'formwell_emails_total{result="failed"}') ?? 0) +
+              (sample(text, 'formwell_emails_total{result="accepted"}') ?? 0) === 2;
+    });
+    assert.equal(sample(text, 'formwell_webhook_deliveries_total{result="retrying"}'), 1);
+    assert.equal(sample(text, 'formwell_emails_total{result="failed"}'), 1);
+    assert.equal(sample(text, 'formwell_emails_total{result="accepted"}'), 1);
+    for (let i = 0; i < 4; i++) {
+      await (await env.request(`/api/v1/forms/p/${form.id}`, { ip: "198.51.100.9" })).body
+        ?.cancel();
+    }
+    const limited = await scrape(env);
+    assert.equal(sample(limited, 'formwell_rate_limited_total{route="/api/v1/forms/p/:id"}'), 2);
+    assert.equal(
+      sample(limited, 'formwell_http_requests_total{route="/api/v1/forms/p/:id",status="429"}'),
+      2,
+    );
+  } finally {
+    env.close();
+    await jobs.catch(() => {});
+    await rx.close();
+    await mail.close();
   }
 });
