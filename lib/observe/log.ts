@@ -35,11 +35,6 @@ export function outsideRequest<T>(fn: () => T): T {
   return requestScope.run(undefined, fn);
 }
 
-/** The request id of the request being served, if any. */
-export function currentRequestId(): string | undefined {
-  return requestScope.getStore();
-}
-
 /** Field names whose values are never written. */
 const SECRET_NAME = /secret|password|passwd|token|authorization|cookie|api_?key|signature/i;
 /** Values shaped like credentials (Formwell keys, bearer/basic credentials, cookies, URL passwords). */

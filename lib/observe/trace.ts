@@ -22,11 +22,6 @@ export function enableTraces(): void {
   tracer = trace.getTracer("formwell");
 }
 
-/** Whether spans are being made. */
-export function tracing(): boolean {
-  return tracer !== null;
-}
-
 /** Runs `fn` in a span named `name` (a child of the current one); a throw marks it failed. */
 export function inSpan<T>(name: string, fn: () => Promise<T>, attributes?: Attributes): Promise<T> {
   if (!tracer) return fn();
