@@ -143,7 +143,9 @@ export async function startFormwell(
   const kv = await openKv(config);
   const deps = await buildDeps(kv, config);
   afterVerdict.push({
-    after: (_deps, _form, subs) => {
+    after: (d, _form, subs) => {
+      // Each server counts its own verdicts (the metrics-on server runs beside this one).
+      if (d !== deps) return Promise.resolve();
       const now = Date.now();
       for (const sub of subs) verdictLatencies.push(now - Date.parse(sub.created_at));
       return Promise.resolve();
