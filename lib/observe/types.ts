@@ -3,12 +3,18 @@
  * @module
  */
 
-/** What a backlog read found (observe/backlog.ts). */
-export interface Backlog {
+/** The pending jobs (observe/backlog.ts). */
+export interface JobBacklog {
   /** Jobs not yet done: due, delayed and running; null when it cannot be read. */
   pending: number | null;
+  /** When the first pending job is (or was) due, epoch ms; null: none or unknown. */
+  oldestDueAt: number | null;
   /** How long the oldest due job has waited past its due time (0: none); null: unknown. */
   oldestDueAgeMs: number | null;
+}
+
+/** What a backlog read found: the pending jobs and the undelivered ones. */
+export interface Backlog extends JobBacklog {
   /** Jobs kept under `undelivered_jobs` after their last attempt. */
   undelivered: number;
 }

@@ -11,7 +11,7 @@ function named(text: string): Set<string> {
 
 Deno.test("operations docs - the dashboard, alerts and metric list name only real metrics", async () => {
   const metrics = new Metrics(() =>
-    Promise.resolve({ pending: 0, oldestDueAgeMs: 0, undelivered: 0 })
+    Promise.resolve({ pending: 0, oldestDueAt: null, oldestDueAgeMs: 0, undelivered: 0 })
   );
   const real = named(await metrics.text());
   assert.ok(real.has("formwell_http_requests_total"));
