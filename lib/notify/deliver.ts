@@ -151,6 +151,7 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
     op.check(e);
     markLogged(op, held);
     const retry: string[] = [];
+    const results: string[] = [];
     // No sooner than the schedule, nor than a service's rate-limit answer asked.
     let delay = delays[job.attempt] ?? 0;
     // In job order: a success clears the failing streak, a failure starts or extends it.
@@ -163,6 +164,7 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
           if (r.answer.kind === "retry") delay = Math.max(delay, r.answer.afterMs ?? 0);
         } else d.outcome = "failed";
       }
+      results.push(d.outcome);
       const key = keys.webhookDelivery(w.id, d.id);
       op.set(key, d, { expireIn: COPY_KEEP_MS });
       indexCopy(op, d.event_id, key);
@@ -174,9 +176,11 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
         delay,
       });
     }
-    return w.id;
+    return { id: w.id, results };
   });
-  if (logged) await trimLog(deps.kv, keys.webhookDeliveries(logged), DELIVERY_LOG_KEEP);
+  if (!logged) return;
+  for (const r of logged.results) deps.metrics?.webhook(r);
+  await trimLog(deps.kv, keys.webhookDeliveries(logged.id), DELIVERY_LOG_KEEP);
 }
 
 /** The logged attempt of one event, updating `w`'s failure state as it goes. */

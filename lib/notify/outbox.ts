@@ -114,12 +114,13 @@ export async function listOutbox(
 
 /** Appends to the email log. */
 export async function logEmail(
-  deps: Pick<Deps, "kv" | "now">,
+  deps: Pick<Deps, "kv" | "now" | "metrics">,
   workspaceId: string,
   entry: Omit<EmailLogEntry, "id" | "at">,
 ): Promise<void> {
   const id = newId("mail");
   const full: EmailLogEntry = { id, at: new Date(deps.now()).toISOString(), ...entry };
+  deps.metrics?.email(entry.result);
   await putCopy(deps.kv, keys.emailLogEntry(workspaceId, id), full, entry.event_id);
   await trimLog(deps.kv, keys.emailLog(workspaceId), LOG_KEEP);
 }
