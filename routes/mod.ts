@@ -25,10 +25,33 @@ import { privacyApi } from "@/routes/api/privacy.ts";
 import { auditApi } from "@/routes/api/audit.ts";
 import { webhooksApi } from "@/routes/api/webhooks.ts";
 import { uploadsApi } from "@/routes/api/uploads.ts";
+import { documentApi } from "@/routes/api/openapi.ts";
+import { apiApp } from "@/lib/api/app.ts";
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { docsRoutes } from "./docs.ts";
 import { assetRoutes } from "./assets.ts";
 import { sdkRoutes } from "./sdk.ts";
 import { adminRoutes } from "@/routes/admin/mod.ts";
 import { hostedRoutes } from "@/routes/f/mod.ts";
+
+/**
+ * Every `/api/v1` route, each defined with its schemas (`createRoute`), on one app whose
+ * registry makes the OpenAPI document. A new resource is one more `api.route(...)` here.
+ */
+export function v1Api(deps: Deps): OpenAPIHono<AppEnv> {
+  const api = apiApp<AppEnv>();
+  api.route("/api/v1", captchaApi(deps));
+  api.route("/api/v1/server", serverApi(deps));
+  api.route("/api/v1/server", privacyApi(deps));
+  api.route("/api/v1/server", auditApi(deps));
+  api.route("/api/v1/server/webhooks", webhooksApi(deps));
+  api.route("/api/v1", eventsApi(deps));
+  api.route("/api/v1", formTypesApi(deps));
+  api.route("/api/v1", publicApi(deps));
+  api.route("/api/v1", uploadsApi(deps));
+  documentApi(api, deps.config);
+  return api;
+}
 
 /** Builds the app over its dependencies (tests call this with an in-memory KV). */
 export function createApp(deps: Deps): Hono<AppEnv> {
@@ -44,15 +67,8 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.use("/api/v1/forms/p/*", publicCors(deps));
   app.use("/api/v1/submit/p/*", publicCors(deps));
   app.use("/api/v1/server/*", noStore());
-  app.route("/api/v1", captchaApi(deps));
-  app.route("/api/v1/server", serverApi(deps));
-  app.route("/api/v1/server", privacyApi(deps));
-  app.route("/api/v1/server", auditApi(deps));
-  app.route("/api/v1/server/webhooks", webhooksApi(deps));
-  app.route("/api/v1", eventsApi(deps));
-  app.route("/api/v1", formTypesApi(deps));
-  app.route("/api/v1", publicApi(deps));
-  app.route("/api/v1", uploadsApi(deps));
+  app.route("/", v1Api(deps));
+  app.route("/", docsRoutes());
   app.route("/", assetRoutes());
   app.route("/", sdkRoutes());
   app.route("/admin", adminRoutes(deps));

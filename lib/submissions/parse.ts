@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { isPlainObject, MAX_STORED_BYTES, storedSize } from "@/lib/http/body.ts";
 import { errors } from "@/lib/errors.ts";
+import { validationError } from "@/lib/http/validation.ts";
 import type { PostedFile } from "./types.ts";
 
 /** The body of a submit, whichever content type carried it. */
@@ -36,14 +37,9 @@ export function parseSubmitBody(raw: Record<string, unknown>): SubmitBody {
     throw errors.badRequest("'data' must be a JSON object of field values.");
   }
   const parsed = submitBodySchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue.path.join(".") || "body";
-    const message = issue.code === "unrecognized_keys"
-      ? `Unknown parameter(s): ${issue.keys.join(", ")}.`
-      : `'${where}': ${issue.message}.`;
-    throw errors.badRequest(message);
-  }
+  // The submit path validates here, not in the route's hook: one pass over a body that
+  // may have come as JSON, urlencoded or multipart; the same formatter shapes the 400.
+  if (!parsed.success) throw validationError(parsed.error, "json");
   // zod's record drops a `__proto__` key; the parsed `data` keeps it, so it is an unknown field.
   return { ...parsed.data, data: raw.data as Record<string, unknown> };
 }

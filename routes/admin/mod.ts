@@ -14,6 +14,7 @@ import type { Deps } from "@/lib/deps.ts";
 import { AppError, errors } from "@/lib/errors.ts";
 import { type AppEnv, hstsValue, noStore, notFound } from "@/lib/http/http.ts";
 import { MAX_BODY_BYTES } from "@/lib/http/body.ts";
+import { paramGuard } from "@/lib/http/validation.ts";
 import { isPageResult } from "@/lib/ui/define.ts";
 import { renderDocument } from "@/lib/ui/document.tsx";
 import { csrfMatches, readSessionToken } from "@/lib/admin/sessions.ts";
@@ -165,10 +166,14 @@ export function adminRoutes(deps: Deps): Hono<AppEnv> {
     }),
   );
   app.onError((err, c) => errorResponse(c, err));
+  // An id in a path that the service cannot have issued is the 404 page before any read.
+  const ids = paramGuard((c) =>
+    errorResponse(c, new AppError(404, "not_found", "Page not found."))
+  );
   for (const [path, page] of PAGES) {
     const { GET, POST } = page;
-    if (GET) app.get(path, (c) => GET(deps, c));
-    if (POST) app.post(path, (c) => POST(deps, c));
+    if (GET) app.get(path, ids, (c) => GET(deps, c));
+    if (POST) app.post(path, ids, (c) => POST(deps, c));
   }
   app.all("*", (c) => errorResponse(c, new AppError(404, "not_found", "Page not found.")));
   return app;

@@ -1,0 +1,107 @@
+/**
+ * The API reference: `GET /docs/api`, Swagger UI (npm `swagger-ui-dist`) rendering
+ * `/api/v1/openapi.json`, its files served from node_modules under `/docs/api/assets/`
+ * with the admin's strict CSP (our origin only, no inline code; see
+ * docs/decisions/api-reference.md).
+ * @module
+ */
+import { Hono } from "hono";
+import { secureHeaders } from "hono/secure-headers";
+import type { AppEnv } from "@/lib/http/http.ts";
+import { errors } from "@/lib/errors.ts";
+
+const DIST = new URL("../node_modules/swagger-ui-dist/", import.meta.url);
+
+/** The renderer's files we serve, with their types; `init.js` is ours (below). */
+const ASSETS: Record<string, string> = {
+  "swagger-ui.css": "text/css; charset=utf-8",
+  "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
+};
+
+/** Starts Swagger UI on the document; a file, since the CSP allows no inline script. */
+const INIT_JS = `window.addEventListener("load", () => {
+  window.ui = SwaggerUIBundle({
+    url: "/api/v1/openapi.json",
+    dom_id: "#reference",
+    deepLinking: true,
+    validatorUrl: null,
+    tryItOutEnabled: false,
+    defaultModelsExpandDepth: 0,
+  });
+});
+`;
+
+/** Contrast fixes for the renderer's greys (axe color-contrast at WCAG AA). */
+const FIXES_CSS =
+  `.swagger-ui .opblock-tag small, .swagger-ui .opblock .opblock-summary-description,
+.swagger-ui .info .base-url, .swagger-ui .parameter__in, .swagger-ui .response-col_links,
+.swagger-ui .opblock-description-wrapper p, .swagger-ui table thead tr th,
+.swagger-ui .model-title, .swagger-ui .servers-title { color: #3b4151; }
+`;
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>API reference · Formwell</title>
+<link rel="stylesheet" href="/docs/api/assets/swagger-ui.css">
+<link rel="stylesheet" href="/docs/api/assets/fixes.css">
+<script src="/docs/api/assets/swagger-ui-bundle.js" defer></script>
+<script src="/docs/api/assets/init.js" defer></script>
+</head>
+<body>
+<main id="reference"><noscript><p>The reference needs JavaScript; the document itself is at
+<a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p></noscript></main>
+</body>
+</html>
+`;
+
+const cache = new Map<string, Promise<Uint8Array>>();
+
+/** The reference page and its assets. */
+export function docsRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use(
+    "/docs/api/*",
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'none'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", "data:"],
+        connectSrc: ["'self'"],
+        baseUri: ["'none'"],
+        formAction: ["'none'"],
+        frameAncestors: ["'none'"],
+      },
+      xFrameOptions: "DENY",
+      referrerPolicy: "same-origin",
+    }),
+  );
+  app.get("/docs/api", (c) => {
+    c.header("Cache-Control", "public, max-age=300");
+    return c.html(PAGE);
+  });
+  app.get("/docs/api/assets/:file", async (c) => {
+    const name = c.req.param("file");
+    c.header("Cache-Control", "public, max-age=86400");
+    if (name === "init.js") {
+      return c.body(INIT_JS, 200, { "Content-Type": ASSETS["swagger-ui-bundle.js"] });
+    }
+    if (name === "fixes.css") {
+      return c.body(FIXES_CSS, 200, { "Content-Type": ASSETS["swagger-ui.css"] });
+    }
+    const type = ASSETS[name];
+    if (!type) throw errors.notFound();
+    let body = cache.get(name);
+    if (!body) cache.set(name, body = Deno.readFile(new URL(name, DIST)));
+    try {
+      return c.body((await body) as Uint8Array<ArrayBuffer>, 200, { "Content-Type": type });
+    } catch {
+      cache.delete(name);
+      throw errors.notFound();
+    }
+  });
+  return app;
+}
