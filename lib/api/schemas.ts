@@ -6,16 +6,19 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
-import { MAX_ID_LENGTH } from "@/lib/http/validation.ts";
+import { ID_PATTERN, MAX_ID_LENGTH } from "@/lib/http/validation.ts";
 
-/** A path parameter holding an id the service issued: over-long or odd ones are 404. */
-export function idParam(name: string, example: string) {
-  return z.string().min(1).max(MAX_ID_LENGTH).regex(/^[A-Za-z0-9_-]+$/)
-    .openapi({ param: { name, in: "path" }, example });
+/**
+ * A path parameter holding an id the service issued: an over-long or odd one is the 404 a
+ * missing resource gets, with `notFound` as its message.
+ */
+export function idParam(name: string, example: string, notFound: string) {
+  return z.string().regex(ID_PATTERN, { error: notFound })
+    .openapi({ param: { name, in: "path" }, example, maxLength: MAX_ID_LENGTH });
 }
 
 /** `{id}`: a form's public id. */
-export const formIdParams = z.object({ id: idParam("id", "fAbC123xYz456") });
+export const formIdParams = z.object({ id: idParam("id", "fAbC123xYz456", "Form not found.") });
 
 /** The JSON body of every error answer (SPEC "Errors"). */
 export const errorBody = z.looseObject({

@@ -22,12 +22,13 @@ export const ID_PATTERN = /^[A-Za-z0-9_-]{1,100}$/;
 export type Target = "json" | "form" | "query" | "param" | "header" | "cookie";
 
 /**
- * The error a zod failure answers: a path parameter that cannot be an id is the 404 of a
- * missing resource; a query parameter or body problem is a 400 naming the first issue.
+ * The error a zod failure answers: a path parameter that cannot be an id is the same 404 as
+ * a missing resource; a query parameter or body problem is a 400 naming the first issue.
  */
 export function validationError(error: z.ZodError, target: Target): AppError {
-  if (target === "param") return errors.notFound();
   const issue = error.issues[0];
+  // A path parameter's schema names its resource in its message (lib/api/schemas.ts).
+  if (target === "param") return errors.notFound(issue.message);
   const where = issue.path.map(String).join(".");
   if (target === "query") {
     return errors.badRequest(`Invalid query parameter '${where || "query"}': ${issue.message}.`);

@@ -3,7 +3,7 @@
  * post is parsed by form_post.ts into the same body plus its files.
  * @module
  */
-import { z } from "zod";
+import { z } from "@hono/zod-openapi";
 import { isPlainObject, MAX_STORED_BYTES, storedSize } from "@/lib/http/body.ts";
 import { errors } from "@/lib/errors.ts";
 import { validationError } from "@/lib/http/validation.ts";
@@ -11,7 +11,11 @@ import type { PostedFile } from "./types.ts";
 
 /** The body of a submit, whichever content type carried it. */
 export const submitBodySchema = z.object({
-  data: z.record(z.string(), z.unknown()),
+  // The parsed object itself, not a copy: a copy would drop a `__proto__` key, which must
+  // stay to be refused as an unknown field.
+  data: z.custom<Record<string, unknown>>(isPlainObject, {
+    error: "must be a JSON object of field values",
+  }).openapi({ type: "object", additionalProperties: true, description: "Values by field name." }),
   captcha_token: z.string().max(10_000).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   schema_version: z.number().int().positive().optional(),
@@ -40,8 +44,7 @@ export function parseSubmitBody(raw: Record<string, unknown>): SubmitBody {
   // The submit path validates here, not in the route's hook: one pass over a body that
   // may have come as JSON, urlencoded or multipart; the same formatter shapes the 400.
   if (!parsed.success) throw validationError(parsed.error, "json");
-  // zod's record drops a `__proto__` key; the parsed `data` keeps it, so it is an unknown field.
-  return { ...parsed.data, data: raw.data as Record<string, unknown> };
+  return parsed.data;
 }
 
 /** The stored size of a submission's values and metadata; over the limit is 413. */

@@ -36,7 +36,7 @@ import { auditDelete, keyAuth, type ServerEnv } from "./_key_auth.ts";
 const TAG = ["Forms and submissions"];
 const base = { tags: TAG, security: BEARER };
 const submissionParams = formIdParams.extend({
-  sid: idParam("sid", "sub_01jd8y5x2n3k4m5p6q7r8s9t0v"),
+  sid: idParam("sid", "sub_01jd8y5x2n3k4m5p6q7r8s9t0v", "Submission not found."),
 });
 
 const listFormsRoute = createRoute({

@@ -22,8 +22,8 @@ import { createUploadGrant, uploadUrlBodySchema } from "@/lib/uploads/grants.ts"
 
 const TAG = ["Uploads"];
 const fileParams = z.object({
-  form: idParam("form", "fAbC123xYz456"),
-  file: idParam("file", "01jd8y5x2n3k4m5p6q7r8s9t0vAbCdEf"),
+  form: idParam("form", "fAbC123xYz456", "File not found or link expired."),
+  file: idParam("file", "01jd8y5x2n3k4m5p6q7r8s9t0vAbCdEf", "File not found or link expired."),
 });
 
 const uploadUrlRoute = createRoute({
