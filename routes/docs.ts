@@ -18,25 +18,58 @@ const ASSETS: Record<string, string> = {
   "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
 };
 
-/** Starts Swagger UI on the document; a file, since the CSP allows no inline script. */
+/**
+ * Starts Swagger UI on the document; a file, since the CSP allows no inline script. No
+ * deep links (an anchor inside each operation's button is nested interaction for screen
+ * readers), no validator badge (it would call validator.swagger.io); once rendered, the
+ * headings get their missing level, the server menu its name, the parts outside the
+ * renderer's <main> their landmarks.
+ */
 const INIT_JS = `window.addEventListener("load", () => {
   window.ui = SwaggerUIBundle({
     url: "/api/v1/openapi.json",
     dom_id: "#reference",
-    deepLinking: true,
+    deepLinking: false,
     validatorUrl: null,
     tryItOutEnabled: false,
     defaultModelsExpandDepth: 0,
+    onComplete() {
+      const ops = document.getElementById("operations");
+      if (ops && !document.getElementById("operations-heading")) {
+        const h = document.createElement("h2");
+        h.id = "operations-heading";
+        h.className = "operations-heading";
+        h.textContent = "Operations";
+        ops.prepend(h);
+      }
+      document.getElementById("servers")?.setAttribute("aria-label", "Server");
+      // Landmarks around what the renderer leaves outside its own <main>.
+      document.querySelector(".information-container")?.setAttribute("role", "banner");
+      const servers = document.querySelector(".schemes-server-container");
+      servers?.setAttribute("role", "region");
+      servers?.setAttribute("aria-label", "Servers");
+    },
   });
 });
 `;
 
-/** Contrast fixes for the renderer's greys (axe color-contrast at WCAG AA). */
-const FIXES_CSS =
-  `.swagger-ui .opblock-tag small, .swagger-ui .opblock .opblock-summary-description,
-.swagger-ui .info .base-url, .swagger-ui .parameter__in, .swagger-ui .response-col_links,
+/** Contrast fixes for the renderer's light colours (axe color-contrast at WCAG AA). */
+const FIXES_CSS = `.swagger-ui .opblock-tag small, .swagger-ui .opblock .opblock-summary-description,
+.swagger-ui .info .base-url, .swagger-ui .info .url, .swagger-ui .info a.url,
+.swagger-ui .parameter__in, .swagger-ui .response-col_links,
 .swagger-ui .opblock-description-wrapper p, .swagger-ui table thead tr th,
-.swagger-ui .model-title, .swagger-ui .servers-title { color: #3b4151; }
+.swagger-ui .model-title { color: #3b4151; }
+.swagger-ui .info .title small, .swagger-ui .info .title small.version-stamp { background: #3d6b00; }
+.swagger-ui .btn.authorize { color: #1b6b43; border-color: #1b6b43; }
+.swagger-ui .btn.authorize svg { fill: #1b6b43; }
+.swagger-ui .opblock .opblock-summary-method { color: #fff; }
+.swagger-ui .opblock.opblock-get .opblock-summary-method { background: #0b5cad; }
+.swagger-ui .opblock.opblock-post .opblock-summary-method { background: #1b6b43; }
+.swagger-ui .opblock.opblock-put .opblock-summary-method { background: #8a4b00; }
+.swagger-ui .opblock.opblock-patch .opblock-summary-method { background: #0d6b5e; }
+.swagger-ui .opblock.opblock-delete .opblock-summary-method { background: #b3261e; }
+.operations-heading { font-family: sans-serif; color: #3b4151; margin: 24px auto 0;
+  max-width: 1460px; padding: 0 20px; box-sizing: border-box; }
 `;
 
 const PAGE = `<!doctype html>
@@ -51,8 +84,8 @@ const PAGE = `<!doctype html>
 <script src="/docs/api/assets/init.js" defer></script>
 </head>
 <body>
-<main id="reference"><noscript><p>The reference needs JavaScript; the document itself is at
-<a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p></noscript></main>
+<div id="reference"><noscript><p>The reference needs JavaScript; the document itself is at
+<a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p></noscript></div>
 </body>
 </html>
 `;
