@@ -4,6 +4,8 @@
  * app registers, so a new route with a parameter is covered without editing this test.
  */
 import assert from "node:assert/strict";
+import { createWebhook } from "@/lib/notify/webhook_edits.ts";
+import { page, post, setup, signIn } from "@/tests/admin_support.ts";
 import { makeKey, makeWorkspace, testEnv } from "@/tests/helpers.ts";
 
 /** Longer than KV's 2 KiB key limit, so a read with it would throw. */
@@ -46,6 +48,34 @@ Deno.test("long ids - every route with a path parameter answers 404 to an over-l
     }
     for (const p of ["/admin/forms/:id", "/f/:id", "/api/v1/server/webhooks/:wid"]) {
       assert.ok(tried.some((t) => t.endsWith(` ${p}`)), `${p} not tried`);
+    }
+  } finally {
+    env.close();
+  }
+});
+
+Deno.test("long ids - ids posted to admin pages (members, webhooks, deliveries) are 404", async () => {
+  const env = await testEnv();
+  try {
+    const { owner } = await setup(env);
+    const cookie = await signIn(env, owner.email);
+    const hook = await createWebhook(env.deps, owner.workspace_ids[0], {
+      url: "https://example.com/hook",
+    }, { actor: "cli" });
+    const posts: [string, Record<string, string>][] = [
+      ["/admin/members", { action: "remove", user_id: LONG }],
+      ["/admin/members", { action: "role", user_id: LONG, role: "viewer" }],
+      ["/admin/members", { action: "withdraw", email: `${LONG}@example.com` }],
+      ["/admin/webhooks", { action: "delete", id: LONG }],
+      ["/admin/webhooks", { action: "disable", id: LONG }],
+      [`/admin/webhooks/${hook.id}`, { action: "resend", delivery_id: LONG }],
+    ];
+    for (const [path, fields] of posts) {
+      const { csrf } = await page(env, cookie, "/admin/members");
+      const res = await post(env, cookie, path, { ...fields, _csrf: csrf });
+      const html = await res.text();
+      assert.equal(res.status, 404, `${path} ${fields.action}: ${html.slice(0, 300)}`);
+      assert.match(res.headers.get("content-type") ?? "", /text\/html/);
     }
   } finally {
     env.close();
