@@ -54,7 +54,8 @@ const INIT_JS = `window.addEventListener("load", () => {
 `;
 
 /** Contrast fixes for the renderer's light colours (axe color-contrast at WCAG AA). */
-const FIXES_CSS = `.swagger-ui .opblock-tag small, .swagger-ui .opblock .opblock-summary-description,
+const FIXES_CSS =
+  `.swagger-ui .opblock-tag small, .swagger-ui .opblock .opblock-summary-description,
 .swagger-ui .info .base-url, .swagger-ui .info .url, .swagger-ui .info a.url,
 .swagger-ui .parameter__in, .swagger-ui .response-col_links,
 .swagger-ui .opblock-description-wrapper p, .swagger-ui table thead tr th,

@@ -52,7 +52,11 @@ const jobRoute = createRoute({
   summary: "Get an erase job",
   description: "An erase job's progress: `running` or `done`, with counts by form. " +
     "Scope `admin`.",
-  request: { params: z.object({ id: idParam("id", "job_01jd8y5x2n3k4m5p6q7r8s9t0v", "Privacy job not found.") }) },
+  request: {
+    params: z.object({
+      id: idParam("id", "job_01jd8y5x2n3k4m5p6q7r8s9t0v", "Privacy job not found."),
+    }),
+  },
   responses: {
     200: jsonResponse("The job.", z.object({ job: privacyJobSchema })),
     ...errorResponses(...KEY_ERRORS),

@@ -39,7 +39,9 @@ import { keyActor, keyAuth, type ServerEnv } from "./_key_auth.ts";
 
 const WID_EXAMPLE = "whk_01jd8y5x2n3k4m5p6q7r8s9t0v";
 const widParams = z.object({ wid: idParam("wid", WID_EXAMPLE, "Webhook not found.") });
-const didParams = widParams.extend({ did: idParam("did", "dlv_01jd8y5x2n3k4m5p6q7r8s9t0v", "Delivery not found.") });
+const didParams = widParams.extend({
+  did: idParam("did", "dlv_01jd8y5x2n3k4m5p6q7r8s9t0v", "Delivery not found."),
+});
 
 /** A webhook route: tag, bearer security, `admin` scope, the key errors. */
 function route<R extends Omit<RouteConfig, "tags" | "security">>(r: R) {

@@ -41,8 +41,10 @@ Deno.test("long ids - every route with a path parameter answers 404 to an over-l
         assert.equal(body.code, "not_found", where);
       } else {
         await res.body?.cancel();
-        if (!path.startsWith("/_") && !path.startsWith("/static") && !path.startsWith("/sdk") &&
-          !path.startsWith("/docs")) assert.match(type, /text\/html/, where);
+        if (
+          !path.startsWith("/_") && !path.startsWith("/static") && !path.startsWith("/sdk") &&
+          !path.startsWith("/docs")
+        ) assert.match(type, /text\/html/, where);
       }
       tried.push(where);
     }

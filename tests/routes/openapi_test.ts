@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { validate } from "@readme/openapi-parser";
 import { assertDocumented } from "@/tests/api_contract.ts";
+import { page, setup, signIn } from "@/tests/admin_support.ts";
 import { makeForm, makeKey, makeWorkspace, type TestEnv, testEnv } from "@/tests/helpers.ts";
 
 type Doc = { paths: Record<string, Record<string, Record<string, unknown>>> };
@@ -204,6 +205,24 @@ Deno.test("openapi - the answers of the main API calls match their documented sc
     await call("GET", "/server/audit", { key: live, status: 200 });
     await call("GET", "/server/audit", { key: testKey, status: 403 });
     assert.ok(seen.size >= 30, `${seen.size} calls`);
+  } finally {
+    env.close();
+  }
+});
+
+Deno.test("openapi - the Keys page links the reference and shows a request with a placeholder key", async () => {
+  const env = await testEnv();
+  try {
+    const { owner } = await setup(env);
+    const cookie = await signIn(env, owner.email);
+    const { res, html } = await page(env, cookie, "/admin/keys");
+    assert.equal(res.status, 200);
+    assert.match(html, /<a href="\/docs\/api">API reference<\/a>/);
+    assert.match(html, /curl http:\/\/localhost\/api\/v1\/server\/forms/);
+    assert.match(html, /Bearer fw_live_YOUR_KEY/);
+    const docs = await env.request("/docs/api");
+    assert.equal(docs.status, 200);
+    assert.match(await docs.text(), /\/docs\/api\/assets\/swagger-ui-bundle\.js/);
   } finally {
     env.close();
   }

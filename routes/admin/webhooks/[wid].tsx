@@ -37,7 +37,12 @@ export const handler = define.handlers<Data>({
       return ctx.redirect(`/admin/webhooks/${id}`, "webhook_test_sent");
     }
     if (action === "resend") {
-      await resendDelivery(ctx.deps, workspace.id, id, idField(ctx.body, "delivery_id", "Delivery not found."));
+      await resendDelivery(
+        ctx.deps,
+        workspace.id,
+        id,
+        idField(ctx.body, "delivery_id", "Delivery not found."),
+      );
       return ctx.redirect(`/admin/webhooks/${id}`, "webhook_resent");
     }
     throw new AppError(400, "bad_request", "Unknown action.");

@@ -23,7 +23,13 @@ import type { Workspace } from "@/lib/schemas.ts";
 import { auditBy } from "@/routes/admin/_audit.ts";
 import { Csrf, PageHead, Time } from "@/routes/admin/_layout.tsx";
 import { SecretReveal } from "@/routes/admin/_reveal.tsx";
-import { define, field, idField, type PageContext, requireWorkspace } from "@/routes/admin/_page.ts";
+import {
+  define,
+  field,
+  idField,
+  type PageContext,
+  requireWorkspace,
+} from "@/routes/admin/_page.ts";
 
 interface Data {
   workspace: Workspace;
