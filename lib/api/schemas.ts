@@ -7,6 +7,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import { ID_PATTERN, MAX_ID_LENGTH } from "@/lib/http/validation.ts";
+import { EVENT_TYPES } from "@/lib/notify/events.ts";
+import { FIELD_TYPES } from "@/lib/schemas.ts";
 
 /**
  * A path parameter holding an id the service issued: an over-long or odd one is the 404 a
@@ -82,7 +84,7 @@ export const paginationSchema = z.object({
 export const fieldSchema = z.looseObject({
   id: z.string(),
   name: z.string(),
-  type: z.string(),
+  type: z.enum(FIELD_TYPES),
   required: z.boolean().optional(),
   label: z.string().optional(),
 }).openapi("Field");
@@ -105,17 +107,27 @@ export const formSchema = z.looseObject({
   public_id: z.string(),
   name: z.string(),
   fields: z.array(fieldSchema),
-  captcha: z.looseObject({ provider: z.string() }).nullable(),
+  captcha: z.looseObject({ provider: z.string(), siteKey: z.string().optional() }).nullable(),
   honeypot: z.string().nullable(),
   allowed_origins: z.array(z.string()),
   accepting: z.boolean(),
+  redirect: z.object({ success: z.string().optional(), error: z.string().optional() }),
   schema_version: z.number().int(),
   created_at: z.string(),
   updated_at: z.string(),
 }).openapi("Form");
 
-/** A stored file as a submission lists it. */
-const fileRefSchema = z.looseObject({ path: z.string(), field: z.string().optional() });
+/**
+ * A stored file as a submission lists it: its reference from the field's value (only `path`
+ * when no field holds it any more).
+ */
+const fileRefSchema = z.looseObject({
+  path: z.string(),
+  field: z.string().optional(),
+  originalFilename: z.string().optional(),
+  mimeType: z.string().optional(),
+  sizeBytes: z.number().int().optional(),
+});
 
 /** One submission. */
 export const submissionSchema = z.object({
@@ -137,12 +149,20 @@ export const submitResultSchema = z.object({
 }).openapi("SubmitResult");
 
 /** A form's analytics. */
-export const analyticsSchema = z.looseObject({
-  views: z.number(),
-  starts: z.number(),
-  submissions: z.number(),
+export const analyticsSchema = z.object({
+  views: z.number().int(),
+  starts: z.number().int(),
+  submissions: z.number().int(),
   completion_rate: z.number().nullable(),
-  daily: z.array(z.looseObject({ date: z.string() })),
+  from: z.string(),
+  to: z.string(),
+  retention_days: z.number().int(),
+  daily: z.array(z.object({
+    date: z.string(),
+    views: z.number().int(),
+    starts: z.number().int(),
+    submissions: z.number().int(),
+  })),
 }).openapi("Analytics");
 
 /** A webhook endpoint (its secret only in create and rotate answers). */
@@ -150,7 +170,7 @@ export const webhookSchema = z.looseObject({
   id: z.string(),
   mode: z.enum(["live", "test"]),
   url: z.string(),
-  events: z.array(z.string()),
+  events: z.array(z.enum(EVENT_TYPES)),
   forms: z.array(z.string()),
   enabled: z.boolean(),
   failing_since: z.string().nullable(),
@@ -164,14 +184,20 @@ export const webhookWithSecretSchema = webhookSchema.extend({ secret: z.string()
   .openapi("WebhookWithSecret");
 
 /** One delivery attempt of an endpoint. */
-export const deliverySchema = z.looseObject({
+export const deliverySchema = z.object({
   id: z.string(),
   at: z.string(),
+  event_id: z.string(),
+  msg_id: z.string(),
   event: z.string(),
   attempt: z.number().int(),
   status: z.number().int().nullable(),
   ok: z.boolean(),
-  outcome: z.string(),
+  latency_ms: z.number(),
+  response: z.string(),
+  error: z.string().optional(),
+  outcome: z.enum(["retrying", "delivered", "failed", "disabled"]),
+  manual: z.boolean().optional(),
 }).openapi("Delivery");
 
 /** A resend or test send, queued. */
@@ -193,6 +219,7 @@ export const auditEventSchema = z.looseObject({
   id: z.string(),
   action: z.string(),
   actor: z.string(),
+  ip: z.string().nullable(),
   at: z.string(),
   details: z.record(z.string(), z.unknown()),
 }).openapi("AuditEvent");
