@@ -6,8 +6,8 @@
  * @module
  */
 import { Hono } from "hono";
-import { secureHeaders } from "hono/secure-headers";
-import type { AppEnv } from "@/lib/http/http.ts";
+import type { Config } from "@/lib/config.ts";
+import { type AppEnv, strictPageHeaders } from "@/lib/http/http.ts";
 import { errors } from "@/lib/errors.ts";
 
 const DIST = new URL("../node_modules/swagger-ui-dist/", import.meta.url);
@@ -94,25 +94,9 @@ const PAGE = `<!doctype html>
 const cache = new Map<string, Promise<Uint8Array>>();
 
 /** The reference page and its assets. */
-export function docsRoutes(): Hono<AppEnv> {
+export function docsRoutes(config: Pick<Config, "baseUrl" | "publicBaseUrl">): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.use(
-    "/docs/api/*",
-    secureHeaders({
-      contentSecurityPolicy: {
-        defaultSrc: ["'none'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'", "data:"],
-        connectSrc: ["'self'"],
-        baseUri: ["'none'"],
-        formAction: ["'none'"],
-        frameAncestors: ["'none'"],
-      },
-      xFrameOptions: "DENY",
-      referrerPolicy: "same-origin",
-    }),
-  );
+  app.use("/docs/api/*", strictPageHeaders(config));
   app.get("/docs/api", (c) => {
     c.header("Cache-Control", "public, max-age=300");
     return c.html(PAGE);

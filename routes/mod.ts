@@ -68,7 +68,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.use("/api/v1/submit/p/*", publicCors(deps));
   app.use("/api/v1/server/*", noStore());
   app.route("/", v1Api(deps));
-  app.route("/", docsRoutes());
+  app.route("/", docsRoutes(deps.config));
   app.route("/", assetRoutes());
   app.route("/", sdkRoutes());
   app.route("/admin", adminRoutes(deps));

@@ -61,6 +61,11 @@ export function errorResponses(...statuses: (keyof typeof ERROR_TEXT)[]) {
   }]));
 }
 
+/** A required JSON request body: the schema the route validates with, and an example. */
+export function jsonRequest<S extends z.ZodType>(schema: S, example: unknown) {
+  return { required: true, content: { "application/json": { schema, example } } };
+}
+
 /** A JSON success answer. */
 export function jsonResponse<S extends z.ZodType>(description: string, schema: S) {
   return { description, content: { "application/json": { schema } } };

@@ -66,6 +66,30 @@ export function baselineHeaders(
   });
 }
 
+/**
+ * Hono's secure headers with the admin's strict policy (our origin only, no inline code,
+ * no framing): admin pages and the API reference.
+ */
+export function strictPageHeaders(
+  config: Pick<Config, "baseUrl" | "publicBaseUrl">,
+): MiddlewareHandler<AppEnv> {
+  return secureHeaders({
+    contentSecurityPolicy: {
+      defaultSrc: ["'none'"],
+      scriptSrc: ["'self'"],
+      styleSrc: ["'self'"],
+      imgSrc: ["'self'", "data:"],
+      connectSrc: ["'self'"],
+      formAction: ["'self'"],
+      baseUri: ["'none'"],
+      frameAncestors: ["'none'"],
+    },
+    xFrameOptions: "DENY",
+    referrerPolicy: "same-origin",
+    strictTransportSecurity: hstsValue(config),
+  });
+}
+
 /** `Cache-Control: no-store` on every response (admin pages, the Server Data API). */
 export function noStore(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

@@ -8,11 +8,10 @@ import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
-import { secureHeaders } from "hono/secure-headers";
 import { Fragment, h } from "preact";
 import type { Deps } from "@/lib/deps.ts";
 import { AppError, errors } from "@/lib/errors.ts";
-import { type AppEnv, hstsValue, noStore, notFound } from "@/lib/http/http.ts";
+import { type AppEnv, noStore, notFound, strictPageHeaders } from "@/lib/http/http.ts";
 import { MAX_BODY_BYTES } from "@/lib/http/body.ts";
 import { paramGuard } from "@/lib/http/validation.ts";
 import { isPageResult } from "@/lib/ui/define.ts";
@@ -91,25 +90,6 @@ const PAGES: [string, Mounted][] = [
   ["/audit", mount(auditLog, { GET: "admin" })],
 ];
 
-/** Hono's secure headers with the admin's policy: our origin only, no framing. */
-function adminHeaders(deps: Deps): MiddlewareHandler<AppEnv> {
-  return secureHeaders({
-    contentSecurityPolicy: {
-      defaultSrc: ["'none'"],
-      scriptSrc: ["'self'"],
-      styleSrc: ["'self'"],
-      imgSrc: ["'self'", "data:"],
-      connectSrc: ["'self'"],
-      formAction: ["'self'"],
-      baseUri: ["'none'"],
-      frameAncestors: ["'none'"],
-    },
-    xFrameOptions: "DENY",
-    referrerPolicy: "same-origin",
-    strictTransportSecurity: hstsValue(deps.config),
-  });
-}
-
 /** With a separate `PUBLIC_BASE_URL`, the admin does not exist on the public host. */
 function notOnPublicHost(deps: Deps): MiddlewareHandler<AppEnv> {
   const admin = new URL(deps.config.baseUrl).host;
@@ -152,7 +132,7 @@ function crossSiteGuard(deps: Deps): MiddlewareHandler<AppEnv> {
 export function adminRoutes(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", notOnPublicHost(deps));
-  app.use("*", adminHeaders(deps));
+  app.use("*", strictPageHeaders(deps.config));
   app.use("*", noStore());
   app.use("*", crossSiteGuard(deps));
   app.on(

@@ -9,7 +9,7 @@ import { HTTPException } from "hono/http-exception";
 import { eventBodySchema, recordEvent } from "@/lib/forms/analytics.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { apiApp } from "@/lib/api/app.ts";
-import { errorResponses, formIdParams, jsonResponse } from "@/lib/api/schemas.ts";
+import { errorResponses, formIdParams, jsonRequest, jsonResponse } from "@/lib/api/schemas.ts";
 import { AppError, errors } from "@/lib/errors.ts";
 import { requireLiveForm } from "@/lib/forms/forms.ts";
 import { type AppEnv, clientIp } from "@/lib/http/http.ts";
@@ -33,12 +33,7 @@ const eventRoute = createRoute({
     "`session_id`, a session counts once per form and day. 60 a minute per client IP.",
   request: {
     params: formIdParams,
-    body: {
-      required: true,
-      content: {
-        "application/json": { schema: eventBodySchema, example: { type: "view" } },
-      },
-    },
+    body: jsonRequest(eventBodySchema, { type: "view" }),
   },
   responses: {
     202: jsonResponse("Accepted.", z.object({ success: z.literal(true) })),

@@ -10,6 +10,7 @@ import { apiApp, BEARER } from "@/lib/api/app.ts";
 import {
   errorResponses,
   idParam,
+  jsonRequest,
   jsonResponse,
   KEY_ERRORS,
   privacyJobSchema,
@@ -32,12 +33,7 @@ const eraseRoute = createRoute({
   description: "Starts a job deleting every submission (of the key's mode) that holds this " +
     "email address, with its files and what notifications kept. Scope `admin`. Audited.",
   request: {
-    body: {
-      required: true,
-      content: {
-        "application/json": { schema: eraseBodySchema, example: { email: "ada@example.com" } },
-      },
-    },
+    body: jsonRequest(eraseBodySchema, { email: "ada@example.com" }),
   },
   responses: {
     202: jsonResponse("The job, running.", z.object({ job: privacyJobSchema })),

@@ -8,6 +8,7 @@ import { apiApp } from "@/lib/api/app.ts";
 import {
   errorResponses,
   formIdParams,
+  jsonRequest,
   jsonResponse,
   publicSchemaBody,
   submitResultSchema,
@@ -88,10 +89,7 @@ const validateRoute = createRoute({
     "submit) and stores nothing. 30 a minute per client IP.",
   request: {
     params: formIdParams,
-    body: {
-      required: true,
-      content: { "application/json": { schema: submitBodySchema, example: SUBMIT_EXAMPLE } },
-    },
+    body: jsonRequest(submitBodySchema, SUBMIT_EXAMPLE),
   },
   responses: {
     200: jsonResponse("The data is valid.", z.object({ valid: z.literal(true) })),

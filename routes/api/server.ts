@@ -15,6 +15,7 @@ import {
   formIdParams,
   formSchema,
   idParam,
+  jsonRequest,
   jsonResponse,
   KEY_ERRORS,
   paginationSchema,
@@ -107,15 +108,7 @@ const deleteSubmissionsRoute = createRoute({
     "listed. Scope `admin`. Audited.",
   request: {
     params: formIdParams,
-    body: {
-      required: true,
-      content: {
-        "application/json": {
-          schema: deleteBodySchema,
-          example: { ids: ["sub_01jd8y5x2n3k4m5p6q7r8s9t0v"] },
-        },
-      },
-    },
+    body: jsonRequest(deleteBodySchema, { ids: ["sub_01jd8y5x2n3k4m5p6q7r8s9t0v"] }),
   },
   responses: {
     200: jsonResponse(

@@ -10,6 +10,7 @@ import {
   errorResponses,
   formIdParams,
   idParam,
+  jsonRequest,
   jsonResponse,
   uploadGrantSchema,
 } from "@/lib/api/schemas.ts";
@@ -36,20 +37,12 @@ const uploadUrlRoute = createRoute({
     "given; then submit `{path, uploadToken}` as the field's value. 10 a minute per client IP.",
   request: {
     params: formIdParams,
-    body: {
-      required: true,
-      content: {
-        "application/json": {
-          schema: uploadUrlBodySchema,
-          example: {
-            fieldId: "resume",
-            fileName: "cv.pdf",
-            contentType: "application/pdf",
-            sizeBytes: 48213,
-          },
-        },
-      },
-    },
+    body: jsonRequest(uploadUrlBodySchema, {
+      fieldId: "resume",
+      fileName: "cv.pdf",
+      contentType: "application/pdf",
+      sizeBytes: 48213,
+    }),
   },
   responses: {
     200: jsonResponse("Where to PUT the file.", uploadGrantSchema),

@@ -13,6 +13,7 @@ import {
   deliverySchema,
   errorResponses,
   idParam,
+  jsonRequest,
   jsonResponse,
   KEY_ERRORS,
   paginationSchema,
@@ -55,10 +56,6 @@ function route<R extends Omit<RouteConfig, "tags" | "security">>(r: R) {
   });
 }
 
-function jsonIn<S extends z.ZodType>(schema: S, example: unknown) {
-  return { required: true, content: { "application/json": { schema, example } } };
-}
-
 const listRoute = route({
   method: "get",
   path: "/",
@@ -81,7 +78,7 @@ const createRouteDef = route({
   description: "Adds an endpoint receiving signed events (Standard Webhooks). The answer " +
     "holds its `whsec_` secret, shown only here and on rotate. Audited.",
   request: {
-    body: jsonIn(webhookCreateSchema, {
+    body: jsonRequest(webhookCreateSchema, {
       url: "https://example.com/hooks/formwell",
       events: ["submission.created"],
     }),
@@ -109,7 +106,7 @@ const updateRoute = route({
   path: "/{wid}",
   summary: "Update a webhook endpoint",
   description: "Changes its URL, events, forms or `enabled`. Audited.",
-  request: { params: widParams, body: jsonIn(webhookUpdateSchema, { enabled: false }) },
+  request: { params: widParams, body: jsonRequest(webhookUpdateSchema, { enabled: false }) },
   responses: {
     200: jsonResponse("The endpoint.", z.object({ webhook: webhookSchema })),
     ...errorResponses(400, 413, 415),
