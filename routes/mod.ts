@@ -58,12 +58,15 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", requestId());
   app.use("*", baselineHeaders(deps.config));
+  // Every body must arrive in time; readers (lib/http/body.ts) enforce it while streaming.
   app.use("*", bodyDeadline(deps.config.bodyTimeoutMs));
   app.onError(onError);
   app.notFound(notFound);
   app.get("/healthz", (c) => c.json({ ok: true }));
   app.get("/", (c) => landingHtml(deps.config, new URL(c.req.url)));
-  // Before every public route: preflights, origin grants and foreign-origin refusals.
+  // Before every public route: preflights, origin grants and foreign-origin refusals. Per-form
+  // CORS stays middleware, outside the route definitions: its answer depends on the form's
+  // allowed origins (a KV read), and preflights have no route of their own.
   app.use("/api/v1/forms/p/*", publicCors(deps));
   app.use("/api/v1/submit/p/*", publicCors(deps));
   app.use("/api/v1/server/*", noStore());

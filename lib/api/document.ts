@@ -26,6 +26,7 @@ export type OpenApiDocument = {
   [k: string]: unknown;
 };
 type Operation = {
+  description?: string;
   security?: unknown[];
   requestBody?: { content?: Record<string, { example?: unknown }> };
   [k: string]: unknown;
@@ -55,7 +56,10 @@ export function buildOpenApiDocument<E extends Env>(
   }) as unknown as OpenApiDocument;
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
-      op["x-codeSamples"] = [{ lang: "Shell", label: "curl", source: curlOf(method, path, op) }];
+      const curl = curlOf(method, path, op);
+      op["x-codeSamples"] = [{ lang: "Shell", label: "curl", source: curl }];
+      // Swagger UI shows descriptions, not x-codeSamples: the example goes in both.
+      op.description = `${op.description ?? ""}\n\n\`\`\`sh\n${curl}\n\`\`\``;
     }
   }
   return doc;

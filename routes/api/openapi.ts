@@ -28,6 +28,8 @@ export function documentApi<E extends Env>(api: OpenAPIHono<E>, config: Config):
   api.openapi(documentRoute, (c) => {
     doc ??= buildOpenApiDocument(api, config);
     c.header("Cache-Control", "public, max-age=300");
+    // Public information: API tools on any origin may read it.
+    c.header("Access-Control-Allow-Origin", "*");
     return c.json(doc, 200);
   });
 }

@@ -39,6 +39,9 @@ Deno.test({
       assert.match(await submit.first().innerText(), /Submit a form/);
       await submit.first().locator(".opblock-summary").click();
       await page.getByText("Idempotency-Key", { exact: false }).first().waitFor();
+      // Its curl example, with the placeholders.
+      const example = submit.first().locator("pre", { hasText: "curl -X POST" });
+      assert.match(await example.first().innerText(), /\$FORMWELL_URL\/api\/v1\/submit\/p\/<id>/);
       assert.ok(urls.some((u) => u === `${base}/api/v1/openapi.json`), urls.join("\n"));
       const foreign = urls.filter((u) => !u.startsWith(`${base}/`) && !u.startsWith("data:"));
       assert.deepEqual(foreign, [], "requests that left the origin");

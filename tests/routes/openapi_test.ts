@@ -40,6 +40,7 @@ Deno.test("openapi - the document is valid OpenAPI 3.1 and describes every opera
         assert.ok(typeof op.description === "string" && op.description, `${where}: description`);
         const samples = op["x-codeSamples"] as { source: string }[];
         assert.match(samples[0].source, /^curl -X [A-Z]+ "\$FORMWELL_URL\/api\/v1\//, where);
+        assert.ok((op.description as string).includes(samples[0].source), `${where}: shown`);
         if (path.startsWith("/api/v1/server/")) {
           assert.deepEqual(op.security, [{ bearer: [] }], `${where}: bearer security`);
           assert.match(samples[0].source, /Bearer \$FORMWELL_API_KEY/, where);
