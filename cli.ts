@@ -19,6 +19,8 @@ import { auditCli } from "@/lib/privacy/audit_cli.ts";
 import { createWorkspace, updateWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { createWebhook, deleteWebhook } from "@/lib/notify/webhook_edits.ts";
 import { listWebhooks, webhookView } from "@/lib/notify/webhooks.ts";
+import { importCli } from "@/lib/imports/cli.ts";
+import { runOpsCli } from "@/lib/ops/cli.ts";
 
 /** A usage error: printed as `{"error"}` with exit code 2. */
 class UsageError extends Error {}
@@ -42,8 +44,12 @@ const USAGE = `Usage: deno task cli <command>
   user create --email E [--workspace W]   (the password on standard input, or typed at a prompt)
   user reset-password --email E           (prints a single-use link to choose a new password)
   webhook create --workspace W --url URL [--events E1,E2] [--forms F1,F2] [--mode live|test]
+                 [--format standard|slack|discord|teams]
   webhook list --workspace W
-  webhook delete --webhook ID`;
+  webhook delete --webhook ID
+  import --form PUBLIC_ID --file F [--format csv|formspree|basin|netlify]
+  backup --out F      (a consistent backup of the KV and stored files, while the service runs)
+  restore --in F      (loads a backup into an empty KV)`;
 
 function need(values: Record<string, string | undefined>, name: string): string {
   const v = values[name];
@@ -109,6 +115,7 @@ export async function runCli(
       forms: { type: "string" },
       webhook: { type: "string" },
       mode: { type: "string" },
+      format: { type: "string" },
     },
   });
   const v = values as Record<string, string | undefined>;
@@ -118,6 +125,7 @@ export async function runCli(
     if (!form) throw errors.formNotFound();
     return new RawText(await formTypesModule(form));
   }
+  if (group === "import" && action === undefined) return await importCli(deps, v);
   switch (`${group} ${action}`) {
     case "workspace create": {
       const ws = await createWorkspace(deps, {
@@ -193,6 +201,7 @@ export async function runCli(
           url: need(v, "url"),
           ...(v.events ? { events: list(v.events) } : {}),
           ...(v.forms ? { forms: list(v.forms) } : {}),
+          ...(v.format ? { format: v.format } : {}),
         }, { actor: "cli", mode }),
       };
     }
@@ -239,9 +248,10 @@ if (import.meta.main) {
   try {
     const config = loadConfig(Deno.env.toObject());
     kv = await openKv(config);
-    const deps = await buildDeps(kv, config);
-    const out = await runCli(deps, Deno.args);
-    await auditCli(deps, Deno.args, out);
+    const ops = await runOpsCli(kv, config, Deno.args); // before deps: restore needs an empty KV
+    const deps = ops ? null : await buildDeps(kv, config);
+    const out = ops ?? await runCli(deps!, Deno.args);
+    if (deps) await auditCli(deps, Deno.args, out);
     console.log(out instanceof RawText ? out.text : JSON.stringify(out));
     kv.close();
   } catch (err) {

@@ -176,11 +176,17 @@ async function main(): Promise<void> {
       median(runs.map((r, i) => r.rps / floorRounds.runs[i].rps));
 
     // 3. Formwell's rows.
-    // The webhook row's form notifies a receiver in its own process after each verdict.
+    // The webhook row's form notifies a receiver in its own process after each verdict: a
+    // standard endpoint and a Slack destination (the receiver answers as Slack does).
     const receiver = await startReceiver();
     stopReceiver = receiver.close;
     await createWebhook(deps, fx.workspace.id, {
       url: `${receiver.url}/hook`,
+      forms: [fx.webhookForm.id],
+    }, { actor: "cli" });
+    await createWebhook(deps, fx.workspace.id, {
+      url: `${receiver.url}/slack/services/T0BENCH/B0BENCH/benchtoken`,
+      format: "slack",
       forms: [fx.webhookForm.id],
     }, { actor: "cli" });
     let floor: WrkResult | null = null;
@@ -353,9 +359,11 @@ async function main(): Promise<void> {
     }, { seconds: SECONDS, workers: WEBHOOK_RATE / 10, perWorker: 10 });
     // The last events are still on their way: wait until the receiver has them all.
     let webhook = await receiver.stats();
-    for (let i = 0; i < 100 && webhook.n < hooked.requests; i++) {
+    let slack = await receiver.stats("slack");
+    for (let i = 0; i < 100 && (webhook.n < hooked.requests || slack.n < hooked.requests); i++) {
       await new Promise((r) => setTimeout(r, 100));
       webhook = await receiver.stats();
+      slack = await receiver.stats("slack");
     }
     const webhookRow: Row = {
       name: `webhook, ${WEBHOOK_RATE} submissions/s offered (201 to received)`,
@@ -492,6 +500,12 @@ async function main(): Promise<void> {
           `(${hooked.requests} submissions, ${hooked.non2xx} non-2xx)`,
         pass: webhook.p99 !== null && webhook.p99 <= 2_000 && webhook.n >= hooked.requests &&
           hooked.non2xx === 0,
+      },
+      {
+        target: `201 to Slack destination received p99 <= 2 s at ${WEBHOOK_RATE} submissions/s`,
+        measured: `p50 ${slack.p50} ms, p99 ${slack.p99} ms over ${slack.n} messages ` +
+          `(${hooked.requests} submissions)`,
+        pass: slack.p99 !== null && slack.p99 <= 2_000 && slack.n >= hooked.requests,
       },
       {
         target: "peak RSS < 200 MB (JSON submit rows)",

@@ -202,7 +202,10 @@ export async function startBare(
 export async function startReceiver(): Promise<{
   url: string;
   reset: () => Promise<void>;
-  stats: () => Promise<{ n: number; p50: number | null; p99: number | null }>;
+  /** Latencies of standard deliveries (`/hook`), or of the Slack destination (`/slack`). */
+  stats: (
+    kind?: "standard" | "slack",
+  ) => Promise<{ n: number; p50: number | null; p99: number | null }>;
   close: () => Promise<void>;
 }> {
   const port = freePort();
@@ -221,7 +224,7 @@ export async function startReceiver(): Promise<{
   return {
     url,
     reset: async () => void await (await fetch(`${url}/reset`, { method: "POST" })).text(),
-    stats: async () => await (await fetch(`${url}/stats`)).json(),
+    stats: async (kind = "standard") => await (await fetch(`${url}/stats?kind=${kind}`)).json(),
     close: async () => {
       child.kill("SIGTERM");
       await child.status;

@@ -45,7 +45,8 @@ const rateLimits = z
     ).optional(),
   );
 
-const envSchema = z.object({
+/** Every environment variable the service reads, with its rule and default (docs/configuration.md). */
+export const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   BASE_URL: z.url().optional(),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -79,6 +80,11 @@ const envSchema = z.object({
   WEBHOOK_RETRY_DELAYS: z.string().regex(/^\d+(,\d+)*$/, "comma-separated milliseconds")
     .optional(),
   EMAIL_RETRY_DELAYS: z.string().regex(/^\d+(,\d+)*$/, "comma-separated milliseconds")
+    .optional(),
+  CLAMAV_URL: z.string().regex(
+    /^tcp:\/\/[^/:]+(:\d+)$|^tcp:\/\/\[[^\]]+\]:\d+$/,
+    "must be tcp://host:port",
+  )
     .optional(),
 });
 
@@ -120,6 +126,8 @@ export interface Config {
   jobs: "queue" | "table";
   /** Email and webhooks (lib/notify). */
   notify: NotifyConfig;
+  /** clamd's `tcp://host:port`: when set, every upload is virus-scanned (lib/uploads/clamav.ts). */
+  clamavUrl: string | undefined;
 }
 
 /** Notification settings: SMTP (unset: the KV outbox), sender, webhook rules and retries. */
@@ -212,5 +220,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       webhookRetryDelays: msList(e.WEBHOOK_RETRY_DELAYS, WEBHOOK_RETRY_DELAYS),
       emailRetryDelays: msList(e.EMAIL_RETRY_DELAYS, EMAIL_RETRY_DELAYS),
     },
+    clamavUrl: e.CLAMAV_URL,
   };
 }

@@ -3,7 +3,10 @@
  * @module
  */
 
-/** Every machine-readable error code (CONTRACT "Error codes", plus `unavailable`, `request_timeout`). */
+/**
+ * Every machine-readable error code (CONTRACT "Error codes", plus `unavailable`,
+ * `request_timeout` and `scanner_unavailable`).
+ */
 export type ErrorCode =
   | "bad_request"
   | "invalid_api_key"
@@ -31,7 +34,8 @@ export type ErrorCode =
   | "conflict"
   | "unavailable"
   | "internal_error"
-  | "request_timeout";
+  | "request_timeout"
+  | "scanner_unavailable";
 
 /** One item of a 422 `errors` array (SPEC part 7). */
 export interface FieldError {
@@ -146,5 +150,11 @@ export const errors = {
       503,
       "unavailable",
       "The service is busy. Retry the request with the same Idempotency-Key.",
+    ),
+  scannerUnavailable: () =>
+    new AppError(
+      503,
+      "scanner_unavailable",
+      "Uploaded files cannot be virus-scanned right now. Try again in a moment.",
     ),
 };

@@ -3,7 +3,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { monotonicFactory } from "ulid";
+import { monotonicFactory, ulid } from "ulid";
 
 const nextUlid = monotonicFactory();
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -25,6 +25,11 @@ export function newId(
     | "chn",
 ): string {
   return `${prefix}_${nextUlid().toLowerCase()}`;
+}
+
+/** A submission id that sorts at time `ms` (an imported submission's original time). */
+export function submissionIdAt(ms: number): string {
+  return `sub_${ulid(ms).toLowerCase()}`;
 }
 
 /** Random bytes drawn from the CSPRNG in blocks, so short ids cost no call each. */

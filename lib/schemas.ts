@@ -316,6 +316,11 @@ export interface Submission {
   /** Storage paths of attached files. */
   files: string[];
   signals: SubmissionSignals;
+  /**
+   * The owner email's subject and reply-to a form post asked for (`_subject`, `_replyto`):
+   * used by the notification only, never shown as data or metadata.
+   */
+  owner_mail?: { subject?: string; reply_to?: string };
   /** The spam verdict, when the submission scored above 0 (or an admin re-labelled it). */
   spam?: {
     score: number;

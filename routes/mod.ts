@@ -1,5 +1,5 @@
 /**
- * The HTTP application: middleware (docs/api.md "HTTP middleware"), the API sub-apps, the
+ * The HTTP application: middleware (docs/decisions/http-middleware.md), the API sub-apps, the
  * admin and hosted pages, the assets.
  * @module
  */
@@ -23,6 +23,7 @@ import { publicApi } from "@/routes/api/public.ts";
 import { serverApi } from "@/routes/api/server.ts";
 import { privacyApi } from "@/routes/api/privacy.ts";
 import { auditApi } from "@/routes/api/audit.ts";
+import { feedApi } from "@/routes/api/feed.ts";
 import { webhooksApi } from "@/routes/api/webhooks.ts";
 import { uploadsApi } from "@/routes/api/uploads.ts";
 import { documentApi } from "@/routes/api/openapi.ts";
@@ -44,6 +45,7 @@ export function v1Api(deps: Deps): OpenAPIHono<AppEnv> {
   api.route("/api/v1/server", serverApi(deps));
   api.route("/api/v1/server", privacyApi(deps));
   api.route("/api/v1/server", auditApi(deps));
+  api.route("/api/v1/server", feedApi(deps));
   api.route("/api/v1/server/webhooks", webhooksApi(deps));
   api.route("/api/v1", eventsApi(deps));
   api.route("/api/v1", formTypesApi(deps));

@@ -14,6 +14,7 @@ const TAGS = [
   { name: "Uploads", description: "Two-step file uploads: a signed URL, then the bytes." },
   { name: "Forms and submissions", description: "Server Data API: needs a secret API key." },
   { name: "Webhooks", description: "Signed event delivery to your endpoints." },
+  { name: "Events", description: "The event feed: the same events, read in order." },
   { name: "Privacy", description: "Export and erase a person's data." },
   { name: "Audit", description: "The workspace's audit log." },
   { name: "Meta", description: "This document." },

@@ -7,7 +7,7 @@
  */
 import { type Field, type Form, isFileType } from "@/lib/schemas.ts";
 // One definition for the server snippet and the browser island (a pure module).
-import { inputTypeOf } from "@/components/fields.ts";
+import { inputTypeOf, SELECT_PROMPT } from "@/components/fields.ts";
 
 /** Escapes text for HTML content and double-quoted attribute values. */
 export function escapeHtml(s: string): string {
@@ -103,7 +103,7 @@ function fieldHtml(f: Field): string {
   } else if (f.type === "select") {
     const options = opts.map((o) => `<option value="${o}">${o}</option>`).join("");
     control =
-      `<select id="${id}" name="${name}"${req}><option value="">Choose…</option>${options}</select>`;
+      `<select id="${id}" name="${name}"${req}><option value="">${SELECT_PROMPT}</option>${options}</select>`;
   } else if (f.type === "boolean") {
     return `  <p><label><input type="checkbox" name="${name}" value="true"${req}> ${label}${mark}</label></p>`;
   } else if (isFileType(f.type)) {
@@ -119,12 +119,17 @@ function fieldHtml(f: Field): string {
   return `  <p>\n    <label for="${id}">${label}${mark}</label>\n    ${control}\n  </p>`;
 }
 
+/** The `id` of the snippet's `<form>` element (the client snippet finds the form by it). */
+export function embedFormId(form: Pick<Form, "id">): string {
+  return `formwell-${form.id}`;
+}
+
 /** The copy-paste plain-HTML embed snippet of a form. */
 export function embedSnippet(form: Form, baseUrl: string): string {
   const action = `${baseUrl}/api/v1/submit/p/${encodeURIComponent(form.id)}`;
   const multipart = form.fields.some((f) => isFileType(f.type));
   const lines = [
-    `<form action="${escapeHtml(action)}" method="POST"${
+    `<form id="${escapeHtml(embedFormId(form))}" action="${escapeHtml(action)}" method="POST"${
       multipart ? ' enctype="multipart/form-data"' : ""
     }>`,
     `  <!-- Optional: where to go after submitting (same origin as Formwell or one of the`,

@@ -51,6 +51,16 @@ function assignFieldIds(
   });
 }
 
+/**
+ * Whether saving `definition` over `form` would raise its `schema_version` (the rule of
+ * {@linkcode updateForm}); a definition that does not parse raises nothing (it is refused).
+ */
+export function raisesSchemaVersion(form: Form, definition: FormDefinition | unknown): boolean {
+  const parsed = formDefinitionSchema.safeParse(definition);
+  if (!parsed.success) return false;
+  return validityChanged(form.fields, assignFieldIds(parsed.data.fields, form.fields));
+}
+
 /** Creates a form in a workspace from a definition. */
 export async function createForm(
   deps: Pick<Deps, "kv" | "now">,

@@ -44,6 +44,8 @@ function formPrefixes(formId: string): Deno.KvKey[] {
   return [
     keys.submissionsRead(formId),
     keys.submissionVerdicts(formId),
+    keys.importedRows(formId),
+    keys.feedRecords(formId),
     ...(["live", "test"] as Mode[]).flatMap((m) => [
       keys.analyticsOf(formId, m),
       keys.submissionSeq(formId, m),

@@ -8,8 +8,10 @@
  * so a job delivered twice changes nothing. Each commit checks the form's edit stamp
  * (`submission_edits`), which every commit changing an existing submission sets
  * (submissions/indexes.ts): one check covers the whole batch. The verdict's commit also
- * enqueues `notify_created` (lib/notify) when the form emails or a webhook listens;
- * `afterVerdict` lets the bench and the soak observe.
+ * enqueues `notify_created` (lib/notify) when the form emails or a webhook listens, and
+ * appends a `submission.created` event per submission to the workspace's event feed
+ * (lib/feed: one more check for the whole commit); `afterVerdict` lets the bench and the
+ * soak observe.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
@@ -23,6 +25,8 @@ import type { SpamModel } from "@/lib/spam/model.ts";
 import { CounterDeltas, indexStatusChange } from "@/lib/submissions/indexes.ts";
 import { pairs, setVerdict } from "@/lib/submissions/records.ts";
 import { type Listeners, listenersOf, type Listening, listens } from "@/lib/notify/webhooks.ts";
+import { createdEventId } from "@/lib/notify/events.ts";
+import { commitAppending, type FeedHead, feedHeadKey } from "@/lib/feed/append.ts";
 import type { Job } from "./queue.ts";
 import type { JobContext } from "./types.ts";
 
@@ -42,7 +46,7 @@ export const afterVerdict: VerdictHook[] = [];
 
 /**
  * Stay well inside KV's 800 KiB and 1000 mutations per atomic operation (a submission's
- * verdict takes three at most: its verdict key, its status index out and in).
+ * verdict takes four at most: its verdict key, its status index out and in, its feed event).
  */
 const MAX_COMMIT_BYTES = 600 * 1024;
 const MAX_COMMIT_SUBS = 200;
@@ -133,6 +137,8 @@ interface RunState {
   model: SpamModel;
   /** Who hears of these submissions, with the entry to check. */
   listeners: Listeners;
+  /** The workspace and mode's event feed head (checked and advanced by each commit). */
+  feed: FeedHead;
   /** The submissions, verdicts applied; null where gone. */
   subs: (Submission | null)[];
 }
@@ -155,6 +161,7 @@ async function readRun(
     keys.form(job.form_id),
     keys.spamStats(workspaceId),
     keys.webhookListeners(workspaceId),
+    feedHeadKey(workspaceId, job.mode),
   ];
   const all = [
     ...head,
@@ -167,7 +174,7 @@ async function readRun(
   // starts, so no record is read before it.
   const first = await withKvRetry(() => deps.kv.getMany<unknown[]>(all.slice(0, 10)));
   const entries = [...first, ...await getManyChunked<unknown>(deps.kv, all.slice(10))];
-  const [stamp, form, stats, listeners] = entries;
+  const [stamp, form, stats, listeners, feed] = entries;
   if (!form.value || (form.value as Form).workspace_id !== workspaceId) return null;
   return {
     stamp,
@@ -178,6 +185,7 @@ async function readRun(
       workspaceId,
       listeners as Deno.KvEntryMaybe<Record<string, Listening>>,
     ),
+    feed: feed as FeedHead,
     subs: pairs(entries.slice(head.length)).map((e) => e.value),
   };
 }
@@ -193,6 +201,7 @@ async function scoreIds(
     if (!run) return;
     const { form, listeners } = run;
     let stamp = run.stamp;
+    let feed = run.feed;
     // Checked by each verdict commit, so an endpoint added meanwhile makes it retry
     // instead of missing the events.
     // Mail goes for live submissions only; endpoints hear their own mode's.
@@ -205,39 +214,58 @@ async function scoreIds(
     const chunks = chunked(verdictsOf(deps, form, todo, run.model));
     let lost = false;
     for (const [i, scored] of chunks.entries()) {
-      const op = deps.kv.atomic().check(stamp);
-      op.check(listeners.entry);
-      const counters = new CounterDeltas();
-      counters.edited(job.form_id, job.mode);
-      for (const [before, after] of scored) {
-        indexStatusChange(op, counters, before, after.status);
-        setVerdict(op, after);
-      }
-      counters.applyTo(op);
       const finals = scored.map(([, after]) => after);
-      // Notifications exist exactly when the verdict does.
-      if (notify) {
-        deps.jobs.enqueue(op, {
-          type: "notify_created",
-          form_id: job.form_id,
-          ids: finals.map((s) => s.id),
-        });
-      }
-      for (const hook of afterVerdict) hook.inCommit?.(deps, op, form, finals);
-      if (i === chunks.length - 1) ctx.complete(op);
-      const res = await withKvRetry(() => op.commit());
+      const res = await commitAppending(
+        deps.kv,
+        feed,
+        (op) => {
+          op.check(stamp).check(listeners.entry);
+          const counters = new CounterDeltas();
+          counters.edited(job.form_id, job.mode);
+          for (const [before, after] of scored) {
+            indexStatusChange(op, counters, before, after.status);
+            setVerdict(op, after);
+          }
+          counters.applyTo(op);
+          // Notifications exist exactly when the verdict does.
+          if (notify) {
+            deps.jobs.enqueue(op, {
+              type: "notify_created",
+              form_id: job.form_id,
+              ids: finals.map((s) => s.id),
+            });
+          }
+          for (const hook of afterVerdict) hook.inCommit?.(deps, op, form, finals);
+          if (i === chunks.length - 1) ctx.complete(op);
+          return finals.map((s) => ({
+            id: createdEventId(s.id),
+            type: "submission.created" as const,
+            form,
+            submission: s,
+          }));
+        },
+        deps.now,
+        () => stillHolds(deps.kv, [stamp, listeners.entry]),
+      );
       if (!res.ok) {
         lost = true;
         break;
       }
       // This commit set the stamp: the next chunk checks that no one wrote it since.
       stamp = { key: stampKey, versionstamp: res.versionstamp };
+      feed = res.head;
       await runAfter(deps, form, finals);
     }
     if (!lost) return;
     await delay(Math.random() * Math.min(2 ** attempt, 50));
   }
   throw new Error("verdict commit kept conflicting");
+}
+
+/** Whether the checked entries are unchanged (a failed commit lost only on the feed's head). */
+async function stillHolds(kv: Deno.Kv, checks: Deno.AtomicCheck[]): Promise<boolean> {
+  const now = await withKvRetry(() => kv.getMany(checks.map((c) => c.key)));
+  return now.every((e, i) => e.versionstamp === checks[i].versionstamp);
 }
 
 /** Each submission with its final verdict applied (status, reasons, `scored_at`). */
@@ -267,9 +295,10 @@ function chunked(scored: [Submission, Submission][]): [Submission, Submission][]
   const chunks: [Submission, Submission][][] = [[]];
   let bytes = 0;
   for (const pair of scored) {
-    // The verdict key and index keys: V8 serializes at most two bytes per UTF-16 unit of
-    // the verdict's JSON text; 512 bytes cover the keys and the status.
-    const size = JSON.stringify(pair[1].spam ?? null).length * 2 + 512;
+    // The verdict key, index keys and the feed event (which repeats the verdict): V8
+    // serializes at most two bytes per UTF-16 unit of the verdict's JSON text; 1 KiB covers
+    // the keys, the status and the event's other fields.
+    const size = JSON.stringify(pair[1].spam ?? null).length * 4 + 1024;
     const cur = chunks.at(-1)!;
     if (cur.length && (cur.length >= MAX_COMMIT_SUBS || bytes + size > MAX_COMMIT_BYTES)) {
       chunks.push([pair]);

@@ -271,10 +271,34 @@ export const keys = {
   /** A workspace's autoresponse send times of the last hour. */
   autoresponderWorkspaceSends: (workspaceId: string) =>
     ["autoresponder_workspace_sends", workspaceId] as const,
+  // --- the event feed (lib/feed) ---
+  /** Last position of a workspace and mode's event feed; every commit appending events checks it. */
+  feedSeq: (workspaceId: string, mode: Mode) => ["feed_seq", workspaceId, mode] as const,
+  /** One event of a workspace and mode's feed, at its position (commit order; kept 30 days). */
+  feedEvent: (workspaceId: string, mode: Mode, seq: number) =>
+    ["feed_events", workspaceId, mode, seq] as const,
+  /** Prefix of a workspace and mode's feed. */
+  feedEvents: (workspaceId: string, mode: Mode) => ["feed_events", workspaceId, mode] as const,
+  /** A deleted submission's record, kept with the feed so its events still carry its data. */
+  feedRecord: (formId: string, submissionId: string) =>
+    ["feed_records", formId, submissionId] as const,
+  /** Prefix of a form's kept records of deleted submissions (swept with the form). */
+  feedRecords: (formId: string) => ["feed_records", formId] as const,
+  // --- importers (lib/imports) ---
+  /**
+   * An imported row, by the HMAC of form, format and the row's content (and its repeat
+   * count): the submission it became, so importing the same file again imports nothing.
+   */
+  importedRow: (formId: string, digest: string) => ["imported_rows", formId, digest] as const,
+  /** Prefix of a form's imported-row marks (swept with the form). */
+  importedRows: (formId: string) => ["imported_rows", formId] as const,
   // --- learning from admins (lib/spam/learn.ts) ---
   /** A workspace's own token statistics from its admins' labels (one bounded record). */
   spamStats: (workspaceId: string) => ["spam_stats", workspaceId] as const,
   /** What a submission's label taught its workspace (label and tokens), to un-learn exactly. */
   spamLearned: (workspaceId: string, submissionId: string) =>
     ["spam_learned", workspaceId, submissionId] as const,
+
+  /** The last backup the CLI wrote (time, file, size, what it holds), for the System page. */
+  lastBackup: () => ["backups", "last"] as const,
 };

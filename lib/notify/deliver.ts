@@ -1,25 +1,29 @@
 /**
  * The `deliver_webhook` job: signs each of its stored events with Standard Webhooks and
  * POSTs it to the endpoint through an address checked at this attempt, all within
- * {@linkcode DELIVERY_TIMEOUT_MS}. Every attempt is logged (last
- * {@linkcode DELIVERY_LOG_KEEP} per endpoint, 30 days); failures are retried on the
- * configured schedule, in one chain per job (chains.ts); 410 disables the endpoint at once,
- * and 5 days of failures disable it.
+ * {@linkcode DELIVERY_TIMEOUT_MS}; a destination gets its service's message instead
+ * (destinations/). Every attempt is logged (last {@linkcode DELIVERY_LOG_KEEP} per endpoint,
+ * 30 days); failures are retried on the configured schedule (no sooner than a service's
+ * rate-limit answer asks), in one chain per job (chains.ts); an answer that no retry can fix
+ * (410, a destination's permanent errors) disables the endpoint at once, and 5 days of
+ * failures disable it.
  * @module
  */
-import { Webhook as Signer } from "standardwebhooks";
 import type { Deps } from "@/lib/deps.ts";
 import { newId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { commitWithRetry } from "@/lib/kv/kv.ts";
 import { chainOf, claimAttempt, deferRun, heldBy, markLogged } from "./chains.ts";
 import { COPY_KEEP_MS, indexCopy, listKept } from "./copies.ts";
-import { eventBody, loadEvent, type NotifyEvent } from "./events.ts";
+import { type Answer, answerOf, outgoing } from "./destinations/mod.ts";
+import { loadEvent, type NotifyEvent } from "./events.ts";
 import { postPinned } from "./http1.ts";
 import type { DeliverWebhookJob } from "./jobs.ts";
 import { trimLog } from "./outbox.ts";
 import { checkTargetUrl, resolveTarget } from "./ssrf.ts";
-import { signingSecrets, type Webhook } from "./webhooks.ts";
+import type { Webhook } from "./webhooks.ts";
+
+export { signedHeaders } from "./signing.ts";
 
 /** Attempts kept in an endpoint's delivery log. */
 export const DELIVERY_LOG_KEEP = 100;
@@ -50,49 +54,35 @@ export interface Delivery {
   manual?: boolean;
 }
 
-/** The signed headers of one attempt. */
-export function signedHeaders(
-  w: Webhook,
-  msgId: string,
-  body: string,
-  now: number,
-): Record<string, string> {
-  const date = new Date(Math.floor(now / 1000) * 1000);
-  const sigs = signingSecrets(w, now).map((s) => new Signer(s).sign(msgId, date, body));
-  return {
-    "Content-Type": "application/json",
-    "User-Agent": "Formwell-Webhooks/1",
-    "webhook-id": msgId,
-    "webhook-timestamp": String(Math.floor(date.getTime() / 1000)),
-    "webhook-signature": sigs.join(" "),
-  };
+/** What one attempt got: the answer (null status: none came) and what it means. */
+interface Attempted {
+  status: number | null;
+  response: string;
+  error?: string;
+  answer: Answer;
 }
 
-async function attempt(
-  deps: Deps,
-  w: Webhook,
-  event: NotifyEvent,
-): Promise<{ status: number | null; response: string; error?: string }> {
+async function attempt(deps: Deps, w: Webhook, event: NotifyEvent): Promise<Attempted> {
   const allow = deps.config.notify.webhookAllowPrivate;
   const deadline = AbortSignal.timeout(DELIVERY_TIMEOUT_MS);
   try {
     const url = checkTargetUrl(w.url, allow);
     const addrs = await resolveTarget(url, allow, deadline);
-    const body = eventBody(event);
+    const out = outgoing(deps, w, event, deps.now());
     const res = await postPinned({
       url,
       address: addrs[0],
-      headers: signedHeaders(w, event.id, body, deps.now()),
-      body,
+      headers: out.headers,
+      body: out.body,
       deadline,
       maxBody: RESPONSE_KEEP,
     });
-    return { status: res.status, response: res.body };
+    return { status: res.status, response: res.body, answer: answerOf(w, res, deps.now()) };
   } catch (err) {
     const error = deadline.aborted
       ? `timeout after ${DELIVERY_TIMEOUT_MS} ms`
       : (err as Error).message;
-    return { status: null, response: "", error: error?.slice(0, 300) };
+    return { status: null, response: "", error: error?.slice(0, 300), answer: { kind: "retry" } };
   }
 }
 
@@ -100,11 +90,8 @@ async function attempt(
 const SEND_CONCURRENCY = 8;
 
 /** One event's attempt, timed. */
-interface Sent {
+interface Sent extends Attempted {
   event: NotifyEvent;
-  status: number | null;
-  response: string;
-  error?: string;
   latency: number;
 }
 
@@ -164,13 +151,17 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
     op.check(e);
     markLogged(op, held);
     const retry: string[] = [];
+    // No sooner than the schedule, nor than a service's rate-limit answer asked.
+    let delay = delays[job.attempt] ?? 0;
     // In job order: a success clears the failing streak, a failure starts or extends it.
     for (const r of sent) {
       const d = outcomeOf(w, job, r, now, at, delays.length);
       // An endpoint disabled by this job gets no more attempts.
       if (d.outcome === "retrying") {
-        if (w.enabled) retry.push(d.event_id);
-        else d.outcome = "failed";
+        if (w.enabled) {
+          retry.push(d.event_id);
+          if (r.answer.kind === "retry") delay = Math.max(delay, r.answer.afterMs ?? 0);
+        } else d.outcome = "failed";
       }
       const key = keys.webhookDelivery(w.id, d.id);
       op.set(key, d, { expireIn: COPY_KEEP_MS });
@@ -180,7 +171,7 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
     if (changed) op.set(keys.webhook(w.id), { ...w, updated_at: at });
     if (retry.length) {
       deps.jobs.enqueue(op, { ...job, chain, event_ids: retry, attempt: job.attempt + 1 }, {
-        delay: delays[job.attempt],
+        delay,
       });
     }
     return w.id;
@@ -197,21 +188,23 @@ function outcomeOf(
   at: string,
   retries: number,
 ): Delivery {
-  const ok = r.status !== null && r.status >= 200 && r.status < 300;
+  const ok = r.answer.kind === "delivered";
   let outcome: Delivery["outcome"];
   if (ok) {
     outcome = "delivered";
     w.failing_since = null;
   } else {
     w.failing_since ??= at;
-    if (r.status === 410) {
+    if (r.answer.kind === "disable") {
       w.enabled = false;
-      w.disabled_reason = "The endpoint answered 410 Gone.";
+      w.disabled_reason = r.answer.reason;
       outcome = "disabled";
     } else if (now - Date.parse(w.failing_since) >= DISABLE_AFTER_MS) {
       w.enabled = false;
       w.disabled_reason = "The endpoint failed for 5 days with no success.";
       outcome = "disabled";
+    } else if (r.answer.kind === "failed") {
+      outcome = "failed";
     } else {
       outcome = !job.manual && job.attempt < retries ? "retrying" : "failed";
     }
@@ -227,7 +220,7 @@ function outcomeOf(
     ok,
     latency_ms: r.latency,
     response: r.response,
-    ...(r.error ? { error: r.error } : {}),
+    ...(r.error ? { error: r.error } : r.answer.kind === "failed" ? { error: r.answer.why } : {}),
     outcome,
     ...(job.manual ? { manual: true } : {}),
   };

@@ -30,7 +30,9 @@ export function headerSafe(v: string, max = MAX_SUBJECT): string {
     clean += c < 0x20 || c === 0x7f || c === 0x2028 || c === 0x2029 ? " " : ch;
   }
   clean = clean.replace(/\s+/g, " ").trim();
-  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
+  // Counted in characters (code points), so a cut never splits a surrogate pair.
+  const chars = Array.from(clean);
+  return chars.length > max ? `${chars.slice(0, max - 1).join("")}…` : clean;
 }
 
 /** HTML-escapes text. */
@@ -46,7 +48,7 @@ function isFileRef(v: unknown): v is { path: string; originalFilename?: string }
 }
 
 /** A field value as one string: arrays joined, files by name. */
-function valueText(v: unknown): string {
+export function valueText(v: unknown): string {
   if (v === null || v === undefined) return "";
   if (Array.isArray(v)) return v.map(valueText).join(", ");
   if (isFileRef(v)) return v.originalFilename ?? v.path;
@@ -94,7 +96,11 @@ export function plainAddress(v: unknown): string | null {
 }
 
 /** The admin page of a submission. */
-export function adminLink(deps: Pick<Deps, "config">, form: Form, s: PublicSubmission): string {
+export function adminLink(
+  deps: Pick<Deps, "config">,
+  form: Pick<Form, "id">,
+  s: Pick<PublicSubmission, "id">,
+): string {
   return `${deps.config.baseUrl}/admin/forms/${encodeURIComponent(form.id)}/submissions/${
     encodeURIComponent(s.id)
   }`;
@@ -118,18 +124,36 @@ async function fileLinks(
   return out;
 }
 
-/** The owner notification for a submission. */
+/**
+ * The owner notification for a submission. A post's own subject (`_subject`, taken as
+ * written: no placeholders) replaces the form's subject template, after the spam mark; the
+ * form's reply-to field wins over the post's `_replyto`. A `test` one (the admin's test send,
+ * with sample values) is marked "[Test]" and links to the form's Integrations tab.
+ */
 export async function renderOwnerMail(
   deps: Pick<Deps, "config" | "storage">,
   form: Form,
   s: PublicSubmission,
+  posted?: { subject?: string; reply_to?: string },
+  test = false,
 ): Promise<RenderedMail> {
   const n = form.notifications;
-  const mark = s.status === "suspicious" ? "[Suspicious] " : s.status === "spam" ? "[Spam] " : "";
+  const mark = test
+    ? "[Test] "
+    : s.status === "suspicious"
+    ? "[Suspicious] "
+    : s.status === "spam"
+    ? "[Spam] "
+    : "";
   const subject = headerSafe(
-    mark + renderSubject(n?.subject ?? "New submission to {form}", form, s),
+    mark +
+      (posted?.subject
+        ? headerSafe(posted.subject)
+        : renderSubject(n?.subject ?? "New submission to {form}", form, s)),
   );
-  const link = adminLink(deps, form, s);
+  const link = test
+    ? `${deps.config.baseUrl}/admin/forms/${encodeURIComponent(form.id)}/integrations`
+    : adminLink(deps, form, s);
   const names = [...new Set([...form.fields.map((f) => f.name), ...Object.keys(s.fields)])]
     .filter((k) => Object.hasOwn(s.fields, k));
   const textRows: string[] = [];
@@ -161,7 +185,8 @@ export async function renderOwnerMail(
     }</table>` +
     `<p><a href="${escapeHtml(link)}">View it in the admin</a></p></body></html>`;
   const replyField = n?.reply_to_field;
-  const replyTo = replyField ? plainAddress(s.fields[replyField]) ?? undefined : undefined;
+  const replyTo = (replyField ? plainAddress(s.fields[replyField]) : null) ??
+    plainAddress(posted?.reply_to) ?? undefined;
   return { subject, text, html, replyTo };
 }
 

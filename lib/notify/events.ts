@@ -25,12 +25,15 @@ const CHUNK = 60_000;
 /** A stored event. `id` doubles as the `webhook-id` of every delivery of it. */
 export interface NotifyEvent {
   id: string;
-  type: EventType | "webhook.test";
+  /** `webhook.test` and `email.test` are the admin's test sends, never a submission's. */
+  type: EventType | "webhook.test" | "email.test";
   at: string;
   workspace_id: string;
   form: Form;
   submission: PublicSubmission | null;
   previous_status?: string;
+  /** A `submission.created`'s owner-email subject and reply-to asked for by its post. */
+  owner_mail?: { subject?: string; reply_to?: string };
 }
 
 /** The fixed id of a submission's `submission.created` event (notified once, whatever retries). */

@@ -10,6 +10,18 @@ export interface PostResult {
   status: number;
   /** The first `maxBody` bytes of the body, decoded as UTF-8. */
   body: string;
+  /** The response headers, names lower-cased (a repeated header: its last value). */
+  headers: Record<string, string>;
+}
+
+/** The header lines of a response head (the status line skipped). */
+function parseHeaders(head: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of head.split("\r\n").slice(1)) {
+    const colon = line.indexOf(":");
+    if (colon > 0) out[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return out;
 }
 
 function findHeaderEnd(buf: Uint8Array): number {
@@ -123,7 +135,11 @@ export async function postPinned(opts: {
     if (!m) throw new Error("malformed HTTP status line");
     let body = new TextDecoder().decode(buf.subarray(end, end + opts.maxBody));
     if (/\r\ntransfer-encoding:\s*chunked/i.test(headText)) body = dechunk(body);
-    return { status: Number(m[1]), body: body.slice(0, opts.maxBody) };
+    return {
+      status: Number(m[1]),
+      body: body.slice(0, opts.maxBody),
+      headers: parseHeaders(headText),
+    };
   } catch (err) {
     if (deadline.aborted) throw new Error("timeout: no answer within the deadline");
     throw err;

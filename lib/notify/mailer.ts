@@ -53,7 +53,13 @@ export async function sendEmailJob(deps: Deps, job: SendEmailJob): Promise<void>
   let mail: RenderedMail;
   if (job.kind === "owner") {
     to = form.notifications?.emails ?? [];
-    mail = await renderOwnerMail(deps, form, submission);
+    mail = await renderOwnerMail(
+      deps,
+      form,
+      submission,
+      event.owner_mail,
+      event.type === "email.test",
+    );
   } else {
     const addr = autoresponseAddress(form, submission);
     if (!addr) return;

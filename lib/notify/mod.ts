@@ -89,6 +89,7 @@ function plan(
     form,
     submission: submissionView(s),
     ...(ev.previous_status ? { previous_status: ev.previous_status } : {}),
+    ...(ownerMail && s.owner_mail ? { owner_mail: s.owner_mail } : {}),
   };
   return {
     at,

@@ -1,7 +1,8 @@
 /**
- * Creating and changing webhook endpoints: create (the `whsec_` secret is shown only then),
- * update, delete and secret rotation (the previous secret keeps signing alongside for
- * {@linkcode ROTATION_OVERLAP_MS}). Each change is audited in its own commit, with who
+ * Creating and changing webhook endpoints: create (the `whsec_` secret is shown only then;
+ * a destination, whose URL is its credential, has no secret and its URL is masked from the
+ * first answer on), update, delete and secret rotation (the previous secret keeps signing
+ * alongside for {@linkcode ROTATION_OVERLAP_MS}). Each change is audited in its own commit, with who
  * made it and from where, and never the secret.
  * @module
  */
@@ -16,16 +17,23 @@ import { validationError } from "@/lib/http/validation.ts";
 import { EVENT_TYPES } from "./events.ts";
 import { checkTargetUrl, TargetRefused } from "./ssrf.ts";
 import {
+  type CreatedWebhook,
+  formatOf,
+  FORMATS,
   listensTo,
   listWebhooks,
   newSecret,
   readListeners,
   requireWebhook,
   setListeners,
+  signingAfter,
   type Webhook,
   type WebhookView,
   webhookView,
+  withSecret,
 } from "./webhooks.ts";
+
+export type { CreatedWebhook } from "./webhooks.ts";
 
 /** How long a rotated-out secret keeps signing: 24 h. */
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
@@ -46,6 +54,7 @@ export interface WebhookActor {
 /** Create body (API and CLI). */
 export const webhookCreateSchema = z.object({
   url: z.string().max(2000),
+  format: z.enum(FORMATS).default("standard"),
   events: z.array(z.enum(EVENT_TYPES)).min(1).max(3).default(["submission.created"]),
   forms: z.array(z.string().max(100)).max(100).default([]),
 }).strict();
@@ -53,6 +62,7 @@ export const webhookCreateSchema = z.object({
 /** PATCH body. */
 export const webhookUpdateSchema = z.object({
   url: z.string().max(2000).optional(),
+  format: z.enum(FORMATS).optional(),
   events: z.array(z.enum(EVENT_TYPES)).min(1).max(3).optional(),
   forms: z.array(z.string().max(100)).max(100).optional(),
   enabled: z.boolean().optional(),
@@ -98,13 +108,16 @@ function auditChange(
   });
 }
 
-/** Creates an endpoint in `by.mode` (default live); returns it with its secret, shown only now. */
+/**
+ * Creates an endpoint in `by.mode` (default live); returns it with its secret, shown only now
+ * (a destination has none, and its URL shows masked already here).
+ */
 export async function createWebhook(
   deps: Pick<Deps, "kv" | "now" | "config">,
   workspaceId: string,
   input: unknown,
   by: WebhookActor,
-): Promise<WebhookView & { secret: string }> {
+): Promise<CreatedWebhook> {
   const body = parseBody(webhookCreateSchema, input);
   const url = checkUrl(deps, body.url);
   const now = new Date(deps.now()).toISOString();
@@ -112,11 +125,12 @@ export async function createWebhook(
     id: newId("whk"),
     workspace_id: workspaceId,
     mode: by.mode ?? "live",
+    format: body.format,
     url,
     events: [...new Set(body.events)],
     forms: [...new Set(body.forms)],
     enabled: true,
-    secret: newSecret(),
+    secret: body.format === "standard" ? newSecret() : "",
     previous_secret: null,
     failing_since: null,
     disabled_reason: null,
@@ -141,12 +155,13 @@ export async function createWebhook(
     setListeners(op, listening, { ...listening.value, [w.id]: listensTo(w) });
     auditChange(op, deps.now(), by, "webhook.created", w, {
       host: hostOf(w.url),
+      format: body.format,
       events: w.events,
       forms: w.forms,
     });
     return true;
   });
-  return { ...webhookView(w), secret: w.secret };
+  return withSecret(w);
 }
 
 /**
@@ -182,32 +197,42 @@ export async function mutateWebhook(
 function changes(was: Webhook, now: Webhook): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (was.url !== now.url) out.url = { from: hostOf(was.url), to: hostOf(now.url) };
+  if (formatOf(was) !== formatOf(now)) out.format = formatOf(now);
   if (JSON.stringify(was.events) !== JSON.stringify(now.events)) out.events = now.events;
   if (JSON.stringify(was.forms) !== JSON.stringify(now.forms)) out.forms = now.forms;
   if (was.enabled !== now.enabled) out.enabled = now.enabled;
   return out;
 }
 
-/** PATCH: url, events, forms, enabled (re-enabling clears the failure state). */
+/**
+ * PATCH: url, format, events, forms, enabled (re-enabling clears the failure state). The
+ * answer carries the new signing secret when the endpoint just switched to standard.
+ */
 export async function updateWebhook(
   deps: Pick<Deps, "kv" | "now" | "config">,
   workspaceId: string,
   id: string,
   input: unknown,
   by: WebhookActor,
-): Promise<WebhookView> {
+): Promise<CreatedWebhook> {
   const body = parseBody(webhookUpdateSchema, input);
   const url = body.url === undefined ? undefined : checkUrl(deps, body.url);
-  const w = await mutateWebhook(deps, workspaceId, id, (w) => ({
-    ...w,
-    url: url ?? w.url,
-    events: body.events ? [...new Set(body.events)] : w.events,
-    forms: body.forms ? [...new Set(body.forms)] : w.forms,
-    enabled: body.enabled ?? w.enabled,
-    failing_since: body.enabled ? null : w.failing_since,
-    disabled_reason: body.enabled ? null : w.disabled_reason,
-    updated_at: new Date(deps.now()).toISOString(),
-  }), {
+  let newlySigned = false;
+  const w = await mutateWebhook(deps, workspaceId, id, (w) => {
+    const signing = signingAfter(w, body.format ?? formatOf(w), url !== undefined);
+    newlySigned = signing.secret !== undefined && signing.secret !== "";
+    return {
+      ...w,
+      ...signing,
+      url: url ?? w.url,
+      events: body.events ? [...new Set(body.events)] : w.events,
+      forms: body.forms ? [...new Set(body.forms)] : w.forms,
+      enabled: body.enabled ?? w.enabled,
+      failing_since: body.enabled ? null : w.failing_since,
+      disabled_reason: body.enabled ? null : w.disabled_reason,
+      updated_at: new Date(deps.now()).toISOString(),
+    };
+  }, {
     mode: by.mode,
     audit: (op, was, now) => {
       const changed = changes(was, now);
@@ -216,7 +241,7 @@ export async function updateWebhook(
       }
     },
   });
-  return webhookView(w);
+  return newlySigned ? withSecret(w) : webhookView(w);
 }
 
 /** Deletes an endpoint (of any workspace when `workspaceId` is null), its delivery log and chains. */
@@ -251,15 +276,22 @@ export async function rotateWebhookSecret(
   by: WebhookActor,
 ): Promise<WebhookView & { secret: string }> {
   const now = deps.now();
-  const w = await mutateWebhook(deps, workspaceId, id, (w) => ({
-    ...w,
-    secret: newSecret(),
-    previous_secret: {
-      secret: w.secret,
-      until: new Date(now + ROTATION_OVERLAP_MS).toISOString(),
-    },
-    updated_at: new Date(now).toISOString(),
-  }), {
+  const w = await mutateWebhook(deps, workspaceId, id, (w) => {
+    if (formatOf(w) !== "standard") {
+      throw errors.badRequest(
+        "Invalid webhook: a destination is not signed: its URL is its credential. To replace it, PATCH the url.",
+      );
+    }
+    return {
+      ...w,
+      secret: newSecret(),
+      previous_secret: {
+        secret: w.secret,
+        until: new Date(now + ROTATION_OVERLAP_MS).toISOString(),
+      },
+      updated_at: new Date(now).toISOString(),
+    };
+  }, {
     mode: by.mode,
     audit: (op, _was, w) => auditChange(op, now, by, "webhook.secret_rotated", w),
   });

@@ -1,6 +1,7 @@
 /**
- * Webhook endpoints of a workspace: the stored record and how the API and CLI show it,
- * reads scoped by data mode, what each endpoint listens to, and its signing secrets.
+ * Webhook endpoints of a workspace: the stored record and how the API and CLI show it (a
+ * destination's URL masked), reads scoped by data mode, what each endpoint listens to, and
+ * its signing secrets.
  * Creating and changing endpoints is in webhook_edits.ts.
  * @module
  */
@@ -8,6 +9,11 @@ import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
 import { keys, type Mode } from "@/lib/kv/keys.ts";
 import type { EventType } from "./events.ts";
+
+/** What an endpoint receives: the signed standard body, or a chat service's own message. */
+export const FORMATS = ["standard", "slack", "discord", "teams"] as const;
+/** An endpoint's format; the non-standard ones are called destinations. */
+export type Format = typeof FORMATS[number];
 
 /** A stored endpoint (secrets included; never returned as is). */
 export interface Webhook {
@@ -18,11 +24,15 @@ export interface Webhook {
    * the CLI unless `--mode test`). Records stored before modes existed read as `live`.
    */
   mode: Mode;
+  /** Absent in records stored before formats existed: standard. */
+  format?: Format;
+  /** For a destination the URL is its credential: views show only its host and last 4 characters. */
   url: string;
   events: EventType[];
   /** Form public ids; empty means every form of the workspace. */
   forms: string[];
   enabled: boolean;
+  /** The signing secret (`whsec_...`); empty for destinations, which are not signed. */
   secret: string;
   previous_secret: { secret: string; until: string } | null;
   /** First failure since the last success; 5 days of it disables the endpoint. */
@@ -32,8 +42,23 @@ export interface Webhook {
   updated_at: string;
 }
 
-/** An endpoint as the API and CLI show it. */
-export type WebhookView = Omit<Webhook, "secret" | "previous_secret" | "workspace_id">;
+/** An endpoint as the API and CLI show it: its format always set, a destination's URL masked. */
+export type WebhookView =
+  & Omit<Webhook, "secret" | "previous_secret" | "workspace_id" | "format">
+  & {
+    format: Format;
+  };
+
+/** An endpoint's format (standard for records stored before formats existed). */
+export function formatOf(w: Pick<Webhook, "format">): Format {
+  return w.format ?? "standard";
+}
+
+/** A destination URL as shown after creation: scheme, host and its last 4 characters. */
+export function maskUrl(url: string): string {
+  const u = new URL(url);
+  return `${u.protocol}//${u.host}/…${url.slice(-4)}`;
+}
 
 /** A new secret: `whsec_` + base64 of 32 random bytes. */
 export function newSecret(): string {
@@ -41,15 +66,40 @@ export function newSecret(): string {
   return `whsec_${btoa(String.fromCharCode(...bytes))}`;
 }
 
-/** The public view of an endpoint. */
+/** The public view of an endpoint (a destination's URL masked). */
 export function webhookView(w: Webhook): WebhookView {
-  const { secret: _s, previous_secret: _p, workspace_id: _w, ...view } = w;
-  return view;
+  const { secret: _s, previous_secret: _p, workspace_id: _w, ...rest } = w;
+  const format = formatOf(w);
+  return { ...rest, format, url: format === "standard" ? w.url : maskUrl(w.url) };
 }
 
-/** A record as read: one stored before modes existed is live. */
+/** An endpoint as answered to its creator: a standard one with its secret, shown only then. */
+export type CreatedWebhook = WebhookView & { secret?: string };
+
+/** The answer of a create (or a switch to the standard format): the secret only if it signs. */
+export function withSecret(w: Webhook): CreatedWebhook {
+  return formatOf(w) === "standard" ? { ...webhookView(w), secret: w.secret } : webhookView(w);
+}
+
+/**
+ * The signing state after a PATCH to `format`: a destination keeps no secret; a switch from
+ * a destination to standard needs the new URL in the same PATCH (the old one is another
+ * service's credential and would show again) and gets a new secret, answered once.
+ */
+export function signingAfter(w: Webhook, format: Format, urlGiven: boolean): Partial<Webhook> {
+  if (format !== "standard") return { format, secret: "", previous_secret: null };
+  if (formatOf(w) === "standard") return {};
+  if (!urlGiven) {
+    throw errors.badRequest(
+      "Invalid webhook: url: a switch to the standard format needs the new url in the same request.",
+    );
+  }
+  return { format, secret: newSecret(), previous_secret: null };
+}
+
+/** A record as read: one stored before modes existed is live, before formats standard. */
 export function withMode(w: Webhook): Webhook {
-  return w.mode ? w : { ...w, mode: "live" };
+  return w.mode && w.format ? w : { ...w, mode: w.mode ?? "live", format: formatOf(w) };
 }
 
 /** What one webhook listens to: its mode, events and forms (empty: every form); none when off. */

@@ -27,6 +27,7 @@ export const AUDIT_ACTIONS = [
   "form.retention_changed",
   "form.notifications_changed",
   "submissions.deleted",
+  "submissions.imported",
   "export.csv",
   "export.json",
   "export.privacy",
@@ -45,6 +46,7 @@ export const AUDIT_ACTIONS = [
   "webhook.deleted",
   "webhook.secret_rotated",
   "webhook.test_sent",
+  "submission.labelled",
 ] as const;
 /** An audited action. */
 export type AuditAction = typeof AUDIT_ACTIONS[number];

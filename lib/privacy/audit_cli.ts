@@ -29,6 +29,7 @@ const STRING_OPTIONS = [
   "webhook",
   "days",
   "mode",
+  "format",
 ];
 
 /** Writes the audit event of a successful CLI command, if it is an audited one. */

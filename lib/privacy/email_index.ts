@@ -26,7 +26,10 @@ export function emailDigest(secret: Uint8Array, email: string): string {
  */
 export const MAX_EMAIL_ENTRIES = 8;
 
-/** The distinct digests of the email-type field values of a submission of `form` (capped). */
+/**
+ * The distinct digests of the email-type field values of a submission of `form` and of the
+ * reply-to address its post gave (`_replyto`), capped.
+ */
 export function emailDigestsOf(secret: Uint8Array, form: Form, s: Submission): string[] {
   const out = new Set<string>();
   for (const f of form.fields) {
@@ -36,6 +39,7 @@ export function emailDigestsOf(secret: Uint8Array, form: Form, s: Submission): s
       if (typeof one === "string" && one.trim()) out.add(emailDigest(secret, one));
     }
   }
+  if (s.owner_mail?.reply_to) out.add(emailDigest(secret, s.owner_mail.reply_to));
   return [...out].slice(0, MAX_EMAIL_ENTRIES);
 }
 

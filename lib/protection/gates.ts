@@ -27,8 +27,8 @@ export function checkOrigin(deps: Pick<Deps, "config">, form: Form, ctx: SubmitC
 }
 
 /**
- * Blocks a repeat offender and a filled honeypot (403 spam, nothing stored; the honeypot
- * counts as a failure). Returns the identity's failures in the window, a scoring signal:
+ * Blocks a repeat offender and a filled honeypot, the form's own or a conventional one a
+ * form post filled (`ctx.trapped`): 403 spam, nothing stored; a honeypot counts as a failure. Returns the identity's failures in the window, a scoring signal:
  * `known` when the caller read them with its other keys (submit does), else read here.
  */
 export async function screenSubmit(
@@ -40,7 +40,7 @@ export async function screenSubmit(
 ): Promise<number> {
   const failures = ctx.auth ? 0 : known ?? await failureCount(deps, ctx.identity);
   if (failures >= FAILURE_BLOCK_AT) throw errors.spam();
-  if (form.honeypot && filled(data[form.honeypot])) {
+  if ((form.honeypot && filled(data[form.honeypot])) || ctx.trapped) {
     if (!ctx.auth) await recordFailure(deps, ctx.identity);
     throw errors.spam();
   }

@@ -1,7 +1,7 @@
 /**
  * Learning from admins: a workspace's own token statistics (counts `[ham, spam]` per token
  * from the messages its admins labelled) and the blend with the global model. Pure.
- * Rule (docs/api.md "Learning from labels"): below `BLEND_FROM` labels the global model is
+ * Rule (docs/decisions/spam-learning-from-labels.md): below `BLEND_FROM` labels the global model is
  * used unchanged; from then on each workspace label counts as `BLEND_WEIGHT` corpus
  * messages: its token counts and message totals are added, weighted, to the global ones.
  * @module
@@ -43,7 +43,15 @@ export const MAX_STATS_TOKENS = 2000;
 
 /** Empty statistics. */
 export function emptyStats(): SpamStats {
-  return { ham: 0, spam: 0, tokens: {} };
+  return { ham: 0, spam: 0, tokens: tokenTable() };
+}
+
+/**
+ * A token table without a prototype: tokens come from visitors' text, so `constructor`,
+ * `toString` or `__proto__` must read as unseen words, not as `Object.prototype`'s members.
+ */
+function tokenTable(from?: SpamStats["tokens"]): SpamStats["tokens"] {
+  return Object.assign(Object.create(null), from);
 }
 
 /** The tokens of a message a label learns (bounded). */
@@ -62,7 +70,7 @@ export function applyLabel(
   sign: 1 | -1,
 ): SpamStats {
   const i = learned.label === "spam" ? 1 : 0;
-  const tokens = { ...stats.tokens };
+  const tokens = tokenTable(stats.tokens);
   for (const t of learned.tokens) {
     const row: [number, number] = [...(tokens[t] ?? [0, 0])];
     row[i] = Math.max(0, row[i] + sign);
@@ -79,7 +87,7 @@ function prune(stats: SpamStats): SpamStats {
   if (names.length <= MAX_STATS_TOKENS) return stats;
   const total = (t: string) => stats.tokens[t][0] + stats.tokens[t][1];
   names.sort((a, b) => total(b) - total(a) || (a < b ? -1 : 1));
-  const tokens: SpamStats["tokens"] = {};
+  const tokens = tokenTable();
   for (const t of names.slice(0, MAX_STATS_TOKENS)) tokens[t] = stats.tokens[t];
   return { ...stats, tokens };
 }

@@ -69,6 +69,7 @@ export async function admit(
     metadata,
     files: attachments.files,
     signals,
+    ...(ctx.ownerMail ? { ownerMail: ctx.ownerMail } : {}),
     idempotency: ctx.idempotencyKey
       ? { key: ctx.idempotencyKey, hash, seenAt: state.seqSeen }
       : undefined,

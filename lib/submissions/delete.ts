@@ -4,7 +4,9 @@
  * commit checking the records and verdicts it deletes so a concurrent status change or
  * delete is never counted twice. Attached files go to a `delete_files` job enqueued in the same commit,
  * and each also gets an `upload_pending` entry so the cleanup sweep removes it should
- * that job never succeed.
+ * that job never succeed. A delete that notifies (the Server Data API's) appends its
+ * `submission.deleted` events to the event feed in the same commit (lib/feed), keeping the
+ * records beside them, under the ids its webhooks then carry.
  * @module
  */
 import { writableWorkspace } from "@/lib/workspaces/suspension.ts";
@@ -17,14 +19,19 @@ import type { Form, Submission } from "@/lib/schemas.ts";
 import { UPLOAD_GRACE_MS, UPLOAD_URL_TTL_SEC } from "@/lib/uploads/grants.ts";
 import { removeEmailIndex } from "@/lib/privacy/email_index.ts";
 import { notifyQuietly } from "@/lib/notify/mod.ts";
+import { newId } from "@/lib/ids.ts";
+import { appendFeed, type FeedHead, feedHeadKey, keepDeletedRecord } from "@/lib/feed/append.ts";
 import { CounterDeltas, indexDeleted } from "./indexes.ts";
 import { readEntries } from "./records.ts";
 import { isPlausibleSubmissionId } from "./query.ts";
 
 /** Most ids one delete call takes (SPEC part 8). */
 export const MAX_DELETE_IDS = 500;
-/** Two checks per deleted submission (record, verdict); KV allows 10 per atomic operation. */
-const PER_COMMIT = 5;
+/**
+ * Two checks per deleted submission (record, verdict) and one for the event feed's head;
+ * KV allows 10 per atomic operation.
+ */
+const PER_COMMIT = 4;
 const MAX_ATTEMPTS = 20;
 
 /** The delete body; the id count is checked apart so it gets its own code. */
@@ -65,29 +72,43 @@ export async function deleteSubmissions(
   const candidates = unique.filter(isPlausibleSubmissionId);
   let deleted = 0;
   for (let i = 0; i < candidates.length; i += PER_COMMIT) {
-    const r = await deleteChunk(deps, form, mode, candidates.slice(i, i + PER_COMMIT));
+    const chunk = candidates.slice(i, i + PER_COMMIT);
+    const r = await deleteChunk(deps, form, mode, chunk, !!opts.notify);
     deleted += r.deleted;
     notFound.push(...r.not_found);
     if (!opts.notify) continue;
     await notifyQuietly(
       deps,
-      r.records.map((submission) => ({ type: "submission.deleted" as const, form, submission })),
+      r.records.map((submission, j) => ({
+        type: "submission.deleted" as const,
+        form,
+        submission,
+        event_id: r.eventIds[j],
+      })),
     );
   }
   const missing = new Set(notFound);
   return { deleted, not_found: unique.filter((id) => missing.has(id)) };
 }
 
-/** Deletes up to ten submissions in one checked commit, re-reading on conflict. */
+/**
+ * Deletes up to PER_COMMIT submissions in one checked commit, re-reading on conflict; with
+ * `feed`, appends their `submission.deleted` events (ids returned in the records' order).
+ */
 async function deleteChunk(
   deps: Pick<Deps, "kv" | "now" | "jobs">,
   form: Form,
   mode: Mode,
   ids: string[],
-): Promise<DeleteResult & { records: Submission[] }> {
+  feed: boolean,
+): Promise<DeleteResult & { records: Submission[]; eventIds: string[] }> {
   const kv = deps.kv;
+  const eventIds = ids.map(() => newId("msg"));
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const entries = await readEntries(kv, form.id, ids);
+    const [entries, head] = await Promise.all([
+      readEntries(kv, form.id, ids),
+      feed ? withKvRetry(() => kv.get<number>(feedHeadKey(form.workspace_id, mode))) : null,
+    ]);
     const op = kv.atomic();
     const counters = new CounterDeltas();
     const notFound: string[] = [];
@@ -109,7 +130,18 @@ async function deleteChunk(
       records.push(s);
       deleted++;
     });
-    if (deleted === 0) return { deleted, not_found: notFound, records };
+    if (deleted === 0) return { deleted, not_found: notFound, records, eventIds: [] };
+    const used = eventIds.slice(0, records.length);
+    if (head) {
+      for (const s of records) keepDeletedRecord(op, entries[ids.indexOf(s.id)].record.value!);
+      const items = records.map((s, j) => ({ id: used[j], form, submission: s }));
+      appendFeed(
+        op,
+        head as FeedHead,
+        items.map((it) => ({ ...it, type: "submission.deleted" as const })),
+        deps.now(),
+      );
+    }
     counters.applyTo(op);
     if (paths.length) deps.jobs.enqueue(op, { type: "delete_files", paths });
     // Safety net for a job that never succeeds; looked at only once any upload URL for
@@ -117,7 +149,7 @@ async function deleteChunk(
     const sweepAt = deps.now() + UPLOAD_URL_TTL_SEC * 1000 + UPLOAD_GRACE_MS;
     for (const path of paths) op.set(keys.uploadPending(sweepAt, path), true);
     const res = await withKvRetry(() => op.commit());
-    if (res.ok) return { deleted, not_found: notFound, records };
+    if (res.ok) return { deleted, not_found: notFound, records, eventIds: used };
     await delay(Math.random() * Math.min(2 ** attempt, 50));
   }
   throw new AppError(503, "unavailable", "The service is busy. Retry the delete.");

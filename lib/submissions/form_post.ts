@@ -2,7 +2,9 @@
  * Reading a plain HTML form post (`application/x-www-form-urlencoded` or
  * `multipart/form-data`) into a submit body. Field names are data keys; the reserved
  * names of CONTRACT "No-JS submit" (plus `_idempotency_key`, which hosted pages carry)
- * are taken out, unless the form has a field of that name: a field always wins.
+ * and the other services' conventions (`_replyto`, `_next`, `_subject`, `_gotcha`,
+ * `form-name`, `bot-field`: lib/submissions/conventions.ts) are taken out, unless the
+ * form has a field of that name: a field always wins.
  * @module
  */
 import { decodeUtf8, MAX_BODY_BYTES, readBody } from "@/lib/http/body.ts";
@@ -15,7 +17,8 @@ import { type Field, type Form, isFileType, type Workspace } from "@/lib/schemas
 import { fileError, MB } from "@/lib/uploads/grants.ts";
 import { acceptDirectUpload } from "@/lib/uploads/direct.ts";
 import type { SubmitInput } from "./parse.ts";
-import type { PostedFile } from "./types.ts";
+import type { OwnerMail, PostedFile } from "./types.ts";
+import { CONVENTION_NAMES, readConventions } from "./conventions.ts";
 
 /** Names that are never stored as data (unless a field of the form has the name). */
 export const RESERVED_NAMES = [
@@ -27,6 +30,7 @@ export const RESERVED_NAMES = [
   "h-captcha-response",
   "g-recaptcha-response",
   "altcha",
+  ...CONVENTION_NAMES,
 ] as const;
 
 /** The post field each CAPTCHA provider's widget fills, in order of preference. */
@@ -55,6 +59,12 @@ export interface FormPost {
   schemaVersion?: number;
   captchaToken?: string;
   idempotencyKey?: string;
+  /** Whether the post names its own redirect (`_redirect` or `redirect`; `_next` does not). */
+  namesRedirect: boolean;
+  /** The owner email's subject and reply-to the post asked for (`_subject`, `_replyto`). */
+  ownerMail?: OwnerMail;
+  /** Whether a conventional honeypot (`_gotcha`, `bot-field`) was filled. */
+  trapped: boolean;
 }
 
 /** The largest file a field takes on a workspace: its `maxSizeMB` within the plan's cap. */
@@ -172,7 +182,8 @@ export function splitEntries(
   workspace: Workspace,
 ): FormPost {
   const fields = new Map(form.fields.map((f) => [f.name, f]));
-  const data: Record<string, string | string[]> = {};
+  // No prototype: a posted name such as `constructor` or `__proto__` is just a name.
+  const data: Record<string, string | string[]> = Object.create(null);
   const reserved = new Map<string, string>();
   const files: PostedFile[] = [];
   for (const [name, value] of entries) {
@@ -189,7 +200,8 @@ export function splitEntries(
       files.push({ field, file: value, maxBytes: maxFileBytes(field, workspace) });
       continue;
     }
-    if (!field && (RESERVED_NAMES as readonly string[]).includes(name)) {
+    // The form's own honeypot is data (the screen checks it); a conventional one is not.
+    if (!field && name !== form.honeypot && (RESERVED_NAMES as readonly string[]).includes(name)) {
       if (!reserved.has(name)) reserved.set(name, value);
       continue;
     }
@@ -199,10 +211,16 @@ export function splitEntries(
   }
   // The hosted page always posts the (empty) honeypot; only a filled one is a signal.
   if (form.honeypot && !data[form.honeypot]) delete data[form.honeypot];
+  const conventions = readConventions(reserved);
+  const named = (k: string) => (reserved.get(k) ?? "").trim() !== "";
   return {
     data,
     files,
-    redirect: reserved.get("_redirect") ?? reserved.get("redirect"),
+    redirect: [reserved.get("_redirect"), reserved.get("redirect"), reserved.get("_next")]
+      .find((v) => v !== undefined && v.trim() !== ""),
+    namesRedirect: named("_redirect") || named("redirect"),
+    ownerMail: conventions.ownerMail,
+    trapped: conventions.trapped,
     schemaVersion: parseSchemaVersion(reserved.get("_schema_version")),
     captchaToken: captchaToken(form, reserved),
     idempotencyKey: reserved.get("_idempotency_key")

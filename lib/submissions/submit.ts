@@ -12,6 +12,7 @@ import { AppError, errors } from "@/lib/errors.ts";
 import { parseIdempotencyKey, payloadHash } from "./idempotency.ts";
 import { countingRefusals, ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
 import type { Form } from "@/lib/schemas.ts";
+import { prefersJson } from "@/lib/http/accept.ts";
 import {
   type FormPost,
   postedPayload,
@@ -37,7 +38,9 @@ export interface SubmitRequest {
 
 /**
  * How a submit ended. A JSON submit's refusal is thrown (an AppError); a form post's is
- * returned with what was read, for the route to redirect or render the page again.
+ * returned with what was read, for the route to redirect or render the page again. A form
+ * post whose `Accept` prefers JSON and that names no `_redirect` (an AJAX post) is
+ * answered like a JSON submit: `json`, or its refusal thrown.
  */
 export type SubmitAnswer =
   | { kind: "json"; outcome: WriteOutcome }
@@ -70,6 +73,7 @@ export async function submitRequest(deps: Deps, req: SubmitRequest): Promise<Sub
   const identity = ipIdentity(req.ip);
   let spend = submitSpend(deps, { auth: null, identity });
   let posted: Refused | null = null;
+  let ajax = false;
   try {
     return await countingRefusals(deps, () => spend, async () => {
       const headers = req.request.headers;
@@ -97,13 +101,18 @@ export async function submitRequest(deps: Deps, req: SubmitRequest): Promise<Sub
       if (type !== "application/x-www-form-urlencoded" && type !== "multipart/form-data") {
         throw errors.unsupportedMediaType([...SUBMIT_TYPES]);
       }
+      // An AJAX post's refusals are thrown as the JSON path's are (the catch below).
+      ajax = prefersJson(headers.get("accept"));
       posted = { form: null, post: null, headerKey: ctx.idempotencyKey };
       const { form, workspace } = await loadSubmitTarget(deps, ctx);
       posted.form = form;
       const post = posted.post = await readFormPost(req.request, type, form, workspace);
+      ajax &&= !post.namesRedirect;
       const postCtx: SubmitContext = {
         ...ctx,
         source: "form",
+        ownerMail: post.ownerMail,
+        trapped: post.trapped,
         // The header wins over the page's hidden field.
         idempotencyKey: ctx.idempotencyKey ?? post.idempotencyKey,
         // Stored files get new paths every time: the key is compared on what was posted,
@@ -116,11 +125,11 @@ export async function submitRequest(deps: Deps, req: SubmitRequest): Promise<Sub
       const outcome = key
         ? await serialised(deps.inflight.posts, `${form.id}/${key}`, run)
         : await run();
-      return { kind: "form", outcome, form, post };
+      return ajax ? { kind: "json", outcome } : { kind: "form", outcome, form, post };
     });
   } catch (err) {
     const refused = posted as Refused | null;
-    if (!refused || !(err instanceof AppError)) throw err;
+    if (!refused || ajax || !(err instanceof AppError)) throw err;
     return { kind: "form_refused", error: err, ...refused };
   }
 }

@@ -24,6 +24,18 @@ export interface SubmitContext {
   source: ValueSource;
   /** Called with the form once submit has read it live (CORS grants from that read). */
   onForm?: (form: Form) => void;
+  /** A form post's owner-email subject and reply-to (`_subject`, `_replyto`). */
+  ownerMail?: OwnerMail;
+  /** Whether a form post filled a conventional honeypot (`_gotcha`, `bot-field`). */
+  trapped?: boolean;
+}
+
+/** What a form post asks of the owner's notification email (stored with the submission). */
+export interface OwnerMail {
+  /** One header-safe line of at most 200 characters. */
+  subject?: string;
+  /** A single plain address. */
+  reply_to?: string;
 }
 
 /** A file part of a multipart post, for a file-like field. */
@@ -43,6 +55,8 @@ export interface SubmissionDraft {
   metadata: Record<string, unknown>;
   files: string[];
   signals: SubmissionSignals;
+  /** The post's owner-email overrides, kept apart from the data. */
+  ownerMail?: OwnerMail;
   idempotency?: {
     key: string;
     hash: string;

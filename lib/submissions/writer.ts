@@ -238,6 +238,7 @@ export class SubmissionWriter implements SubmissionWriterPort {
         created_at: created,
         files: d.files,
         signals: d.signals,
+        ...(d.ownerMail ? { owner_mail: d.ownerMail } : {}),
       };
       const mark = markOf(sub);
       mark.who = privateWho(this.#deps.secret, mark.who); // a digest: no address in the index

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
-import { errors, type FieldError } from "@/lib/errors.ts";
+import { AppError, errors, type FieldError } from "@/lib/errors.ts";
 import { keys, type Mode } from "@/lib/kv/keys.ts";
 import { u64Value, withKvRetry } from "@/lib/kv/kv.ts";
 import { type Field, type Form, isFileType } from "@/lib/schemas.ts";
@@ -14,6 +14,7 @@ import {
   fileError,
   fileRefOf,
   isUploadPath,
+  rejectionError,
   storageCap,
   storageFullMessage,
   type UploadGrant,
@@ -63,6 +64,10 @@ export async function prepareAttachments(
       problems.push(fileError(field, typeof result === "string" ? result : "Duplicate file."));
       continue;
     }
+    if (result.state === "rejected") {
+      problems.push(rejectionError(field, result));
+      continue;
+    }
     seen.add(result.path);
     values[field.name] = fileRefOf(result);
     out.files.push(result.path);
@@ -90,6 +95,7 @@ async function resolveGrant(
     try {
       g = await verifyUpload(deps, entry as Deno.KvEntry<UploadGrant>);
     } catch (err) {
+      if (err instanceof AppError) throw err; // scanner_unavailable
       // Storage unreachable: the client may retry; a 500 would suggest a bug.
       console.error(
         JSON.stringify({ level: "error", msg: "upload verification failed", err: String(err) }),
@@ -97,7 +103,7 @@ async function resolveGrant(
       throw errors.unavailable();
     }
   }
-  if (g.state === "rejected") return g.reason ?? "The file was refused.";
+  if (g.state === "rejected") return g;
   if (g.state !== "verified") return "The file has not been uploaded yet.";
   return g;
 }

@@ -192,7 +192,10 @@ export function isBlockedType(type: string): boolean {
 }
 
 /** The verdict on stored bytes. */
-export type Inspection = { ok: true; mimeType: string } | { ok: false; reason: string };
+export type Inspection =
+  | { ok: true; mimeType: string }
+  /** `infected`: the virus scanner found a signature (items of type `file_infected`). */
+  | { ok: false; reason: string; infected?: boolean };
 
 /**
  * Decides what the bytes really are and whether the field allows that: a detected

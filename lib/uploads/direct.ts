@@ -10,7 +10,7 @@ import { keys } from "@/lib/kv/keys.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
 import type { Field, FileRef, Form } from "@/lib/schemas.ts";
 import { verifyUpload } from "./files.ts";
-import { fileError, fileRefOf, incomingKey, issueGrant, type UploadGrant } from "./grants.ts";
+import { fileRefOf, incomingKey, issueGrant, rejectionError, type UploadGrant } from "./grants.ts";
 
 /**
  * Stores a file the service received itself (the no-JS multipart path) through the same
@@ -35,7 +35,7 @@ export async function acceptDirectUpload(
   const entry = await withKvRetry(() => deps.kv.get<UploadGrant>(keys.uploadGrant(grant.path)));
   const verified = await verifyUpload(deps, entry as Deno.KvEntry<UploadGrant>);
   if (verified.state !== "verified") {
-    throw errors.validation([fileError(field, verified.reason ?? "The file was refused.")]);
+    throw errors.validation([rejectionError(field, verified)]);
   }
   return fileRefOf(verified);
 }

@@ -7,6 +7,7 @@ import type { Deps } from "@/lib/deps.ts";
 import { commitWithRetry, withKvRetry } from "@/lib/kv/kv.ts";
 import { inspectBytes, type Inspection, MARKUP_REASON, streamHasActiveContent } from "./checks.ts";
 import { fileKey, incomingKey, type UploadGrant } from "./grants.ts";
+import { scanUpload } from "./scan.ts";
 
 /**
  * Bytes read from the start of a file to inspect it (magic bytes, text rule, markers); the
@@ -16,7 +17,8 @@ export const HEAD_BYTES = 256 * 1024;
 
 /**
  * Verifies an uploaded object once: size equal to the declaration, real type allowed for
- * the field, no markup anywhere. Good bytes move to their final key (only the version
+ * the field, no markup anywhere, no virus (when `CLAMAV_URL` is set; clamd unreachable
+ * throws the 503 `scanner_unavailable` and leaves the grant as it was). Good bytes move to their final key (only the version
  * inspected) and the grant is marked verified; bad bytes are deleted and the grant is
  * marked rejected with the reason. Verified bytes are not charged to the workspace yet:
  * that happens when a submission attaches them (see attachRider). A grant with nothing
@@ -51,6 +53,8 @@ export async function verifyUpload(
     ) {
       verdict = { ok: false, reason: MARKUP_REASON };
     }
+    // Only bytes that pass every other check are sent to the virus scanner (when on).
+    if (verdict.ok) verdict = await scanUpload(deps, incoming, info.etag) ?? verdict;
   }
   try {
     if (verdict.ok) await deps.storage.promote(incoming, fileKey(g.path), info.etag);
@@ -66,8 +70,14 @@ export async function verifyUpload(
     const cur = await deps.kv.get<UploadGrant>(entry.key);
     if (cur.versionstamp !== entry.versionstamp) return null; // someone else decided
     if (!verdict.ok) {
-      op.check(cur).set(entry.key, { ...rest, state: "rejected", reason: verdict.reason });
-      return { ...rest, state: "rejected", reason: verdict.reason } as UploadGrant;
+      const rejected: UploadGrant = {
+        ...rest,
+        state: "rejected",
+        reason: verdict.reason,
+        ...(verdict.infected ? { infected: true } : {}),
+      };
+      op.check(cur).set(entry.key, rejected);
+      return rejected;
     }
     const verified: UploadGrant = { ...rest, state: "verified", mime_type: verdict.mimeType };
     op.check(cur).set(entry.key, verified);

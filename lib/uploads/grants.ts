@@ -71,6 +71,8 @@ export interface UploadGrant {
   mime_type?: string;
   /** Why verification refused the bytes. */
   reason?: string;
+  /** Refused because the virus scanner found a signature in the bytes. */
+  infected?: boolean;
   /**
    * Whether `size_bytes` is in the workspace's `storage_used` (set when attached; removal
    * subtracts only then). Absent on grants made before verification counted: those
@@ -173,6 +175,14 @@ export async function createUploadGrant(
 /** A 422 item of type `file` for a field. */
 export function fileError(field: Field, message: string): FieldError {
   return { field: field.name, fieldId: field.id, message, type: "file" };
+}
+
+/** The 422 item for a grant verification refused: type `file_infected` or `file`. */
+export function rejectionError(field: Field, g: UploadGrant): FieldError {
+  return {
+    ...fileError(field, g.reason ?? "The file was refused."),
+    ...(g.infected ? { type: "file_infected" } : {}),
+  };
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   fileKey,
   incomingKey,
   isUploadPath,
+  rejectionError,
   UPLOAD_URL_TTL_SEC,
   type UploadGrant,
 } from "./grants.ts";
@@ -73,7 +74,7 @@ export async function receiveLocalUpload(
     const form = await getForm(deps, g.form_id);
     const field = form?.fields.find((f) => f.id === g.field_id) ??
       { id: g.field_id, name: g.field_id } as Parameters<typeof fileError>[0];
-    throw errors.validation([fileError(field, g.reason ?? "The file was refused.")]);
+    throw errors.validation([rejectionError(field, g)]);
   }
   return { path, mimeType: g.mime_type!, sizeBytes: g.size_bytes };
 }

@@ -65,6 +65,8 @@ export const define: Define<PageContext, PageProps> = createDefine<PageContext, 
 export interface AdminPageModule<T> extends PageModule<PageContext, T, PageProps> {
   /** Reachable without a session (sign-in). */
   isPublic?: boolean;
+  /** Its POST may be multipart with a file (routes/admin/mod.ts reads the file as text). */
+  uploads?: boolean;
 }
 
 /** Fixed notice texts, so a redirect's `?notice=` can never carry arbitrary text. */
@@ -89,6 +91,7 @@ export const NOTICES = {
   key_revoked: "API key revoked. Requests with it now get 401.",
   workspace_created: "Workspace created.",
   workspace_saved: "Workspace updated.",
+  job_retried: "The job was queued again.",
   switched: "Switched workspace.",
   invited: "Invitation sent. The link works once, for 7 days.",
   invite_withdrawn: "Invitation withdrawn. Its link no longer works.",
@@ -102,6 +105,9 @@ export const NOTICES = {
   webhook_deleted: "Endpoint deleted, with its delivery log.",
   webhook_resent: "Resend queued. It shows in the log once attempted.",
   webhook_test_sent: "Test event queued. It shows in the log once attempted.",
+  destination_created:
+    "Destination added. Its URL is now shown only by its host and last 4 characters.",
+  test_mail_sent: "Test mail queued to the form's notification addresses.",
   privacy_saved: "Privacy settings saved.",
   erase_started: "Erasure started. It runs in the background; this page shows its progress.",
 } as const;
@@ -114,17 +120,30 @@ export function requireWorkspace(ctx: PageContext): Workspace {
   return ws;
 }
 
-/** Refuses (403) unless the user's role in `workspaceId` meets the request's `need`. */
-export function requireRole(ctx: PageContext, workspaceId: string): void {
+/** A request refused because of the user's role (the error page says so and links back). */
+export class RoleRefused extends AppError {
+  constructor(message: string) {
+    super(403, "forbidden", message);
+  }
+}
+
+/** Refuses (403) unless the user's role in `workspaceId` meets `need` (the request's). */
+export function requireRole(ctx: PageContext, workspaceId: string, need = ctx.need): void {
   const role = ctx.state ? roleIn(ctx.state.user, workspaceId) : null;
-  if (atLeast(role, ctx.need)) return;
-  const who = { viewer: "members", admin: "admins and owners", owner: "owners" }[ctx.need];
-  throw new AppError(
-    403,
-    "forbidden",
+  if (atLeast(role, need)) return;
+  const who = { viewer: "members", admin: "admins and owners", owner: "owners" }[need];
+  throw new RoleRefused(
     `Only ${who} of this workspace can do this; your role here is ${role ?? "none"}. ` +
       "Ask an owner of the workspace if you need it.",
   );
+}
+
+/**
+ * Whether the signed-in user's role in `workspaceId` is at least `need` (default admin):
+ * pages offer a control only to those the router lets use it.
+ */
+export function may(state: AdminState | null, workspaceId: string, need: Role = "admin"): boolean {
+  return state !== null && atLeast(roleIn(state.user, workspaceId), need);
 }
 
 /** Whether the signed-in user may see a workspace. */

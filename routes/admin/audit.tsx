@@ -50,6 +50,7 @@ const LABELS: Record<AuditEvent["action"], string> = {
   "form.retention_changed": "Form retention changed",
   "form.notifications_changed": "Form notifications changed",
   "submissions.deleted": "Submissions deleted",
+  "submissions.imported": "Submissions imported",
   "export.csv": "CSV export",
   "export.json": "JSON export",
   "export.privacy": "Privacy export",
@@ -68,6 +69,7 @@ const LABELS: Record<AuditEvent["action"], string> = {
   "webhook.deleted": "Webhook deleted",
   "webhook.secret_rotated": "Webhook secret rotated",
   "webhook.test_sent": "Webhook test event sent",
+  "submission.labelled": "Submission labelled",
 };
 
 function list(v: unknown): string {
@@ -96,6 +98,8 @@ export function detailsInWords(ev: Pick<AuditEvent, "action" | "details">): stri
       return `Retention from ${days(d.from)} to ${days(d.to)}${form}.`;
     case "submissions.deleted":
       return `${d.count ?? "?"} submission(s) deleted${form}.`;
+    case "submissions.imported":
+      return `${d.imported ?? "?"} submission(s) imported from ${d.format ?? "CSV"}${form}.`;
     case "export.csv":
     case "export.json":
       return `Exported ${d.mode ?? ""} submissions${form}.`.replace("  ", " ");
@@ -132,6 +136,8 @@ export function detailsInWords(ev: Pick<AuditEvent, "action" | "details">): stri
       return `${d.email ?? "?"} from ${d.from ?? "?"} to ${d.to ?? "?"}.`;
     case "member.removed":
       return `${d.email ?? "?"} (was ${d.from ?? "?"}).`;
+    case "submission.labelled":
+      return `Submission ${d.submission ?? "?"}${form} from ${d.from ?? "?"} to ${d.to ?? "?"}.`;
     case "invite.withdrawn":
       return `Invitation of ${d.email ?? "?"} as ${d.role ?? "?"}${
         d.reason === "inviter_lost_role" ? ": its inviter may no longer grant that role" : ""
@@ -172,7 +178,7 @@ export default define.page<typeof handler>(function Audit({ data }) {
       {events.length === 0
         ? <p>No events{action ? ` of this action` : ""} yet.</p>
         : (
-          <div class="table-wrap">
+          <div class="table-wrap" role="region" aria-label="Audit events" tabIndex={0}>
             <table>
               <caption class="visually-hidden">Audit events, newest first</caption>
               <thead>

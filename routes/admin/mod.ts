@@ -1,7 +1,7 @@
 /**
  * The admin sub-app: mounts each page module (`define.handlers` + `define.page`) onto Hono
  * behind the admin's middleware (public-host refusal, headers, CSRF, body cap; see
- * docs/api.md "HTTP middleware").
+ * docs/decisions/http-middleware.md).
  * @module
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
@@ -18,7 +18,7 @@ import { isPageResult } from "@/lib/ui/define.ts";
 import { renderDocument } from "@/lib/ui/document.tsx";
 import { csrfMatches, readSessionToken } from "@/lib/admin/sessions.ts";
 import { Layout } from "./_layout.tsx";
-import type { AdminPageModule, PageContext } from "./_page.ts";
+import { type AdminPageModule, type PageContext, RoleRefused } from "./_page.ts";
 import { loadState, refererPage, safeAdminPath } from "./_session.ts";
 import { ErrorPage } from "./_error.tsx";
 import * as login from "./login.tsx";
@@ -31,10 +31,12 @@ import * as formNew from "@/routes/admin/forms/new.tsx";
 import * as formShow from "@/routes/admin/forms/[id]/index.tsx";
 import * as formEdit from "@/routes/admin/forms/[id]/edit.tsx";
 import * as formDelete from "@/routes/admin/forms/[id]/delete.tsx";
+import * as formIntegrations from "@/routes/admin/forms/[id]/integrations.tsx";
 import * as subs from "@/routes/admin/forms/[id]/submissions/index.tsx";
 import * as subShow from "@/routes/admin/forms/[id]/submissions/[sid].tsx";
 import * as subExport from "@/routes/admin/forms/[id]/export.ts";
 import * as subFile from "@/routes/admin/forms/[id]/file.ts";
+import * as formImport from "@/routes/admin/forms/[id]/import.tsx";
 import * as apiKeys from "@/routes/admin/keys/index.tsx";
 import * as keyRevoke from "@/routes/admin/keys/[kid]/revoke.tsx";
 import * as members from "./members.tsx";
@@ -47,12 +49,14 @@ import * as resetRequest from "./reset.tsx";
 import * as resetToken from "./reset_token.tsx";
 import * as privacy from "./privacy.tsx";
 import * as auditLog from "./audit.tsx";
+import * as system from "./system.tsx";
 import type { Role } from "@/lib/schemas.ts";
 
 /**
  * The least workspace role a method of a page needs, where it differs from the default:
  * GET needs a viewer, POST an admin (read-only unless stated). Pages enforce it when they
- * load their workspace or form (routes/admin/_page.ts); docs/api.md has the roles table.
+ * load their workspace or form (routes/admin/_page.ts); the roles table is in
+ * docs/decisions/team-roles.md.
  */
 type Access = { GET?: Role; POST?: Role };
 
@@ -71,11 +75,13 @@ const PAGES: [string, Mounted][] = [
   ["/forms/:id", mount(formShow)],
   ["/forms/:id/edit", mount(formEdit, { GET: "admin" })],
   ["/forms/:id/delete", mount(formDelete, { GET: "admin" })],
+  ["/forms/:id/integrations", mount(formIntegrations, { GET: "admin" })],
   ["/forms/:id/submissions", mount(subs)],
   ["/forms/:id/submissions/:sid", mount(subShow)],
   ["/forms/:id/export.csv", mount(subExport, { GET: "admin" })],
   ["/forms/:id/export.json", mount(subExport, { GET: "admin" })],
   ["/forms/:id/file", mount(subFile)],
+  ["/forms/:id/import", mount(formImport, { GET: "admin" })],
   ["/keys", mount(apiKeys, { GET: "admin" })],
   ["/keys/:kid/revoke", mount(keyRevoke, { GET: "admin" })],
   ["/members", mount(members, { POST: "owner" })],
@@ -88,7 +94,13 @@ const PAGES: [string, Mounted][] = [
   ["/reset/:token", mount(resetToken)],
   ["/privacy", mount(privacy, { GET: "admin" })],
   ["/audit", mount(auditLog, { GET: "admin" })],
+  ["/system", mount(system)],
 ];
+
+/** Admin pages whose POST may carry a file (multipart), up to MAX_UPLOAD_BYTES. */
+const UPLOAD_PATHS = [/^\/admin\/forms\/[^/]+\/import$/];
+/** The body cap of an upload page (an import file, sent once more with the confirmation). */
+const MAX_UPLOAD_BYTES = 12 * 1024 * 1024;
 
 /** With a separate `PUBLIC_BASE_URL`, the admin does not exist on the public host. */
 function notOnPublicHost(deps: Deps): MiddlewareHandler<AppEnv> {
@@ -135,27 +147,25 @@ export function adminRoutes(deps: Deps): Hono<AppEnv> {
   app.use("*", strictPageHeaders(deps.config));
   app.use("*", noStore());
   app.use("*", crossSiteGuard(deps));
-  app.on(
-    "POST",
-    "*",
+  // A page that takes a file upload (its module's `uploads`) takes a larger body.
+  app.on("POST", "*", (c, next) =>
     bodyLimit({
-      maxSize: MAX_BODY_BYTES,
+      maxSize: UPLOAD_PATHS.some((re) => re.test(c.req.path)) ? MAX_UPLOAD_BYTES : MAX_BODY_BYTES,
       onError: () => {
         throw errors.payloadTooLarge();
       },
-    }),
-  );
-  app.onError((err, c) => errorResponse(c, err));
+    })(c, next));
+  app.onError((err, c) => errorResponse(deps, c, err));
   // An id in a path that the service cannot have issued is the 404 page before any read.
   const ids = paramGuard((c) =>
-    errorResponse(c, new AppError(404, "not_found", "Page not found."))
+    errorResponse(deps, c, new AppError(404, "not_found", "Page not found."))
   );
   for (const [path, page] of PAGES) {
     const { GET, POST } = page;
     if (GET) app.get(path, ids, (c) => GET(deps, c));
     if (POST) app.post(path, ids, (c) => POST(deps, c));
   }
-  app.all("*", (c) => errorResponse(c, new AppError(404, "not_found", "Page not found.")));
+  app.all("*", (c) => errorResponse(deps, c, new AppError(404, "not_found", "Page not found.")));
   return app;
 }
 
@@ -199,7 +209,7 @@ async function context<T>(
     const back = method === "GET" ? url.pathname + url.search : refererPage(deps, c);
     return c.redirect(back ? `/admin/login?next=${encodeURIComponent(back)}` : "/admin/login", 303);
   }
-  const body = method === "POST" ? await readForm(c) : new URLSearchParams();
+  const body = method === "POST" ? await readForm(c, !!mod.uploads) : new URLSearchParams();
   if (method === "POST" && state && !csrfMatches(state.session, body.get("_csrf"))) {
     throw new AppError(
       403,
@@ -222,9 +232,27 @@ async function context<T>(
   };
 }
 
-/** The posted form (the body cap is Hono's bodyLimit above). */
-async function readForm(c: Context<AppEnv>): Promise<URLSearchParams> {
+/**
+ * The posted form (the body cap is Hono's bodyLimit above). A page that takes `uploads`
+ * also reads multipart: a file's text is the field's value, its name `<field>_name`.
+ */
+async function readForm(c: Context<AppEnv>, uploads: boolean): Promise<URLSearchParams> {
   const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  if (uploads && type === "multipart/form-data") {
+    const out = new URLSearchParams();
+    try {
+      for (const [name, v] of await c.req.formData()) {
+        if (typeof v === "string") out.append(name, v);
+        else {
+          out.append(name, await v.text());
+          out.append(`${name}_name`, v.name);
+        }
+      }
+    } catch {
+      throw errors.badRequest("The upload could not be read.");
+    }
+    return out;
+  }
   if (type !== "application/x-www-form-urlencoded") {
     throw new AppError(415, "unsupported_media_type", "Send the form as a normal HTML form.");
   }
@@ -235,7 +263,7 @@ async function readForm(c: Context<AppEnv>): Promise<URLSearchParams> {
   }
 }
 
-function errorResponse(c: Context<AppEnv>, err: Error): Response {
+function errorResponse(deps: Deps, c: Context<AppEnv>, err: Error): Response {
   const known = err instanceof AppError;
   if (!known) {
     console.error(JSON.stringify({
@@ -246,9 +274,18 @@ function errorResponse(c: Context<AppEnv>, err: Error): Response {
   }
   const status = known ? err.status : 500;
   const message = known ? err.message : "Something went wrong on our side. Try again.";
+  // Back to the admin page the request came from (a refused form's page), else the forms;
+  // never a link to the very page that failed.
+  const from = refererPage(deps, c);
+  const here = new URL(c.req.url);
+  const self = c.req.method === "GET" && from === here.pathname + here.search;
+  const back = from && !self
+    ? { href: from, label: "Back to the previous page" }
+    : { href: "/admin/forms", label: "Back to forms" };
+  const refused = err instanceof RoleRefused;
   const html = renderDocument({
     title: `Error ${status} · Formwell`,
-    body: h(Fragment, null, h(ErrorPage, { status, message })),
+    body: h(Fragment, null, h(ErrorPage, { status, message, back, refused })),
     bodyClass: "admin",
   });
   return c.html(html, status as 400);

@@ -58,7 +58,7 @@ Deno.test("after the verdict - content scoring, owner email and webhooks, once e
     };
     const events = () =>
       got.map((r) =>
-        new Verifier(hook.secret).verify(r.body, r.headers) as {
+        new Verifier(hook.secret!).verify(r.body, r.headers) as {
           type: string;
           data: { submission: { id: string; status: string; metadata: Record<string, unknown> } };
         }

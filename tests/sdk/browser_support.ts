@@ -109,6 +109,8 @@ export interface Service {
   /** The proxy's address: the service's stable base URL. */
   url: string;
   form: Form;
+  /** The KV file the server uses (a test may open it too, as a second instance). */
+  kvPath: string;
   proxy: Proxy;
   server: ServerProcess;
   /** Starts a new server process on the same KV file and points the proxy at it. */
@@ -148,6 +150,7 @@ export async function startService(def: FormDefinition): Promise<Service> {
   const service: Service = {
     url: proxy.url,
     form,
+    kvPath: env.KV_PATH,
     proxy,
     server: await startServer(env),
     async restart() {

@@ -23,6 +23,8 @@ export interface EditorData {
   hasSecret: boolean;
   error?: string;
   details?: string[];
+  /** Set when the posted save would raise the schema version: the editor asks first. */
+  confirm?: { from: number; retypeSecret?: boolean };
 }
 
 /**
@@ -46,6 +48,29 @@ export function refusedEditor(
   };
 }
 
+/**
+ * The warning before a save that raises the schema version; its hidden field confirms the
+ * version it was shown for (a save by someone else meanwhile asks again).
+ */
+function VersionWarning({ from, retypeSecret }: { from: number; retypeSecret?: boolean }) {
+  return (
+    <div class="notice error" role="alert" id="version-warning">
+      <p>
+        <strong>Not saved yet.</strong> These changes alter what the form accepts, so saving makes
+        {" "}
+        it schema version {from + 1}. Pages and apps that send <code>schema_version</code> {from}
+        {" "}
+        then get 409{" "}
+        <code>schema_changed</code>: the hosted page and the client library fetch the form again by
+        themselves; code that has the number written in needs a redeploy. Check the changes below
+        and save again to confirm.
+        {retypeSecret && " Type the new CAPTCHA secret key again: it is never sent back."}
+      </p>
+      <input type="hidden" name="confirm_version" value={String(from)} />
+    </div>
+  );
+}
+
 /** The editor form; posts to `action`. */
 export function FormEditor(
   { data, csrf, action, submitLabel }: {
@@ -60,6 +85,7 @@ export function FormEditor(
   return (
     <form method="post" action={action} class="editor">
       <Csrf token={csrf} />
+      {data.confirm && <VersionWarning {...data.confirm} />}
       {data.error && (
         <div class="notice error" role="alert">
           <p>{data.error}</p>
@@ -199,7 +225,10 @@ export function FormEditor(
         <Island
           name="SubmitButton"
           component={SubmitButton}
-          props={{ label: submitLabel, busyLabel: "Saving…" }}
+          props={{
+            label: data.confirm ? `Save as schema version ${data.confirm.from + 1}` : submitLabel,
+            busyLabel: "Saving…",
+          }}
         />
       </div>
     </form>

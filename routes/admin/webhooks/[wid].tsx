@@ -60,7 +60,12 @@ export default define.page<typeof handler>(function Deliveries({ data, csrf }) {
   const { hook, deliveries } = data;
   return (
     <>
-      <PageHead title="Webhook deliveries" sub={`${hook.url} (${hook.mode} mode)`}>
+      <PageHead
+        title="Webhook deliveries"
+        sub={`${hook.url} (${
+          hook.format === "standard" ? "" : `${hook.format}, `
+        }${hook.mode} mode)`}
+      >
         <a class="button secondary" href="/admin/webhooks">All endpoints</a>
         <form method="post" action={`/admin/webhooks/${hook.id}`} class="inline">
           <Csrf token={csrf} />

@@ -1,7 +1,8 @@
 /**
- * Webhook endpoints of the current workspace (admins): list (both modes, each marked),
- * create (live; the `whsec_` secret is shown once, through the same one-time reveal as API
- * keys), enable/disable, rotate, delete, each audited. A refused create shows the form again
+ * Webhook endpoints of the current workspace (admins): list (both modes, each marked; a
+ * destination's URL masked, an endpoint disabled by its answers in a banner with the reason),
+ * create (live, in a format; a standard endpoint's `whsec_` secret is shown once, through the
+ * same one-time reveal as API keys), enable/disable, rotate, delete, each audited. A refused create shows the form again
  * as it was filled in. A suspended workspace may still disable or delete (that only takes
  * access away).
  * @module
@@ -17,7 +18,13 @@ import {
   rotateWebhookSecret,
   updateWebhook,
 } from "@/lib/notify/webhook_edits.ts";
-import { listWebhooks, type WebhookView, webhookView } from "@/lib/notify/webhooks.ts";
+import {
+  type Format,
+  FORMATS,
+  listWebhooks,
+  type WebhookView,
+  webhookView,
+} from "@/lib/notify/webhooks.ts";
 import { assertNotSuspended } from "@/lib/workspaces/suspension.ts";
 import type { Workspace } from "@/lib/schemas.ts";
 import { auditBy } from "@/routes/admin/_audit.ts";
@@ -45,11 +52,25 @@ interface Data {
 /** The create form's fields. */
 interface Draft {
   url: string;
+  format: string;
   events: string[];
   forms: string[];
 }
 
-const EMPTY_DRAFT: Draft = { url: "", events: ["submission.created"], forms: [] };
+const EMPTY_DRAFT: Draft = {
+  url: "",
+  format: "standard",
+  events: ["submission.created"],
+  forms: [],
+};
+
+/** Each format's name in the admin. */
+const FORMAT_NAMES: Record<Format, string> = {
+  standard: "Standard (signed JSON)",
+  slack: "Slack (incoming webhook)",
+  discord: "Discord (channel webhook)",
+  teams: "Microsoft Teams (Workflows webhook)",
+};
 
 async function load(ctx: PageContext, workspace: Workspace, extra: Partial<Data> = {}) {
   const [hooks, forms] = await Promise.all([
@@ -91,6 +112,7 @@ export const handler = define.handlers<Data>({
     const id = idField(ctx.body, "id", "Webhook not found.");
     const draft: Draft = {
       url: field(ctx.body, "url"),
+      format: field(ctx.body, "format") || "standard",
       events: ctx.body.getAll("events"),
       forms: ctx.body.getAll("forms"),
     };
@@ -106,11 +128,13 @@ export const handler = define.handlers<Data>({
           );
         }
         const created = await createWebhook(ctx.deps, workspace.id, draft, auditBy(ctx));
+        // A destination has no secret, and its URL (its credential) is never shown again.
+        if (!created.secret) return ctx.redirect("/admin/webhooks", "destination_created");
         return await reveal(ctx, workspace, created.url, created.secret);
       }
       if (action === "rotate") {
         const rotated = await rotateWebhookSecret(ctx.deps, workspace.id, id, auditBy(ctx));
-        return await reveal(ctx, workspace, rotated.url, rotated.secret);
+        return await reveal(ctx, workspace, rotated.url, rotated.secret!);
       }
       if (action === "enable" || action === "disable") {
         await updateWebhook(
@@ -185,11 +209,27 @@ export default define.page<typeof handler>(function Webhooks({ data, csrf }) {
         </p>
       )}
       {data.error && <p class="notice error" role="alert">{data.error}</p>}
+      {hooks.filter((w) => !w.enabled && w.disabled_reason).map((w) => (
+        <p class="notice error" role="alert">
+          <a href={`/admin/webhooks/${w.id}`}>{w.url}</a> was disabled: {w.disabled_reason}{" "}
+          Fix it, then enable it again below.
+        </p>
+      ))}
       <details class="card" open={hooks.length === 0 || Boolean(data.error)}>
         <summary>Add an endpoint</summary>
         <form method="post" action="/admin/webhooks">
           <Csrf token={csrf} />
           <input type="hidden" name="action" value="create" />
+          <label for="hook-format">Format</label>
+          <select id="hook-format" name="format" aria-describedby="hook-format-help">
+            {FORMATS.map((f) => (
+              <option value={f} selected={draft.format === f}>{FORMAT_NAMES[f]}</option>
+            ))}
+          </select>
+          <p class="help" id="hook-format-help">
+            Slack, Discord and Teams get their own message for each submission. Their URL is their
+            password: after you add it, only its host and last 4 characters are shown.
+          </p>
           <label for="hook-url">Endpoint URL</label>
           <input
             id="hook-url"
@@ -277,6 +317,7 @@ export default define.page<typeof handler>(function Webhooks({ data, csrf }) {
                       <span class={`badge ${w.mode === "live" ? "completed" : "suspicious"}`}>
                         {w.mode}
                       </span>
+                      {w.format !== "standard" && <span class="badge">{w.format}</span>}
                     </td>
                     <td>{w.events.join(", ")}</td>
                     <td class="hide-sm">
@@ -295,18 +336,22 @@ export default define.page<typeof handler>(function Webhooks({ data, csrf }) {
                         </div>
                       )}
                     </td>
-                    <td class="actions">
-                      <a class="button secondary small" href={`/admin/webhooks/${w.id}`}>
-                        Deliveries
-                      </a>
-                      <RowAction
-                        csrf={csrf}
-                        id={w.id}
-                        action={w.enabled ? "disable" : "enable"}
-                        label={w.enabled ? "Disable" : "Enable"}
-                      />
-                      <RowAction csrf={csrf} id={w.id} action="rotate" label="Rotate secret" />
-                      <RowAction csrf={csrf} id={w.id} action="delete" label="Delete" danger />
+                    <td>
+                      <div class="row-actions">
+                        <a class="button secondary small" href={`/admin/webhooks/${w.id}`}>
+                          Deliveries
+                        </a>
+                        <RowAction
+                          csrf={csrf}
+                          id={w.id}
+                          action={w.enabled ? "disable" : "enable"}
+                          label={w.enabled ? "Disable" : "Enable"}
+                        />
+                        {w.format === "standard" && (
+                          <RowAction csrf={csrf} id={w.id} action="rotate" label="Rotate secret" />
+                        )}
+                        <RowAction csrf={csrf} id={w.id} action="delete" label="Delete" danger />
+                      </div>
                     </td>
                   </tr>
                 ))}

@@ -1,5 +1,7 @@
+/// <reference lib="dom" />
 import assert from "node:assert/strict";
 import { embedSnippet, escapeHtml } from "@/lib/forms/embed.ts";
+import { embedSnippets } from "@/lib/admin/embed.ts";
 import type { Form } from "@/lib/schemas.ts";
 
 function form(over: Partial<Form> = {}): Form {
@@ -30,7 +32,7 @@ Deno.test("embed - the plain HTML snippet", async (t) => {
     const html = embedSnippet(form(), "https://forms.example");
     assert.match(
       html,
-      /<form action="https:\/\/forms\.example\/api\/v1\/submit\/p\/fEmbed123" method="POST">/,
+      /<form id="formwell-fEmbed123" action="https:\/\/forms\.example\/api\/v1\/submit\/p\/fEmbed123" method="POST">/,
     );
     assert.doesNotMatch(html, /enctype/);
     assert.match(
@@ -80,5 +82,30 @@ Deno.test("embed - the plain HTML snippet", async (t) => {
       escapeHtml(`<a href="x" title='y'>&</a>`),
       "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;",
     );
+  });
+});
+
+Deno.test("embed - the admin's snippets never pin a schema version", async (t) => {
+  const f = form({ schema_version: 7 });
+  const s = embedSnippets(f, "https://forms.example");
+  await t.step("no snippet carries the version number", () => {
+    for (const [name, text] of Object.entries(s)) {
+      assert.doesNotMatch(text, /schema_version"?\s*[:=]\s*\d|_schema_version/, name);
+      assert.doesNotMatch(text, /\b7\b/, name);
+    }
+  });
+  await t.step("the client snippet loads the library, reads the schema, enhances the form", () => {
+    assert.match(
+      s.client,
+      /import \{ Formwell \} from "https:\/\/forms\.example\/sdk\/formwell\.js"/,
+    );
+    assert.match(s.client, /fw\.schema\("fEmbed123"\)/);
+    assert.match(s.client, /fw\.enhance\(document\.getElementById\("formwell-fEmbed123"\)\)/);
+    assert.match(s.html, /<form id="formwell-fEmbed123"/, "the id the client snippet finds");
+  });
+  await t.step("the fetch snippet reads the schema at load and sends its version", () => {
+    assert.match(s.fetch, /fetch\("https:\/\/forms\.example\/api\/v1\/forms\/p\/fEmbed123"\)/);
+    assert.match(s.fetch, /schema_version: version/);
+    assert.ok(s.fetch.indexOf("/forms/p/") < s.fetch.indexOf("async function send"));
   });
 });

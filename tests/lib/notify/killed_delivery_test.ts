@@ -110,7 +110,7 @@ async function setUp(env: Record<string, string>, url: string) {
     });
     const hook = await createWebhook(deps, ws.id, { url }, { actor: "cli" });
     deps.storage.close?.();
-    return { formId: form.id, hookId: hook.id, secret: hook.secret, key: key.key };
+    return { formId: form.id, hookId: hook.id, secret: hook.secret!, key: key.key };
   } finally {
     kv.close();
   }

@@ -31,7 +31,7 @@ Deno.test("webhook: down for three attempts then up: one success, one webhook-id
     const ws = await makeWorkspace(env.deps);
     const form = await makeForm(env.deps, ws);
     const hook = await createWebhook(env.deps, ws.id, { url: rx.url }, CLI);
-    assert.match(hook.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    assert.match(hook.secret!, /^whsec_[A-Za-z0-9+/]{43}=$/);
     const hostile = `a\r\nBcc: evil@example.com <script>alert(1)</script> ` + "x".repeat(100_000);
     const sub = submissionOf(form, { name: hostile, email: "p@example.com" });
     const eventId = await notifySubmission(env.deps, {
@@ -49,7 +49,7 @@ Deno.test("webhook: down for three attempts then up: one success, one webhook-id
     assert.equal(rx.got.filter((r) => r.answered === 200).length, 1);
     const ids = new Set(rx.got.map((r) => r.headers["webhook-id"]));
     assert.deepEqual([...ids], [eventId]);
-    const verifier = new Verifier(hook.secret);
+    const verifier = new Verifier(hook.secret!);
     for (const r of rx.got) {
       const payload = verifier.verify(r.body, r.headers) as Record<string, unknown>;
       assert.equal(payload.type, "submission.created");
@@ -133,7 +133,7 @@ Deno.test("webhook: rotation signs with both secrets; test event", async () => {
     await waitFor("test event", () => rx.got.length === 1);
     const r = rx.got[0];
     assert.equal(r.headers["webhook-signature"].split(" ").length, 2);
-    for (const s of [hook.secret, rotated.secret]) new Verifier(s).verify(r.body, r.headers);
+    for (const s of [hook.secret!, rotated.secret]) new Verifier(s).verify(r.body, r.headers);
     assert.equal(JSON.parse(r.body).type, "webhook.test");
     await waitFor("logged", async () => (await listDeliveries(env.deps, hook.id)).length === 1);
     assert.equal((await listDeliveries(env.deps, hook.id))[0].status, 202);

@@ -160,7 +160,47 @@ Deno.test("learning - statistics stay bounded and subtracting restores them", ()
   let t = applyLabel(emptyStats(), { label: "ham", tokens: ["a", "b"] }, 1);
   t = applyLabel(t, { label: "spam", tokens: ["b"] }, 1);
   t = applyLabel(t, { label: "spam", tokens: ["b"] }, -1);
-  assert.deepEqual(t, { ham: 1, spam: 0, tokens: { a: [1, 0], b: [1, 0] } });
+  assert.deepEqual({ ...t, tokens: { ...t.tokens } }, {
+    ham: 1,
+    spam: 0,
+    tokens: { a: [1, 0], b: [1, 0] },
+  });
+});
+
+Deno.test("learning - words that name Object.prototype's members are ordinary words", () => {
+  const words = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"];
+  let t = applyLabel(emptyStats(), { label: "spam", tokens: words }, 1);
+  t = applyLabel(t, { label: "spam", tokens: words }, 1);
+  t = applyLabel(t, { label: "ham", tokens: ["constructor"] }, 1);
+  assert.deepEqual(Object.keys(t.tokens).sort(), [...words].sort());
+  assert.deepEqual(t.tokens["constructor"], [1, 2]);
+  assert.deepEqual(t.tokens["__proto__"], [0, 2]);
+  // As KV hands the record back (a structured clone has Object.prototype again).
+  const read = structuredClone(t);
+  assert.deepEqual(applyLabel(read, { label: "spam", tokens: words }, -1).tokens["toString"], [
+    0,
+    1,
+  ]);
+});
+
+Deno.test("learning - an admin's label of a message saying `constructor` is learned", async () => {
+  const env = await testEnv();
+  env.deps.jobs.start((msg, ctx) => dispatch(env.deps, msg, ctx));
+  try {
+    const ws = await makeWorkspace(env.deps, "pro");
+    const form = await makeForm(env.deps, ws, FORM);
+    const text = "Please call the constructor about the __proto__ toString valueOf fence.";
+    const id = await submit(env, form, 1, text);
+    await verdictOf(env, form, id);
+    await setSubmissionStatus(env.deps, form.id, id, "spam");
+    await learned(env, ws, 1, 0);
+    const s = (await stats(env, ws))!;
+    assert.deepEqual(s.tokens["constructor"], [0, 1]);
+    assert.deepEqual(s.tokens["valueof"], [0, 1]);
+  } finally {
+    await env.deps.jobs.stop();
+    env.close();
+  }
 });
 
 Deno.test("learning - deleting a labelled submission drops its own copy of the words it taught", async () => {

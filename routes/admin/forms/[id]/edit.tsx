@@ -7,7 +7,7 @@ import { adminAudit, auditBy } from "@/routes/admin/_audit.ts";
 import { definitionFromPost, describeProblems, editorProblems } from "@/lib/admin/forms.ts";
 import { page } from "@/lib/ui/define.ts";
 import { AppError } from "@/lib/errors.ts";
-import { updateForm } from "@/lib/forms/forms.ts";
+import { raisesSchemaVersion, updateForm } from "@/lib/forms/forms.ts";
 import type { Form } from "@/lib/schemas.ts";
 import { FormTabs, PageHead } from "@/routes/admin/_layout.tsx";
 import { define, requireForm } from "@/routes/admin/_page.ts";
@@ -59,6 +59,22 @@ export const handler = define.handlers<Data>({
     // The builder checks this too; a post without JavaScript or by hand meets it here.
     const missing = editorProblems(def);
     if (missing.length) return refuse(missing);
+    // A save that raises the version is shown back with a warning until confirmed for it.
+    const confirmed = ctx.body.get("confirm_version") === String(form.schema_version);
+    if (!confirmed && raisesSchemaVersion(form, def)) {
+      const hasSecret = Boolean(form.captcha?.secret);
+      const shown = refusedEditor(def, hasSecret, [], false);
+      const data: Data = {
+        form,
+        def: shown.def,
+        hasSecret,
+        confirm: {
+          from: form.schema_version,
+          retypeSecret: Boolean(ctx.body.get("captcha_secret")?.trim()),
+        },
+      };
+      return page(data, { title: `Edit ${form.name}` });
+    }
     try {
       const saved = await updateForm(ctx.deps, form.id, def, auditBy(ctx));
       await adminAudit(ctx, form.workspace_id, "form.changed", {
