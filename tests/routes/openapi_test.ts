@@ -205,6 +205,8 @@ Deno.test("openapi - the answers of the main API calls match their documented sc
     await call("GET", `/server/privacy/jobs/${job.job.id}`, { key: live, status: 200 });
     await call("GET", "/server/audit", { key: live, status: 200 });
     await call("GET", "/server/audit", { key: testKey, status: 403 });
+    await call("GET", "/server/events", { key: live, status: 200 });
+    await call("GET", "/server/events?types=nope", { key: live, status: 400 });
     assert.ok(seen.size >= 30, `${seen.size} calls`);
   } finally {
     env.close();
