@@ -13,6 +13,7 @@ import { type AuditInput, auditMutation } from "@/lib/privacy/audit.ts";
 import { notificationChanges } from "@/lib/notify/settings.ts";
 import { validityChanged } from "./versioning.ts";
 import {
+  type CaptchaConfig,
   type Field,
   type Form,
   type FormDefinition,
@@ -270,7 +271,7 @@ export function publicSchema(form: Form): {
 }
 
 /** The form as the Server Data API and CLI show it: everything but CAPTCHA secrets. */
-export function formView(form: Form): Record<string, unknown> {
+export function formView(form: Form): FormView {
   const { captcha, id, workspace_id: _ws, ...rest } = form;
   return {
     public_id: id,
@@ -278,6 +279,12 @@ export function formView(form: Form): Record<string, unknown> {
     captcha: captcha ? { ...captcha, secret: undefined } : null,
   };
 }
+
+/** A form as the Server Data API shows it: its public id, no workspace, no CAPTCHA secret. */
+export type FormView = Omit<Form, "id" | "workspace_id" | "captcha"> & {
+  public_id: string;
+  captcha: (Omit<CaptchaConfig, "secret"> & { secret?: undefined }) | null;
+};
 
 /** The ids of a workspace's forms. */
 export async function listFormIds(deps: Pick<Deps, "kv">, workspaceId: string): Promise<string[]> {

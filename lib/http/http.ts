@@ -8,7 +8,7 @@ import { HTTPException } from "hono/http-exception";
 import { requestId as honoRequestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import type { Config } from "@/lib/config.ts";
-import { AppError } from "@/lib/errors.ts";
+import { AppError, errors } from "@/lib/errors.ts";
 import type { RateLimitName } from "@/lib/config.ts";
 import type { Deps } from "@/lib/deps.ts";
 import type { Form } from "@/lib/schemas.ts";
@@ -69,6 +69,30 @@ export function baselineHeaders(
   });
 }
 
+/**
+ * Hono's secure headers with the admin's strict policy (our origin only, no inline code,
+ * no framing): admin pages and the API reference.
+ */
+export function strictPageHeaders(
+  config: Pick<Config, "baseUrl" | "publicBaseUrl">,
+): MiddlewareHandler<AppEnv> {
+  return secureHeaders({
+    contentSecurityPolicy: {
+      defaultSrc: ["'none'"],
+      scriptSrc: ["'self'"],
+      styleSrc: ["'self'"],
+      imgSrc: ["'self'", "data:"],
+      connectSrc: ["'self'"],
+      formAction: ["'self'"],
+      baseUri: ["'none'"],
+      frameAncestors: ["'none'"],
+    },
+    xFrameOptions: "DENY",
+    referrerPolicy: "same-origin",
+    strictTransportSecurity: hstsValue(config),
+  });
+}
+
 /** `Cache-Control: no-store` on every response (admin pages, the Server Data API). */
 export function noStore(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -83,6 +107,8 @@ export const onError: ErrorHandler<AppEnv> = (err, c) => {
   let res: Response;
   if (err instanceof AppError) {
     res = c.json(err.toBody(), err.status as 400);
+  } else if (err instanceof HTTPException && err.status === 415) {
+    res = c.json(errors.unsupportedMediaType(["application/json"]).toBody(), 415);
   } else if (err instanceof HTTPException && err.status < 500) {
     res = c.json({ error: err.message || "Bad request.", code: "bad_request" }, err.status);
   } else {
@@ -126,4 +152,18 @@ export async function limitByClientIp(
     identity: ipIdentity(clientIp(c, deps.config.trustProxy)),
     perMinute: deps.config.rateLimits[route],
   });
+}
+
+/**
+ * {@linkcode limitByClientIp} as route middleware, so the unit is spent before the route's
+ * validators run: a malformed request costs its sender like any other.
+ */
+export function limitedByClientIp(
+  deps: Pick<Deps, "limits" | "config">,
+  route: RateLimitName,
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await limitByClientIp(deps, c, route);
+    await next();
+  };
 }
