@@ -69,20 +69,28 @@ export function validationHook(result: HookResult, _c: Context): void {
 
 /**
  * Reads a JSON request body before the route's zod validator: `Content-Type` must be
- * `application/json` (else 415), the body at most `limit` bytes and in before the request's
+ * `application/json` or absent (a body without one is read as JSON; any other type is 415),
+ * the body at most `limit` bytes and in before the request's
  * deadline, strict UTF-8 and not empty. The bytes are read here, not by Hono, because only
  * `readBody` (lib/http/body.ts) enforces the streaming cap and the body deadline; the text
  * goes to Hono's body cache, where the validator parses it, once.
  */
 export function jsonBody(limit = MAX_BODY_BYTES): MiddlewareHandler {
   return async (c, next) => {
-    if (mediaType(c.req.header("content-type")) !== "application/json") {
+    const type = mediaType(c.req.header("content-type"));
+    if (type && type !== "application/json") {
       throw errors.unsupportedMediaType(["application/json"]);
     }
     const text = decodeUtf8(await readBody(c.req.raw, limit));
     if (!text.trim()) throw errors.badRequest("The request body is empty; send a JSON object.");
     // Hono keeps the promise of each body reading in `bodyCache` (its type names the value).
     (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
+    if (!type) {
+      // The validator reads only bodies labelled JSON: label this one (its text is cached).
+      const headers = new Headers(c.req.raw.headers);
+      headers.set("content-type", "application/json");
+      c.req.raw = new Request(c.req.raw.url, { method: c.req.raw.method, headers });
+    }
     await next();
   };
 }
