@@ -5,7 +5,7 @@
  * Flags: `--quick` (short runs and a 10,000-submission list form, for checking the harness).
  * @module
  */
-import { seedSubmissions } from "@/lib/submissions/seed.ts";
+import { seedSubmissions } from "@/bench/seed.ts";
 import { BENCH_ORIGIN, createFixtures, sixFieldData } from "./fixtures.ts";
 import {
   cpuLines,

@@ -8,7 +8,7 @@ import type { Config } from "@/lib/config.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { randomBase62, sha256Hex } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
-import { withKvRetry } from "@/lib/kv/kv.ts";
+import { commitWithRetry, withKvRetry } from "@/lib/kv/kv.ts";
 
 /** A session ends this long after its last request (renewed on activity). */
 export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
@@ -118,18 +118,14 @@ export async function setSessionWorkspace(
   workspaceId: string,
 ): Promise<boolean> {
   const key = keys.session(await sha256Hex(token));
-  for (let attempt = 0; attempt < 10; attempt++) {
+  const done = await commitWithRetry(deps.kv, async (op) => {
     const entry = await withKvRetry(() => deps.kv.get<Session>(key));
-    if (!entry.value || !live(entry.value, deps.now())) return false;
+    if (!entry.value || !live(entry.value, deps.now())) return null;
     const next = { ...entry.value, workspace_id: workspaceId };
-    const res = await withKvRetry(() =>
-      deps.kv.atomic().check(entry).set(key, next, {
-        expireIn: Math.max(1, next.expires_at - deps.now()),
-      }).commit()
-    );
-    if (res.ok) return true;
-  }
-  throw new Error("session update kept conflicting");
+    op.check(entry).set(key, next, { expireIn: Math.max(1, next.expires_at - deps.now()) });
+    return true;
+  }, 10);
+  return done !== null;
 }
 
 /** Constant-time comparison of a posted CSRF token with the session's. */
