@@ -2,10 +2,11 @@ import assert from "node:assert/strict";
 
 /**
  * Every KV conflict retry goes through `commitWithRetry` (lib/kv/kv.ts): this test finds
- * hand-written ones in lib/ and routes/. A hand-written retry is a loop whose body commits
- * and that either counts attempts (`attempt`, `tries`, `retries`), runs forever (`;;`,
- * `while (true)`) or leaves on a commit's `ok`. Loops over data (`for...of`, `for await`,
- * chunks stepped with `+=`) that commit once per item or chunk are not retries.
+ * hand-written ones in lib/ and routes/. A hand-written retry is a loop that commits (an
+ * operation's `.commit(`, or a `commit...(` function) and either counts attempts
+ * (`attempt`, `tries`, `retries`), runs forever (`;;`, `while (true)`) or leaves on a
+ * commit's `ok`; or a loop that counts attempts and backs off (`delay(`). Loops over data
+ * (`for...of`, `for await`, chunks stepped with `+=`) are not retries.
  */
 
 const PROJECT = new URL("..", import.meta.url).pathname;
@@ -84,14 +85,15 @@ export function retryLoops(src: string): number[] {
     const body = code[bodyAt] === "{"
       ? code.slice(bodyAt, closing(code, bodyAt))
       : code.slice(bodyAt, code.indexOf(";", bodyAt) + 1);
-    if (!/\.commit\(/.test(body)) continue;
     if (m[0].startsWith("for") && /\b(of|in)\b|\+=/.test(header) && !/;;/.test(header)) {
       continue;
     }
     if (m[0].startsWith("for") && /^\(\s*await\b/.test(header)) continue;
+    const commits = /\.commit\(|\bcommit[A-Z]\w*\(|#commit\w*\(/.test(body);
     const counts = /\b(attempts?|tries|retries|retry)\b|;\s*;|^\(\s*true\s*\)$/.test(header);
     const leavesOnOk = /\.ok\)*\s*(\{[^}]*)?\b(return|break)\b/.test(body);
-    if (counts || leavesOnOk || m[0].startsWith("do")) {
+    const backsOff = counts && /\bdelay\(/.test(body);
+    if ((commits && (counts || leavesOnOk || m[0].startsWith("do"))) || backsOff) {
       found.push(code.slice(0, m.index).split("\n").length);
     }
   }
@@ -123,8 +125,16 @@ Deno.test("architecture - conflict retries", async (t) => {
         const res = await withKvRetry(() => op.commit());
         if (res.ok) { remember(res); return res; }
       }
-      do { res = await op.commit(); } while (!res.ok);`;
-    assert.deepEqual(retryLoops(retry), [2, 6, 7, 10, 14]);
+      do { res = await op.commit(); } while (!res.ok);
+      for (let attempt = 0; attempt < 9; attempt++) {
+        const res = await commitAppending(kv, head, build);
+        if (res.ok) return;
+      }
+      for (let attempt = 0; live.length; attempt++) {
+        live = await this.#attempt(live);
+        await delay(2 ** attempt);
+      }`;
+    assert.deepEqual(retryLoops(retry), [2, 6, 7, 10, 14, 15, 19]);
     const fine = `
       for (let i = 0; i < jobs.length; i += 50) {
         if (!(await op.commit()).ok) throw new Error("failed");

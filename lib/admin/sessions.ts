@@ -4,6 +4,8 @@
  * token for the admin's forms. The expiry slides: activity renews it, up to an absolute cap.
  * @module
  */
+import { generateCookie } from "hono/cookie";
+import { parse } from "hono/utils/cookie";
 import type { Config } from "@/lib/config.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { randomBase62, sha256Hex } from "@/lib/ids.ts";
@@ -162,15 +164,14 @@ export function adminCookie(
   value: string | null,
   maxAgeMs: number,
 ): string {
-  const parts = [
-    `${adminCookieName(config, name)}=${value ?? ""}`,
-    "Path=/",
-    "HttpOnly",
-    "SameSite=Lax",
-    `Max-Age=${value ? Math.floor(maxAgeMs / 1000) : 0}`,
-  ];
-  if (secure(config)) parts.push("Secure");
-  return parts.join("; ");
+  return generateCookie(name, value ?? "", {
+    path: "/",
+    httpOnly: true,
+    sameSite: "Lax",
+    maxAge: value ? Math.floor(maxAgeMs / 1000) : 0,
+    secure: secure(config),
+    prefix: secure(config) ? "host" : undefined,
+  });
 }
 
 /** The session cookie's name (see {@linkcode adminCookieName}). */
@@ -198,10 +199,7 @@ export function readAdminCookie(
   name: string,
   cookieHeader: string | null | undefined,
 ): string | undefined {
+  if (!cookieHeader) return undefined;
   const full = adminCookieName(config, name);
-  for (const part of (cookieHeader ?? "").split(";")) {
-    const i = part.indexOf("=");
-    if (i > 0 && part.slice(0, i).trim() === full) return part.slice(i + 1).trim();
-  }
-  return undefined;
+  return parse(cookieHeader, full)[full];
 }

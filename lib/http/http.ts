@@ -5,6 +5,7 @@
  */
 import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { getConnInfo } from "hono/deno";
 import { requestId as honoRequestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import type { Config } from "@/lib/config.ts";
@@ -111,7 +112,8 @@ export function clientIp<E extends { Bindings: AppEnv["Bindings"] }>(
     const last = xff?.split(",").map((s) => s.trim()).filter(Boolean).pop();
     if (last && /^[0-9a-fA-F:.]{2,45}$/.test(last)) return last;
   }
-  return c.env?.remoteAddr?.hostname ?? "unknown";
+  // app.request() (tests) has no socket.
+  return c.env?.remoteAddr ? getConnInfo(c).remote.address ?? "unknown" : "unknown";
 }
 
 /** Spends one unit of a public route's per-IP limit (IPv6 by /64); 429 when refused. */

@@ -13,8 +13,9 @@ import { Fragment, h } from "preact";
 import type { Deps } from "@/lib/deps.ts";
 import { AppError, errors } from "@/lib/errors.ts";
 import { type AppEnv, hstsValue, noStore, notFound } from "@/lib/http/http.ts";
-import { MAX_BODY_BYTES } from "@/lib/http/body.ts";
+import { MAX_BODY_BYTES, mediaType } from "@/lib/http/body.ts";
 import { isPageResult } from "@/lib/ui/define.ts";
+import { ADMIN_CSP } from "@/lib/ui/csp.ts";
 import { renderDocument } from "@/lib/ui/document.tsx";
 import { csrfMatches, readSessionToken } from "@/lib/admin/sessions.ts";
 import { Layout } from "./_layout.tsx";
@@ -104,16 +105,7 @@ const MAX_UPLOAD_BYTES = 12 * 1024 * 1024;
 /** Hono's secure headers with the admin's policy: our origin only, no framing. */
 function adminHeaders(deps: Deps): MiddlewareHandler<AppEnv> {
   return secureHeaders({
-    contentSecurityPolicy: {
-      defaultSrc: ["'none'"],
-      scriptSrc: ["'self'"],
-      styleSrc: ["'self'"],
-      imgSrc: ["'self'", "data:"],
-      connectSrc: ["'self'"],
-      formAction: ["'self'"],
-      baseUri: ["'none'"],
-      frameAncestors: ["'none'"],
-    },
+    contentSecurityPolicy: ADMIN_CSP,
     xFrameOptions: "DENY",
     referrerPolicy: "same-origin",
     strictTransportSecurity: hstsValue(deps.config),
@@ -251,7 +243,7 @@ async function context<T>(
  * also reads multipart: a file's text is the field's value, its name `<field>_name`.
  */
 async function readForm(c: Context<AppEnv>, uploads: boolean): Promise<URLSearchParams> {
-  const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  const type = mediaType(c.req.header("content-type"));
   if (uploads && type === "multipart/form-data") {
     const out = new URLSearchParams();
     try {
