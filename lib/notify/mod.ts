@@ -194,21 +194,11 @@ function enqueueGroup(deps: Deps, op: Deno.AtomicOperation, group: Planned[]): v
     if (p.first) op.check({ key: p.first, versionstamp: null });
     storeEvent(op, p.event.id, p.bytes);
     if (p.event.submission) indexEvent(op, p.event.submission.id, p.event.id);
-    if (p.ownerMail) {
-      deps.jobs.enqueue(op, {
-        type: "send_email",
-        event_id: p.event.id,
-        kind: "owner",
-        attempt: 0,
-      });
-    }
-    if (p.autoresponse) {
-      deps.jobs.enqueue(op, {
-        type: "send_email",
-        event_id: p.event.id,
-        kind: "autoresponder",
-        attempt: 0,
-      });
+    const mails = [p.ownerMail && "owner" as const, p.autoresponse && "autoresponder" as const];
+    for (const kind of mails) {
+      if (kind) {
+        deps.jobs.enqueue(op, { type: "send_email", event_id: p.event.id, kind, attempt: 0 });
+      }
     }
     for (const w of p.hooks) perHook.set(w.id, [...perHook.get(w.id) ?? [], p.event.id]);
   }
