@@ -141,3 +141,20 @@ export function collectData(
   if (honeypot && typeof hp === "string" && hp !== "") data[honeypot] = hp;
   return data;
 }
+
+/** The empty first option of a single select, on the hosted page, the embed and the preview. */
+export const SELECT_PROMPT = "Choose…";
+
+/** A byte count in the unit that reads best: "33 B", "1.5 KB", "2 MB" (1 KB = 1024 B). */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 1024) return `${Math.max(0, Math.round(bytes))} B`;
+  const units = ["KB", "MB", "GB", "TB"];
+  let n = bytes / 1024;
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  const shown = n >= 100 || Number.isInteger(n) ? Math.round(n) : Number(n.toFixed(1));
+  return `${shown} ${units[i]}`;
+}

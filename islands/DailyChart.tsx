@@ -21,7 +21,7 @@ const SERIES = [
 type SeriesKey = typeof SERIES[number]["key"];
 const W = 900;
 const H = 200;
-const PAD = { l: 36, r: 8, t: 10, b: 22 };
+const PAD = { l: 8, r: 8, t: 10, b: 10 };
 const SPANS = [7, 30, 90];
 
 /** The chart island. */
@@ -96,14 +96,6 @@ export default function DailyChart({ daily }: DailyChartProps) {
       >
         <line x1={PAD.l} x2={W - PAD.r} y1={y(0)} y2={y(0)} stroke="#d0d7de" />
         <line x1={PAD.l} x2={W - PAD.r} y1={y(max)} y2={y(max)} stroke="#eaeef2" />
-        <text x={PAD.l - 4} y={y(max) + 4} text-anchor="end" font-size="11" fill="#57606a">
-          {max}
-        </text>
-        <text x={PAD.l - 4} y={y(0) + 4} text-anchor="end" font-size="11" fill="#57606a">0</text>
-        <text x={PAD.l} y={H - 4} font-size="11" fill="#57606a">{days[0].date}</text>
-        <text x={W - PAD.r} y={H - 4} text-anchor="end" font-size="11" fill="#57606a">
-          {days[days.length - 1].date}
-        </text>
         <line x1={x(at)} x2={x(at)} y1={PAD.t} y2={y(0)} stroke="#ffb000" />
         {SERIES.filter((s) => on[s.key]).map((s) => (
           <polyline
@@ -116,6 +108,12 @@ export default function DailyChart({ daily }: DailyChartProps) {
           />
         ))}
       </svg>
+      {/* Axis labels in HTML: text inside the scaled SVG shrinks to nothing on a phone. */}
+      <div class="chart-labels" aria-hidden="true">
+        <span>{days[0].date}</span>
+        <span>top line: {max} a day</span>
+        <span>{days[days.length - 1].date}</span>
+      </div>
       <p class="chart-readout" aria-live="polite">
         <strong>{d.date}</strong>: {d.views} views · {d.starts} starts · {d.submissions} submissions
       </p>

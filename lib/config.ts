@@ -45,7 +45,8 @@ const rateLimits = z
     ).optional(),
   );
 
-const envSchema = z.object({
+/** Every environment variable the service reads, with its rule and default (docs/configuration.md). */
+export const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   BASE_URL: z.url().optional(),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),

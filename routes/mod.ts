@@ -1,5 +1,5 @@
 /**
- * The HTTP application: middleware (docs/api.md "HTTP middleware"), the API sub-apps, the
+ * The HTTP application: middleware (docs/decisions/http-middleware.md), the API sub-apps, the
  * admin and hosted pages, the assets.
  * @module
  */

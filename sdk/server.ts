@@ -1,7 +1,8 @@
 /**
  * The Formwell client for servers (Deno, Node, Bun): everything of the browser client
  * (submit with the key, which skips the CAPTCHA gate) plus the Server Data API with a
- * secret key, list iterators, file downloads, webhook management and `verifyWebhook`.
+ * secret key, list iterators, file downloads, webhook management, the event feed and
+ * `verifyWebhook`.
  * Touches no DOM global, at import or after.
  * @module
  */
@@ -17,6 +18,7 @@ import {
   submissionsApi,
 } from "./src/server/resources.ts";
 import { webhooksApi } from "./src/server/webhooks.ts";
+import { feedApi } from "./src/server/feed.ts";
 
 // A bundle of its own: one FormwellError class for everything server.js throws.
 export { FormwellError } from "./src/errors.ts";
@@ -48,10 +50,8 @@ export class Formwell extends Client {
   readonly privacy: ReturnType<typeof privacyApi>;
   /** The audit log (`admin` scope, live keys). */
   readonly audit: ReturnType<typeof auditApi>;
-  // EVENT FEED: `GET /api/v1/server/events` (CONTRACT "Destinations and the event feed") is
-  // not served yet. When it is, add `events` here: `list({ types })` iterating with
-  // `after` = the last `next_cursor` while `has_more`, and a `poll()` that resumes from a
-  // cursor the caller stores.
+  /** The event feed: `page`, `pages` (store each page's `next_cursor`) and `list`. */
+  readonly events: ReturnType<typeof feedApi>;
 
   constructor(opts: FormwellOptions & { apiKey: string; baseUrl: string }) {
     super({ outbox: false, ...opts });
@@ -70,5 +70,6 @@ export class Formwell extends Client {
     this.webhooks = webhooksApi(call);
     this.privacy = privacyApi(call);
     this.audit = auditApi(call);
+    this.events = feedApi(call);
   }
 }

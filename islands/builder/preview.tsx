@@ -2,6 +2,7 @@
  * The field builder's live preview.
  * @module
  */
+import { SELECT_PROMPT } from "@/components/fields.ts";
 import type { Row } from "./model.ts";
 
 /** How the form will look; controls have no `name`, so nothing here is posted. */
@@ -44,6 +45,7 @@ export function Preview({ rows, fileTypes }: { rows: Row[]; fileTypes: string[] 
         else if (r.type === "select" || r.type === "multiselect") {
           control = (
             <select id={id} multiple={r.type === "multiselect"}>
+              {r.type === "select" && <option value="">{SELECT_PROMPT}</option>}
               {options.map((o) => <option key={o}>{o}</option>)}
             </select>
           );

@@ -6,7 +6,15 @@
  * @module
  */
 import type { Field } from "@/lib/schemas.ts";
-import { acceptFor, fileHelp, ids, inputTypeOf, isFileField, SSR } from "@/components/fields.ts";
+import {
+  acceptFor,
+  fileHelp,
+  ids,
+  inputTypeOf,
+  isFileField,
+  SELECT_PROMPT,
+  SSR,
+} from "@/components/fields.ts";
 import type { PostedValue } from "./types.ts";
 
 /** Upload progress of a file field (JS only). */
@@ -142,7 +150,7 @@ export function FieldRow({ field, value, error, file }: FieldProps) {
     const v = first(value);
     control = (
       <select {...common}>
-        <option value="" selected={v === ""}>Choose…</option>
+        <option value="" selected={v === ""}>{SELECT_PROMPT}</option>
         {(field.options ?? []).map((o) => (
           <option value={o} key={o} selected={v === o}>{o}</option>
         ))}

@@ -7,7 +7,7 @@
  */
 import { type Field, type Form, isFileType } from "@/lib/schemas.ts";
 // One definition for the server snippet and the browser island (a pure module).
-import { inputTypeOf } from "@/components/fields.ts";
+import { inputTypeOf, SELECT_PROMPT } from "@/components/fields.ts";
 
 /** Escapes text for HTML content and double-quoted attribute values. */
 export function escapeHtml(s: string): string {
@@ -103,7 +103,7 @@ function fieldHtml(f: Field): string {
   } else if (f.type === "select") {
     const options = opts.map((o) => `<option value="${o}">${o}</option>`).join("");
     control =
-      `<select id="${id}" name="${name}"${req}><option value="">Choose…</option>${options}</select>`;
+      `<select id="${id}" name="${name}"${req}><option value="">${SELECT_PROMPT}</option>${options}</select>`;
   } else if (f.type === "boolean") {
     return `  <p><label><input type="checkbox" name="${name}" value="true"${req}> ${label}${mark}</label></p>`;
   } else if (isFileType(f.type)) {

@@ -1,7 +1,7 @@
 /**
  * The background-jobs interface (a leaf: types only). Two implementations, chosen by
  * `JOBS`: KV queues (jobs/queue_runner.ts) and a job table in KV with leases
- * (jobs/table_runner.ts). See docs/api.md "Background jobs".
+ * (jobs/table_runner.ts). See docs/decisions/background-jobs.md.
  * @module
  */
 import type { Job } from "./queue.ts";

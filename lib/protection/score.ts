@@ -2,7 +2,7 @@
  * Spam scoring: a pure function from a submission's soft signals to a score (0..100),
  * its reasons and a status. Hard signals (honeypot, failed CAPTCHA, a blocked repeat
  * offender) never get here: submit refuses them with 403. Weights and thresholds are
- * documented in docs/api.md "## Protection".
+ * documented in docs/decisions/spam-scoring.md.
  * @module
  */
 import type { Status, SubmissionSignals } from "@/lib/schemas.ts";

@@ -1,7 +1,7 @@
 /**
  * Learning from admins: a workspace's own token statistics (counts `[ham, spam]` per token
  * from the messages its admins labelled) and the blend with the global model. Pure.
- * Rule (docs/api.md "Learning from labels"): below `BLEND_FROM` labels the global model is
+ * Rule (docs/decisions/spam-learning-from-labels.md): below `BLEND_FROM` labels the global model is
  * used unchanged; from then on each workspace label counts as `BLEND_WEIGHT` corpus
  * messages: its token counts and message totals are added, weighted, to the global ones.
  * @module

@@ -62,7 +62,7 @@ export function submissionView(s: Submission): PublicSubmission {
  * A submission's metadata as shown: `scored_at` is the server's, present once the final
  * verdict is written (a client's own `scored_at` is never shown).
  */
-function metadataView(s: Submission): Record<string, unknown> {
+export function metadataView(s: Submission): Record<string, unknown> {
   if (!("scored_at" in s.metadata)) {
     return s.scored_at ? { ...s.metadata, scored_at: s.scored_at } : s.metadata;
   }

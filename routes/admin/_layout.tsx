@@ -4,6 +4,8 @@
  * @module
  */
 import type { ComponentChildren } from "preact";
+import Notice from "@/islands/Notice.tsx";
+import { Island } from "@/lib/ui/island.tsx";
 import { SUSPENDED_MESSAGE } from "@/lib/workspaces/suspension.ts";
 import { type AdminState, NOTICES } from "./_page.ts";
 
@@ -71,7 +73,7 @@ export function Layout(
         {state?.workspace?.suspended && (
           <p class="notice error" role="status">{SUSPENDED_MESSAGE}</p>
         )}
-        {notice && <p class="notice ok" role="status">{notice}</p>}
+        {notice && <Island name="Notice" component={Notice} props={{ text: notice }} />}
         {(state?.disabledWebhooks ?? 0) > 0 && (
           <p class="notice error" role="alert">
             {state!.disabledWebhooks === 1
@@ -105,14 +107,21 @@ export function PageHead(
   );
 }
 
-/** The tabs of one form's pages. */
-export function FormTabs({ id, current }: { id: string; current: string }) {
+/** The tabs only members who may change a form see. */
+const MANAGE_TABS: [string, string][] = [
+  ["/edit", "Edit"],
+  ["/integrations", "Integrations"],
+  ["/import", "Import"],
+];
+
+/** The tabs of one form's pages; `edit` false (a viewer) leaves out the managing tabs. */
+export function FormTabs(
+  { id, current, edit = true }: { id: string; current: string; edit?: boolean },
+) {
   const tabs: [string, string][] = [
     ["", "Overview"],
     ["/submissions", "Submissions"],
-    ["/edit", "Edit"],
-    ["/integrations", "Integrations"],
-    ["/import", "Import"],
+    ...(edit ? MANAGE_TABS : []),
   ];
   return (
     <nav class="tabs" aria-label="Form">

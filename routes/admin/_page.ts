@@ -119,17 +119,30 @@ export function requireWorkspace(ctx: PageContext): Workspace {
   return ws;
 }
 
-/** Refuses (403) unless the user's role in `workspaceId` meets the request's `need`. */
-export function requireRole(ctx: PageContext, workspaceId: string): void {
+/** A request refused because of the user's role (the error page says so and links back). */
+export class RoleRefused extends AppError {
+  constructor(message: string) {
+    super(403, "forbidden", message);
+  }
+}
+
+/** Refuses (403) unless the user's role in `workspaceId` meets `need` (the request's). */
+export function requireRole(ctx: PageContext, workspaceId: string, need = ctx.need): void {
   const role = ctx.state ? roleIn(ctx.state.user, workspaceId) : null;
-  if (atLeast(role, ctx.need)) return;
-  const who = { viewer: "members", admin: "admins and owners", owner: "owners" }[ctx.need];
-  throw new AppError(
-    403,
-    "forbidden",
+  if (atLeast(role, need)) return;
+  const who = { viewer: "members", admin: "admins and owners", owner: "owners" }[need];
+  throw new RoleRefused(
     `Only ${who} of this workspace can do this; your role here is ${role ?? "none"}. ` +
       "Ask an owner of the workspace if you need it.",
   );
+}
+
+/**
+ * Whether the signed-in user's role in `workspaceId` is at least `need` (default admin):
+ * pages offer a control only to those the router lets use it.
+ */
+export function may(state: AdminState | null, workspaceId: string, need: Role = "admin"): boolean {
+  return state !== null && atLeast(roleIn(state.user, workspaceId), need);
 }
 
 /** Whether the signed-in user may see a workspace. */

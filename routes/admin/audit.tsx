@@ -178,7 +178,7 @@ export default define.page<typeof handler>(function Audit({ data }) {
       {events.length === 0
         ? <p>No events{action ? ` of this action` : ""} yet.</p>
         : (
-          <div class="table-wrap">
+          <div class="table-wrap" role="region" aria-label="Audit events" tabIndex={0}>
             <table>
               <caption class="visually-hidden">Audit events, newest first</caption>
               <thead>

@@ -1,7 +1,7 @@
 /**
  * The admin sub-app: mounts each page module (`define.handlers` + `define.page`) onto Hono
  * behind the admin's middleware (public-host refusal, headers, CSRF, body cap; see
- * docs/api.md "HTTP middleware").
+ * docs/decisions/http-middleware.md).
  * @module
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
@@ -19,7 +19,7 @@ import { ADMIN_CSP } from "@/lib/ui/csp.ts";
 import { renderDocument } from "@/lib/ui/document.tsx";
 import { csrfMatches, readSessionToken } from "@/lib/admin/sessions.ts";
 import { Layout } from "./_layout.tsx";
-import type { AdminPageModule, PageContext } from "./_page.ts";
+import { type AdminPageModule, type PageContext, RoleRefused } from "./_page.ts";
 import { loadState, refererPage, safeAdminPath } from "./_session.ts";
 import { ErrorPage } from "./_error.tsx";
 import * as login from "./login.tsx";
@@ -56,7 +56,8 @@ import type { Role } from "@/lib/schemas.ts";
 /**
  * The least workspace role a method of a page needs, where it differs from the default:
  * GET needs a viewer, POST an admin (read-only unless stated). Pages enforce it when they
- * load their workspace or form (routes/admin/_page.ts); docs/api.md has the roles table.
+ * load their workspace or form (routes/admin/_page.ts); the roles table is in
+ * docs/decisions/team-roles.md.
  */
 type Access = { GET?: Role; POST?: Role };
 
@@ -165,13 +166,13 @@ export function adminRoutes(deps: Deps): Hono<AppEnv> {
         throw errors.payloadTooLarge();
       },
     })(c, next));
-  app.onError((err, c) => errorResponse(c, err));
+  app.onError((err, c) => errorResponse(deps, c, err));
   for (const [path, page] of PAGES) {
     const { GET, POST } = page;
     if (GET) app.get(path, (c) => GET(deps, c));
     if (POST) app.post(path, (c) => POST(deps, c));
   }
-  app.all("*", (c) => errorResponse(c, new AppError(404, "not_found", "Page not found.")));
+  app.all("*", (c) => errorResponse(deps, c, new AppError(404, "not_found", "Page not found.")));
   return app;
 }
 
@@ -269,7 +270,7 @@ async function readForm(c: Context<AppEnv>, uploads: boolean): Promise<URLSearch
   }
 }
 
-function errorResponse(c: Context<AppEnv>, err: Error): Response {
+function errorResponse(deps: Deps, c: Context<AppEnv>, err: Error): Response {
   const known = err instanceof AppError;
   if (!known) {
     console.error(JSON.stringify({
@@ -280,9 +281,18 @@ function errorResponse(c: Context<AppEnv>, err: Error): Response {
   }
   const status = known ? err.status : 500;
   const message = known ? err.message : "Something went wrong on our side. Try again.";
+  // Back to the admin page the request came from (a refused form's page), else the forms;
+  // never a link to the very page that failed.
+  const from = refererPage(deps, c);
+  const here = new URL(c.req.url);
+  const self = c.req.method === "GET" && from === here.pathname + here.search;
+  const back = from && !self
+    ? { href: from, label: "Back to the previous page" }
+    : { href: "/admin/forms", label: "Back to forms" };
+  const refused = err instanceof RoleRefused;
   const html = renderDocument({
     title: `Error ${status} · Formwell`,
-    body: h(Fragment, null, h(ErrorPage, { status, message })),
+    body: h(Fragment, null, h(ErrorPage, { status, message, back, refused })),
     bodyClass: "admin",
   });
   return c.html(html, status as 400);

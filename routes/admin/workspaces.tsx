@@ -3,7 +3,7 @@
  * @module
  */
 import { adminAudit } from "@/routes/admin/_audit.ts";
-import { AppError, errors } from "@/lib/errors.ts";
+import { errors } from "@/lib/errors.ts";
 import { page } from "@/lib/ui/define.ts";
 import { PLAN_NAMES, type PlanName, planOf } from "@/lib/workspaces/plans.ts";
 import type { Workspace } from "@/lib/schemas.ts";
@@ -11,7 +11,7 @@ import { createWorkspace, listWorkspaces, updateWorkspace } from "@/lib/workspac
 import { setSessionWorkspace } from "@/lib/admin/sessions.ts";
 import { listFormIds } from "@/lib/forms/forms.ts";
 import { Csrf, PageHead, Time } from "./_layout.tsx";
-import { define, field, type PageContext } from "./_page.ts";
+import { define, field, type PageContext, RoleRefused } from "./_page.ts";
 
 interface Data {
   workspaces: Workspace[];
@@ -22,7 +22,7 @@ interface Data {
 
 function requireOwner(ctx: PageContext): void {
   if (!ctx.state?.user.owner) {
-    throw new AppError(403, "forbidden", "Only an instance owner can manage workspaces.");
+    throw new RoleRefused("Only an instance owner can manage workspaces.");
   }
 }
 

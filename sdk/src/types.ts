@@ -314,3 +314,29 @@ export interface AuditEvent {
 export interface AuditQuery extends PageQuery {
   action?: string;
 }
+
+/** One event of the feed: what a webhook would have carried, in commit order. */
+export interface FeedEvent {
+  id: string;
+  type:
+    | "submission.created"
+    | "submission.status_changed"
+    | "submission.deleted";
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+/** A page of the event feed; poll again with `after: next_cursor`. */
+export interface FeedPage {
+  events: FeedEvent[];
+  next_cursor: string;
+  has_more: boolean;
+}
+
+/** Query of `GET /api/v1/server/events`. */
+export interface FeedQuery {
+  /** The `next_cursor` of the last page read; from the oldest kept event when absent. */
+  after?: string;
+  limit?: number;
+  types?: FeedEvent["type"][];
+}

@@ -3,7 +3,7 @@
  * for every browser test, with the flags this closed network needs.
  * @module
  */
-import { type BrowserContext, chromium } from "playwright-core";
+import { type Browser, type BrowserContext, chromium } from "playwright-core";
 
 /** Where Debian installs Chromium. */
 export const CHROMIUM = "/usr/bin/chromium";
@@ -23,6 +23,22 @@ export async function chromiumPresent(): Promise<boolean> {
   return present;
 }
 
+/** The flags every launch uses (no sandbox or GPU in containers, no network chatter). */
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
+
+/** One browser for many contexts (each with its own viewport, colour scheme and cookies). */
+export async function launchBrowser(): Promise<Browser> {
+  return await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+}
+
 /** A fresh persistent context in a new temp profile; `close` also removes the profile. */
 export async function launchChromium(
   options: Parameters<typeof chromium.launchPersistentContext>[1] = {},
@@ -31,15 +47,7 @@ export async function launchChromium(
   const context = await chromium.launchPersistentContext(dir, {
     executablePath: CHROMIUM,
     headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
+    args: ARGS,
     ...options,
   });
   const close = async () => {

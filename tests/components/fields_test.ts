@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { fileHelp, fileHint } from "@/components/fields.ts";
+import { fileHelp, fileHint, formatBytes } from "@/components/fields.ts";
 
 Deno.test("fields - file hints in words, said once", async (t) => {
   await t.step("types read as people name them, joined with 'or'", () => {
@@ -18,4 +18,15 @@ Deno.test("fields - file hints in words, said once", async (t) => {
     assert.equal(fileHelp({ ...f, help: "  " }), "PNG, up to 2 MB.");
     assert.equal(fileHelp(f), "PNG, up to 2 MB.");
   });
+});
+
+Deno.test("fields - byte counts in the unit that reads best", () => {
+  assert.equal(formatBytes(0), "0 B");
+  assert.equal(formatBytes(33), "33 B");
+  assert.equal(formatBytes(1023), "1023 B");
+  assert.equal(formatBytes(1024), "1 KB");
+  assert.equal(formatBytes(1536), "1.5 KB");
+  assert.equal(formatBytes(200 * 1024 + 300), "200 KB");
+  assert.equal(formatBytes(5 * 1024 * 1024), "5 MB");
+  assert.equal(formatBytes(3.25 * 1024 ** 3), "3.3 GB");
 });

@@ -4,8 +4,18 @@
  */
 import assert from "node:assert/strict";
 import { Formwell, type FormwellError } from "@/sdk/mod.ts";
-import { createUseFormwell, type Hooks, type UseFormwell } from "@/sdk/src/hook.ts";
-import { type Answer, json, manualClock, scriptedFetch, testRuntime } from "./fakes.ts";
+import {
+  createUseFormwell,
+  type Hooks,
+  type UseFormwell,
+} from "@/sdk/src/hook.ts";
+import {
+  type Answer,
+  json,
+  manualClock,
+  scriptedFetch,
+  testRuntime,
+} from "./fakes.ts";
 
 /** Renders `hook` like a component: state slots by call order, kept between renders. */
 function harness(hook: () => UseFormwell) {
@@ -15,10 +25,14 @@ function harness(hook: () => UseFormwell) {
     useState<S>(initial: S | (() => S)) {
       const at = i++;
       if (slots.length <= at) {
-        slots[at] = typeof initial === "function" ? (initial as () => S)() : initial;
+        slots[at] = typeof initial === "function"
+          ? (initial as () => S)()
+          : initial;
       }
       const set = (next: S | ((p: S) => S)) => {
-        slots[at] = typeof next === "function" ? (next as (p: S) => S)(slots[at] as S) : next;
+        slots[at] = typeof next === "function"
+          ? (next as (p: S) => S)(slots[at] as S)
+          : next;
       };
       return [slots[at] as S, set];
     },
@@ -34,7 +48,8 @@ function harness(hook: () => UseFormwell) {
 Deno.test("sdk useFormwell - idle, submitting, queued, succeeded; failed with field errors", async () => {
   let script: Answer[] = [];
   const { fetch } = scriptedFetch(() =>
-    script.shift() ?? json(201, { submission_id: "sub_9", submission_number: 9 })
+    script.shift() ??
+      json(201, { submission_id: "sub_9", submission_number: 9 })
   );
   const clock = manualClock();
   const client = new Formwell({
@@ -54,15 +69,26 @@ Deno.test("sdk useFormwell - idle, submitting, queued, succeeded; failed with fi
   assert.equal(h.render().status, "submitting");
   await clock.runUntil(() => h.render().status === "queued");
   await clock.runUntil(() => h.render().status === "succeeded");
-  assert.deepEqual(await done, { submission_id: "sub_9", submission_number: 9 });
-  assert.deepEqual(h.render().result, { submission_id: "sub_9", submission_number: 9 });
+  assert.deepEqual(await done, {
+    submission_id: "sub_9",
+    submission_number: 9,
+  });
+  assert.deepEqual(h.render().result, {
+    submission_id: "sub_9",
+    submission_number: 9,
+  });
 
   script = [
     "network",
     json(422, {
       error: "invalid",
       code: "validation_failed",
-      errors: [{ field: "email", fieldId: "f", message: "Email is required.", type: "required" }],
+      errors: [{
+        field: "email",
+        fieldId: "f",
+        message: "Email is required.",
+        type: "required",
+      }],
     }),
   ];
   const again = h.render().submit({ name: "Ada" });

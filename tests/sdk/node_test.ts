@@ -7,7 +7,11 @@ import { bundleSdk } from "@/lib/ui/sdk_bundle.ts";
 import { makeForm, makeKey, makeWorkspace, testEnv } from "@/tests/helpers.ts";
 import { freePort } from "@/tests/processes.ts";
 
-const NODE = await new Deno.Command("node", { args: ["--version"], stdout: "null", stderr: "null" })
+const NODE = await new Deno.Command("node", {
+  args: ["--version"],
+  stdout: "null",
+  stderr: "null",
+})
   .output().then((o) => o.success, () => false);
 
 const SCRIPT = `

@@ -10,7 +10,12 @@ import { json, scriptedFetch, testRuntime } from "./fakes.ts";
 const FILE_422 = {
   error: "invalid",
   code: "validation_failed",
-  errors: [{ field: "cv", fieldId: "fld_cv", message: "The file upload expired.", type: "file" }],
+  errors: [{
+    field: "cv",
+    fieldId: "fld_cv",
+    message: "The file upload expired.",
+    type: "file",
+  }],
 };
 
 function service(submitAnswers: Response[]) {
@@ -27,7 +32,8 @@ function service(submitAnswers: Response[]) {
       });
     }
     if (req.method === "PUT") return json(200, {});
-    return submitAnswers[submits++] ?? json(201, { submission_id: "sub_1", submission_number: 1 });
+    return submitAnswers[submits++] ??
+      json(201, { submission_id: "sub_1", submission_number: 1 });
   });
 }
 
@@ -43,19 +49,36 @@ Deno.test("sdk submit - an expired upload is uploaded again and resubmitted once
   assert.equal(r.submission_id, "sub_1");
   const submits = sent.filter((s) => s.url.includes("/submit/p/"));
   assert.equal(submits.length, 2);
-  assert.equal(submits[0].headers["idempotency-key"], submits[1].headers["idempotency-key"]);
-  const paths = submits.map((s) => ((s.body as { data: { cv: { path: string } } }).data.cv.path));
+  assert.equal(
+    submits[0].headers["idempotency-key"],
+    submits[1].headers["idempotency-key"],
+  );
+  const paths = submits.map((
+    s,
+  ) => ((s.body as { data: { cv: { path: string } } }).data.cv.path));
   assert.deepEqual(paths, ["fAbc/file1", "fAbc/file2"]);
   const puts = sent.filter((s) => s.method === "PUT");
-  assert.deepEqual(puts.map((p) => p.headers.authorization), ["Bearer st1", "Bearer st2"]);
+  assert.deepEqual(puts.map((p) => p.headers.authorization), [
+    "Bearer st1",
+    "Bearer st2",
+  ]);
 });
 
 Deno.test("sdk submit - a 422 that is not only about kept files is final", async () => {
   const mixed = {
     ...FILE_422,
-    errors: [...FILE_422.errors, { ...FILE_422.errors[0], field: "name", type: "required" }],
+    errors: [...FILE_422.errors, {
+      ...FILE_422.errors[0],
+      field: "name",
+      type: "required",
+    }],
   };
-  for (const answers of [[json(422, mixed)], [json(422, FILE_422), json(422, FILE_422)]]) {
+  for (
+    const answers of [[json(422, mixed)], [
+      json(422, FILE_422),
+      json(422, FILE_422),
+    ]]
+  ) {
     const { fetch, sent } = service(answers);
     const fw = new Formwell({
       baseUrl: "https://forms.test",
@@ -63,7 +86,13 @@ Deno.test("sdk submit - a 422 that is not only about kept files is final", async
       runtime: testRuntime(fetch),
     });
     const cv = new File(["%PDF-1.4"], "cv.pdf", { type: "application/pdf" });
-    await assert.rejects(fw.submit("fAbc", { cv }), (e: FormwellError) => e.status === 422);
-    assert.equal(sent.filter((s) => s.url.includes("/submit/p/")).length, answers.length);
+    await assert.rejects(
+      fw.submit("fAbc", { cv }),
+      (e: FormwellError) => e.status === 422,
+    );
+    assert.equal(
+      sent.filter((s) => s.url.includes("/submit/p/")).length,
+      answers.length,
+    );
   }
 });

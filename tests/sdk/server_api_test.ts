@@ -6,7 +6,13 @@
 import assert from "node:assert/strict";
 import { Formwell, FormwellError } from "@/sdk/server.ts";
 import { seedSubmissions } from "@/bench/seed.ts";
-import { CONTACT_FORM, makeForm, makeKey, makeWorkspace, testEnv } from "@/tests/helpers.ts";
+import {
+  CONTACT_FORM,
+  makeForm,
+  makeKey,
+  makeWorkspace,
+  testEnv,
+} from "@/tests/helpers.ts";
 import { SAMPLES } from "@/tests/upload_fixtures.ts";
 import { appFetch } from "./app_fetch.ts";
 
@@ -164,6 +170,40 @@ Deno.test("sdk server - the Server Data API through new Formwell({ apiKey })", a
     assert.equal(events.length, total);
     assert.ok(events.some((e) => e.action === "submissions.deleted"));
   });
+
+  await t.step(
+    "events: pages follow next_cursor; a stored cursor resumes after it",
+    async () => {
+      const all = await collect(fw.events.list({ limit: 100 }));
+      assert.ok(all.length > 2, `deletes made events (${all.length})`);
+      const pages = await collect(fw.events.pages({ limit: 2 }));
+      assert.ok(pages.length > 1);
+      assert.deepEqual(
+        pages.flatMap((p) => p.events).map((e) => e.id),
+        all.map((e) => e.id),
+      );
+      assert.equal(pages.at(-1)!.has_more, false);
+      const deleted = await collect(
+        fw.events.list({ types: ["submission.deleted"] }),
+      );
+      assert.ok(
+        deleted.length > 0 &&
+          deleted.every((e) => e.type === "submission.deleted"),
+      );
+      const resumed = await fw.events.page({
+        after: pages.at(-1)!.next_cursor,
+      });
+      assert.deepEqual(resumed.events, []);
+      await fw.submissions.delete(form.id, [
+        (await fw.submit(form.id, {
+          name: "Late",
+          email: "late@example.com",
+        })).submission_id,
+      ]);
+      const next = await fw.events.page({ after: pages.at(-1)!.next_cursor });
+      assert.deepEqual(next.events.map((e) => e.type), ["submission.deleted"]);
+    },
+  );
 
   await t.step(
     "errors are FormwellErrors with status, code and request id",

@@ -14,7 +14,13 @@ import { DENO } from "@/tests/processes.ts";
 const DEF: FormDefinition = {
   name: 'Job "application" */ form',
   fields: [
-    { name: "name", label: "Your name", type: "text", required: true, maxLength: 50 },
+    {
+      name: "name",
+      label: "Your name",
+      type: "text",
+      required: true,
+      maxLength: 50,
+    },
     { name: "email", type: "email", required: true },
     { name: "age", type: "integer", min: 18 },
     { name: "role", type: "select", options: ["dev", "ops"], required: true },
@@ -26,7 +32,10 @@ const DEF: FormDefinition = {
   honeypot: "_gotcha",
 };
 
-async function denoCheck(dir: string, file: string): Promise<{ ok: boolean; output: string }> {
+async function denoCheck(
+  dir: string,
+  file: string,
+): Promise<{ ok: boolean; output: string }> {
   const out = await new Deno.Command(DENO, {
     args: ["check", "--no-config", file],
     cwd: dir,
@@ -35,7 +44,10 @@ async function denoCheck(dir: string, file: string): Promise<{ ok: boolean; outp
     env: { NO_COLOR: "1" },
   }).output();
   const text = new TextDecoder();
-  return { ok: out.success, output: text.decode(out.stdout) + text.decode(out.stderr) };
+  return {
+    ok: out.success,
+    output: text.decode(out.stdout) + text.decode(out.stderr),
+  };
 }
 
 Deno.test("sdk types - a form's data as a TypeScript module", async (t) => {
@@ -50,7 +62,10 @@ Deno.test("sdk types - a form's data as a TypeScript module", async (t) => {
     "served as TypeScript, stamped with the schema version, 304 on its ETag",
     async () => {
       assert.equal(res.status, 200);
-      assert.equal(res.headers.get("content-type"), "application/typescript; charset=utf-8");
+      assert.equal(
+        res.headers.get("content-type"),
+        "application/typescript; charset=utf-8",
+      );
       assert.match(source, new RegExp(`schema version 1\\.`));
       assert.match(source, /export const schemaVersion = 1;/);
       assert.match(source, new RegExp(`export const formId = "${form.id}";`));
@@ -58,7 +73,9 @@ Deno.test("sdk types - a form's data as a TypeScript module", async (t) => {
         headers: { "if-none-match": res.headers.get("etag")! },
       });
       assert.equal(again.status, 304);
-      const missing = await env.request(`/api/v1/forms/p/fNoSuchForm1/types.ts`);
+      const missing = await env.request(
+        `/api/v1/forms/p/fNoSuchForm1/types.ts`,
+      );
       assert.equal(missing.status, 404);
       await missing.body?.cancel();
     },
@@ -84,32 +101,43 @@ if (r.ok) console.log(r.data.name, v);
     assert.ok(r.ok, r.output);
   });
 
-  await t.step("a missing required field or an unknown option fails the type check", async () => {
-    await Deno.writeTextFile(
-      `${dir}/missing.ts`,
-      `import type { Data } from "./form.ts";
+  await t.step(
+    "a missing required field or an unknown option fails the type check",
+    async () => {
+      await Deno.writeTextFile(
+        `${dir}/missing.ts`,
+        `import type { Data } from "./form.ts";
 export const data: Data = { email: "ada@example.com", role: "dev", consent: true };
 `,
-    );
-    const missing = await denoCheck(dir, "missing.ts");
-    assert.ok(!missing.ok);
-    assert.match(missing.output, /Property 'name' is missing/);
-    await Deno.writeTextFile(
-      `${dir}/option.ts`,
-      `import type { Data } from "./form.ts";
+      );
+      const missing = await denoCheck(dir, "missing.ts");
+      assert.ok(!missing.ok);
+      assert.match(missing.output, /Property 'name' is missing/);
+      await Deno.writeTextFile(
+        `${dir}/option.ts`,
+        `import type { Data } from "./form.ts";
 export const data: Data = { name: "A", email: "a@example.com", role: "boss", consent: true };
 `,
-    );
-    const option = await denoCheck(dir, "option.ts");
-    assert.ok(!option.ok);
-    assert.match(option.output, /"boss"/);
-  });
+      );
+      const option = await denoCheck(dir, "option.ts");
+      assert.ok(!option.ok);
+      assert.match(option.output, /"boss"/);
+    },
+  );
 
   await t.step("validate() finds what the service would refuse", async () => {
     const mod = await import(`file://${dir}/form.ts`);
     assert.deepEqual(
-      mod.validate({ name: "A", email: "a@example.com", role: "dev", consent: true }),
-      { ok: true, data: { name: "A", email: "a@example.com", role: "dev", consent: true } },
+      mod.validate({
+        name: "A",
+        email: "a@example.com",
+        role: "dev",
+        consent: true,
+      }),
+      {
+        ok: true,
+        data: { name: "A", email: "a@example.com", role: "dev", consent: true },
+      },
     );
     const bad = mod.validate({
       email: 5,
@@ -121,7 +149,9 @@ export const data: Data = { name: "A", email: "a@example.com", role: "boss", con
     });
     assert.equal(bad.ok, false);
     assert.deepEqual(
-      bad.problems.map((p: { field: string; type: string }) => `${p.field}:${p.type}`),
+      bad.problems.map((p: { field: string; type: string }) =>
+        `${p.field}:${p.type}`
+      ),
       [
         "x:unknown_field",
         "name:required",
@@ -133,7 +163,13 @@ export const data: Data = { name: "A", email: "a@example.com", role: "boss", con
       ],
     );
     assert.equal(
-      mod.validate({ _gotcha: "", name: "A", email: "a@b.co", role: "dev", consent: true }).ok,
+      mod.validate({
+        _gotcha: "",
+        name: "A",
+        email: "a@b.co",
+        role: "dev",
+        consent: true,
+      }).ok,
       true,
     );
   });
@@ -143,8 +179,12 @@ export const data: Data = { name: "A", email: "a@example.com", role: "boss", con
       ...DEF,
       fields: [...DEF.fields!, { name: "phone", type: "tel", required: true }],
     });
-    const text = await (await env.request(`/api/v1/forms/p/${form.id}/types.ts`)).text();
-    assert.match(text, new RegExp(`export const schemaVersion = ${v2.schema_version};`));
+    const text =
+      await (await env.request(`/api/v1/forms/p/${form.id}/types.ts`)).text();
+    assert.match(
+      text,
+      new RegExp(`export const schemaVersion = ${v2.schema_version};`),
+    );
     assert.match(text, /^ {2}phone: string;$/m);
   });
   await Deno.remove(dir, { recursive: true });

@@ -6,7 +6,7 @@ import { type FormSummary, listFormSummaries } from "@/lib/admin/forms.ts";
 import { page } from "@/lib/ui/define.ts";
 import type { Workspace } from "@/lib/schemas.ts";
 import { PageHead, Time } from "@/routes/admin/_layout.tsx";
-import { define } from "@/routes/admin/_page.ts";
+import { define, may } from "@/routes/admin/_page.ts";
 
 interface Data {
   workspace: Workspace | null;
@@ -38,6 +38,7 @@ export default define.page<typeof handler>(function Forms({ data, state }) {
       </div>
     );
   }
+  const manage = may(state, data.workspace.id);
   return (
     <>
       <PageHead
@@ -49,7 +50,7 @@ export default define.page<typeof handler>(function Forms({ data, state }) {
           </>
         }
       >
-        <a class="button" href="/admin/forms/new">New form</a>
+        {manage && <a class="button" href="/admin/forms/new">New form</a>}
       </PageHead>
       {data.workspace.suspended && (
         <p class="notice error">
@@ -60,8 +61,14 @@ export default define.page<typeof handler>(function Forms({ data, state }) {
         ? (
           <div class="empty">
             <h2>No forms yet</h2>
-            <p>Create a form, then paste its embed snippet into your site.</p>
-            <a class="button" href="/admin/forms/new">Create your first form</a>
+            {manage
+              ? (
+                <>
+                  <p>Create a form, then paste its embed snippet into your site.</p>
+                  <a class="button" href="/admin/forms/new">Create your first form</a>
+                </>
+              )
+              : <p>An admin or owner of this workspace creates them; they appear here.</p>}
           </div>
         )
         : (

@@ -14,6 +14,7 @@ import { type Scope, SCOPES, type Workspace } from "@/lib/schemas.ts";
 import { Island } from "@/lib/ui/island.tsx";
 import { storeKeyReveal, takeKeyReveal } from "@/lib/admin/key_reveal.ts";
 import { Csrf, PageHead, Time } from "@/routes/admin/_layout.tsx";
+import { PlanNote } from "@/routes/admin/_plan.tsx";
 import { SecretReveal } from "@/routes/admin/_reveal.tsx";
 import { define, field, requireWorkspace } from "@/routes/admin/_page.ts";
 
@@ -92,6 +93,7 @@ export default define.page<typeof handler>(function Keys({ data, csrf }) {
         title="API keys"
         sub={`${workspace.name}: ${active} of ${cap} active keys on the ${workspace.plan} plan.`}
       />
+      <PlanNote />
       {created && (
         <SecretReveal
           heading={`Key "${created.name}" created.`}

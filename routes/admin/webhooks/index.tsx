@@ -330,20 +330,22 @@ export default define.page<typeof handler>(function Webhooks({ data, csrf }) {
                         </div>
                       )}
                     </td>
-                    <td class="actions">
-                      <a class="button secondary small" href={`/admin/webhooks/${w.id}`}>
-                        Deliveries
-                      </a>
-                      <RowAction
-                        csrf={csrf}
-                        id={w.id}
-                        action={w.enabled ? "disable" : "enable"}
-                        label={w.enabled ? "Disable" : "Enable"}
-                      />
-                      {w.format === "standard" && (
-                        <RowAction csrf={csrf} id={w.id} action="rotate" label="Rotate secret" />
-                      )}
-                      <RowAction csrf={csrf} id={w.id} action="delete" label="Delete" danger />
+                    <td>
+                      <div class="row-actions">
+                        <a class="button secondary small" href={`/admin/webhooks/${w.id}`}>
+                          Deliveries
+                        </a>
+                        <RowAction
+                          csrf={csrf}
+                          id={w.id}
+                          action={w.enabled ? "disable" : "enable"}
+                          label={w.enabled ? "Disable" : "Enable"}
+                        />
+                        {w.format === "standard" && (
+                          <RowAction csrf={csrf} id={w.id} action="rotate" label="Rotate secret" />
+                        )}
+                        <RowAction csrf={csrf} id={w.id} action="delete" label="Delete" danger />
+                      </div>
                     </td>
                   </tr>
                 ))}

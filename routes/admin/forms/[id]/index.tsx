@@ -17,7 +17,7 @@ import type { Form, Workspace } from "@/lib/schemas.ts";
 import { Island } from "@/lib/ui/island.tsx";
 import { getWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { Csrf, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
-import { define, requireForm } from "@/routes/admin/_page.ts";
+import { define, may, requireForm } from "@/routes/admin/_page.ts";
 import { retentionSummary } from "@/lib/privacy/retention.ts";
 import { PrivacySection, type RetentionView, savePrivacy } from "@/routes/admin/forms/_privacy.tsx";
 
@@ -97,6 +97,7 @@ function completion(a: FormAnalytics): string {
 /** The overview page. */
 export default define.page<typeof handler>(function FormOverview({ data, csrf, state }) {
   const { form, counts, analytics: a, embed } = data;
+  const manage = may(state, form.workspace_id);
   return (
     <>
       <PageHead
@@ -109,22 +110,24 @@ export default define.page<typeof handler>(function FormOverview({ data, csrf, s
           </>
         }
       >
-        <form method="post" class="inline">
-          <Csrf token={csrf} />
-          {form.accepting
-            ? (
-              <button type="submit" name="accepting" value="off" class="secondary">
-                Stop accepting
-              </button>
-            )
-            : (
-              <button type="submit" name="accepting" value="on">
-                Accept submissions
-              </button>
-            )}
-        </form>
+        {manage && (
+          <form method="post" class="inline">
+            <Csrf token={csrf} />
+            {form.accepting
+              ? (
+                <button type="submit" name="accepting" value="off" class="secondary">
+                  Stop accepting
+                </button>
+              )
+              : (
+                <button type="submit" name="accepting" value="on">
+                  Accept submissions
+                </button>
+              )}
+          </form>
+        )}
       </PageHead>
-      <FormTabs id={form.id} current="" />
+      <FormTabs id={form.id} current="" edit={manage} />
       {form.archived_at && (
         <p class="notice">
           Archived: closed and listed apart. Unarchive it below to list it again.
@@ -221,8 +224,17 @@ export default define.page<typeof handler>(function FormOverview({ data, csrf, s
         form={form}
         summary={data.retention}
         csrf={csrf}
-        manage={state?.role !== "viewer"}
+        manage={manage}
       />
+      {manage && <ManageForm form={form} csrf={csrf} />}
+    </>
+  );
+});
+
+/** Duplicate, archive and delete (admins and owners). */
+function ManageForm({ form, csrf }: { form: Form; csrf: string }) {
+  return (
+    <>
       <h2>Manage this form</h2>
       <form method="post" class="inline manage">
         <Csrf token={csrf} />
@@ -248,4 +260,4 @@ export default define.page<typeof handler>(function FormOverview({ data, csrf, s
       </p>
     </>
   );
-});
+}

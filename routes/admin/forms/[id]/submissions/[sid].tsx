@@ -5,12 +5,13 @@
  * @module
  */
 import { Fragment } from "preact";
+import { formatBytes } from "@/components/fields.ts";
 import { adminAudit, auditBy } from "@/routes/admin/_audit.ts";
 import { previewable } from "@/lib/uploads/preview.ts";
 import { errors } from "@/lib/errors.ts";
 import { page } from "@/lib/ui/define.ts";
 import { type Field, type Form, isFileType, type Submission } from "@/lib/schemas.ts";
-import { isPlausibleSubmissionId } from "@/lib/submissions/query.ts";
+import { isPlausibleSubmissionId, metadataView } from "@/lib/submissions/query.ts";
 import { readSubmission } from "@/lib/submissions/records.ts";
 import { setSubmissionStatus } from "@/lib/submissions/status.ts";
 import { deleteSubmissions } from "@/lib/submissions/delete.ts";
@@ -25,7 +26,7 @@ import {
   tokenInWords,
 } from "@/lib/admin/signals.ts";
 import { Csrf, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
-import { define, type PageContext, requireForm } from "@/routes/admin/_page.ts";
+import { define, may, type PageContext, requireForm, requireRole } from "@/routes/admin/_page.ts";
 
 interface Data {
   form: Form;
@@ -68,6 +69,7 @@ export const handler = define.handlers<Data>({
       setRead(ctx.deps, form.id, sub.id, true),
     ]);
     const confirmDelete = ctx.url.searchParams.get("confirm") === "delete";
+    if (confirmDelete) requireRole(ctx, form.workspace_id, "admin");
     return page({ form, sub, ...near, query: listQuery(sub, bucket), confirmDelete }, {
       title: confirmDelete ? `Delete submission ${sub.number}?` : `Submission ${sub.number}`,
     });
@@ -132,7 +134,7 @@ function FileLink({ form, sub, value }: { form: Form; sub: Submission; value: un
             {r.originalFilename || r.path}
           </a>{" "}
           <span class="muted">
-            {r.mimeType} {r.sizeBytes !== undefined && `· ${(r.sizeBytes / 1024).toFixed(1)} KB`}
+            {r.mimeType} {r.sizeBytes !== undefined && `· ${formatBytes(r.sizeBytes)}`}
           </span>
         </div>
       ))}
@@ -207,7 +209,7 @@ function Verdict({ sub }: { sub: Submission }) {
 }
 
 /** The submission page. */
-export default define.page<typeof handler>(function SubmissionPage({ data, csrf }) {
+export default define.page<typeof handler>(function SubmissionPage({ data, csrf, state }) {
   const { form, sub, query } = data;
   const list = `/admin/forms/${form.id}/submissions`;
   const status = new URLSearchParams(query).get("status") ?? "";
@@ -231,6 +233,9 @@ export default define.page<typeof handler>(function SubmissionPage({ data, csrf 
       </>
     );
   }
+  const manage = may(state, form.workspace_id);
+  // As the API shows it: with the server's `scored_at` once the final verdict is in.
+  const metadata = metadataView(sub);
   const known = new Set(form.fields.map((f) => f.name));
   const extra = Object.keys(sub.fields).filter((k) => !known.has(k));
   const sig = sub.signals ?? {};
@@ -248,32 +253,34 @@ export default define.page<typeof handler>(function SubmissionPage({ data, csrf 
           </>
         }
       >
-        <form method="post" class="inline">
-          <Csrf token={csrf} />
-          <input type="hidden" name="list_status" value={status} />
-          <button type="submit" name="action" value="unread" class="secondary">
-            Mark as unread
-          </button>{" "}
-          <a
-            class="button danger"
-            href={`${list}/${sub.id}${query}${query ? "&" : "?"}confirm=delete`}
-          >
-            Delete
-          </a>{" "}
-          {sub.status === "spam"
-            ? (
-              <button type="submit" name="status" value="completed" class="secondary">
-                Not spam
-              </button>
-            )
-            : (
-              <button type="submit" name="status" value="spam" class="danger">
-                Mark as spam
-              </button>
-            )}
-        </form>
+        {manage && (
+          <form method="post" class="inline">
+            <Csrf token={csrf} />
+            <input type="hidden" name="list_status" value={status} />
+            <button type="submit" name="action" value="unread" class="secondary">
+              Mark as unread
+            </button>{" "}
+            {sub.status === "spam"
+              ? (
+                <button type="submit" name="status" value="completed" class="secondary">
+                  Not spam
+                </button>
+              )
+              : (
+                <button type="submit" name="status" value="spam" class="warning">
+                  Mark as spam
+                </button>
+              )}{" "}
+            <a
+              class="button danger"
+              href={`${list}/${sub.id}${query}${query ? "&" : "?"}confirm=delete`}
+            >
+              Delete
+            </a>
+          </form>
+        )}
       </PageHead>
-      <FormTabs id={form.id} current="/submissions" />
+      <FormTabs id={form.id} current="/submissions" edit={manage} />
       <nav class="sub-nav" aria-label="Submissions">
         <a href={`${list}${query}`}>← All submissions</a>
         {data.newer
@@ -309,8 +316,8 @@ export default define.page<typeof handler>(function SubmissionPage({ data, csrf 
             ))}
           </dl>
           <h2>Metadata</h2>
-          {Object.keys(sub.metadata ?? {}).length
-            ? <pre class="code">{JSON.stringify(sub.metadata, null, 2)}</pre>
+          {Object.keys(metadata).length
+            ? <pre class="code wrap">{JSON.stringify(metadata, null, 2)}</pre>
             : <p class="muted">No metadata was sent.</p>}
         </section>
         <section>

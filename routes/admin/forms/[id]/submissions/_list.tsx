@@ -28,14 +28,14 @@ export function filterQuery(mode: Mode, q: Partial<SubmissionListQuery>, page?: 
   return s ? `?${s}` : "";
 }
 
-/** Field values shown in the table: the first three fields, shortened. */
+/** Field values shown in the table: the first three fields, shortened with "…" past 120 characters. */
 export function preview(form: Form, s: PublicSubmission): string {
-  return form.fields.slice(0, 3)
+  const text = form.fields.slice(0, 3)
     .map((f) => s.fields[f.name])
     .filter((v) => v !== undefined && v !== "")
     .map((v) => (typeof v === "object" ? JSON.stringify(v) : String(v)))
-    .join(" · ")
-    .slice(0, 120);
+    .join(" · ");
+  return text.length > 120 ? `${text.slice(0, 119).trimEnd()}…` : text;
 }
 
 /** The filter bar: status, search, date range, live/test. */

@@ -21,7 +21,7 @@ import {
 import { AppError, errors } from "@/lib/errors.ts";
 import { setSubmissionStatus } from "@/lib/submissions/status.ts";
 import { Csrf, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
-import { define, type PageContext, requireForm } from "@/routes/admin/_page.ts";
+import { define, may, type PageContext, requireForm } from "@/routes/admin/_page.ts";
 import { readIds } from "@/lib/submissions/browse.ts";
 import { filterQuery, Filters, Pager, PastTheEnd, preview } from "./_list.tsx";
 import SelectAll from "@/islands/SelectAll.tsx";
@@ -108,8 +108,10 @@ export const handler = define.handlers<Data>({
 });
 
 /** The submissions page. */
-export default define.page<typeof handler>(function Submissions({ data, csrf }) {
+export default define.page<typeof handler>(function Submissions({ data, csrf, state }) {
   const { form, q, mode, pagination: pg } = data;
+  // Viewers read: no export, no selection, no bulk actions.
+  const manage = may(state, form.workspace_id);
   const base = `/admin/forms/${form.id}/submissions`;
   const here = filterQuery(mode, q, q.page);
   if (data.confirm) {
@@ -140,14 +142,22 @@ export default define.page<typeof handler>(function Submissions({ data, csrf }) 
   return (
     <>
       <PageHead title={form.name} sub={<span class="mono">{form.id}</span>}>
-        <a class="button secondary" href={`/admin/forms/${form.id}/export.csv${here}`} download>
-          Export CSV
-        </a>{" "}
-        <a class="button secondary" href={`/admin/forms/${form.id}/export.json${here}`} download>
-          Export JSON
-        </a>
+        {manage && (
+          <>
+            <a class="button secondary" href={`/admin/forms/${form.id}/export.csv${here}`} download>
+              Export CSV
+            </a>{" "}
+            <a
+              class="button secondary"
+              href={`/admin/forms/${form.id}/export.json${here}`}
+              download
+            >
+              Export JSON
+            </a>
+          </>
+        )}
       </PageHead>
-      <FormTabs id={form.id} current="/submissions" />
+      <FormTabs id={form.id} current="/submissions" edit={manage} />
       <Filters base={base} mode={mode} q={q} />
       {data.submissions.length === 0 && pg.total > 0
         ? <PastTheEnd base={base} mode={mode} q={q} pg={pg} />
@@ -185,15 +195,17 @@ export default define.page<typeof handler>(function Submissions({ data, csrf }) 
               <table class="list">
                 <thead>
                   <tr>
-                    <th>
-                      <Island
-                        name="SelectAll"
-                        component={SelectAll}
-                        props={{ label: "Select all on this page" }}
-                      />
-                    </th>
+                    {manage && (
+                      <th>
+                        <Island
+                          name="SelectAll"
+                          component={SelectAll}
+                          props={{ label: "Select all on this page" }}
+                        />
+                      </th>
+                    )}
                     <th class="num">#</th>
-                    <th>Received</th>
+                    <th class="hide-sm">Received</th>
                     <th>Status</th>
                     <th>Values</th>
                   </tr>
@@ -201,49 +213,59 @@ export default define.page<typeof handler>(function Submissions({ data, csrf }) 
                 <tbody>
                   {data.submissions.map((s) => (
                     <tr class={data.read.includes(s.id) ? "" : "unread"}>
-                      <td>
-                        <input
-                          type="checkbox"
-                          name="ids"
-                          value={s.id}
-                          aria-label={`Select submission ${s.submission_number}`}
-                        />
-                      </td>
+                      {manage && (
+                        <td>
+                          <input
+                            type="checkbox"
+                            name="ids"
+                            value={s.id}
+                            aria-label={`Select submission ${s.submission_number}`}
+                          />
+                        </td>
+                      )}
                       <td class="num">
                         <a href={`${base}/${s.id}${filterQuery(mode, { status: q.status })}`}>
                           {s.submission_number}
                         </a>
                         {!data.read.includes(s.id) && <span class="badge">new</span>}
                       </td>
-                      <td>
+                      <td class="hide-sm">
                         <Time iso={s.created_at} />
                       </td>
                       <td>
                         <span class={`badge ${s.status}`}>{s.status}</span>
                       </td>
-                      <td class="cell-preview">{preview(form, s)}</td>
+                      <td class="cell-preview">
+                        {preview(form, s)}
+                        {/* The Received column is hidden on phones: the time goes here. */}
+                        <div class="muted show-sm">
+                          <Time iso={s.created_at} />
+                        </div>
+                      </td>
                     </tr>
                   ))}
                 </tbody>
               </table>
             </div>
             <div class="table-foot">
-              <div class="bulk-actions">
-                <button type="submit" name="action" value="confirm_delete" class="danger small">
-                  Delete selected
-                </button>{" "}
-                <button type="submit" name="action" value="mark_spam" class="secondary small">
-                  Mark as spam
-                </button>{" "}
-                <button
-                  type="submit"
-                  name="action"
-                  value="mark_completed"
-                  class="secondary small"
-                >
-                  Not spam
-                </button>
-              </div>
+              {manage && (
+                <div class="bulk-actions">
+                  <button type="submit" name="action" value="confirm_delete" class="danger small">
+                    Delete selected
+                  </button>{" "}
+                  <button type="submit" name="action" value="mark_spam" class="warning small">
+                    Mark as spam
+                  </button>{" "}
+                  <button
+                    type="submit"
+                    name="action"
+                    value="mark_completed"
+                    class="secondary small"
+                  >
+                    Not spam
+                  </button>
+                </div>
+              )}
               <Pager base={base} mode={mode} q={q} pg={pg} />
             </div>
           </form>
