@@ -30,16 +30,22 @@ import { assetRoutes } from "./assets.ts";
 import { sdkRoutes } from "./sdk.ts";
 import { adminRoutes } from "@/routes/admin/mod.ts";
 import { hostedRoutes } from "@/routes/f/mod.ts";
+import { opsRoutes } from "@/routes/ops.ts";
+import { accessLog, httpMetrics } from "@/lib/observe/http_metrics.ts";
 
 /** Builds the app over its dependencies (tests call this with an in-memory KV). */
 export function createApp(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // Only with METRICS_TOKEN: without it, requests pay nothing for metrics.
+  if (deps.metrics) app.use("*", httpMetrics(deps.metrics));
   app.use("*", requestId());
+  if (deps.config.ops.logRequests) app.use("*", accessLog());
   app.use("*", baselineHeaders(deps.config));
   app.use("*", bodyDeadline(deps.config.bodyTimeoutMs));
   app.onError(onError);
   app.notFound(notFound);
   app.get("/healthz", (c) => c.json({ ok: true }));
+  app.route("/", opsRoutes(deps));
   app.get("/", (c) => landingHtml(deps.config, new URL(c.req.url)));
   // Before every public route: preflights, origin grants and foreign-origin refusals.
   app.use("/api/v1/forms/p/*", publicCors(deps));

@@ -16,6 +16,7 @@ import type { Form } from "@/lib/schemas.ts";
 import { randomBase62 } from "@/lib/ids.ts";
 import { notFoundHtml, wantsHtmlPage } from "@/lib/ui/plain_pages.tsx";
 import { enforceLimit, ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
+import { logger, withRequestId } from "@/lib/observe/log.ts";
 
 /** Hono variables set by the middleware below. */
 export type AppEnv = {
@@ -34,14 +35,16 @@ const assignRequestId = honoRequestId({
 
 /**
  * Hono's request id (a well-formed incoming `X-Request-Id` is kept), also set after the
- * handler so responses built as plain `Response`s carry it too.
+ * handler so responses built as plain `Response`s carry it too; every line logged while
+ * the request runs carries it (observe/log.ts).
  */
 export function requestId(): MiddlewareHandler<AppEnv> {
   return (c, next) =>
-    assignRequestId(c, async () => {
-      await next();
-      c.res.headers.set("X-Request-Id", c.get("requestId"));
-    });
+    assignRequestId(c, () =>
+      withRequestId(c.get("requestId"), async () => {
+        await next();
+        c.res.headers.set("X-Request-Id", c.get("requestId"));
+      }));
 }
 
 /** HSTS when the service is reached over https (`BASE_URL` or `PUBLIC_BASE_URL`). */
@@ -84,9 +87,7 @@ export const onError: ErrorHandler<AppEnv> = (err, c) => {
   } else if (err instanceof HTTPException && err.status < 500) {
     res = c.json({ error: err.message || "Bad request.", code: "bad_request" }, err.status);
   } else {
-    console.error(
-      JSON.stringify({ level: "error", request_id: id, msg: String((err as Error)?.stack ?? err) }),
-    );
+    logger.error("unhandled error", { request_id: id, error: err });
     res = c.json({ error: "Internal server error.", code: "internal_error", request_id: id }, 500);
   }
   res.headers.set("X-Request-Id", id);

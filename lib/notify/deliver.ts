@@ -150,6 +150,7 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
     op.check(e);
     markLogged(op, held);
     const retry: string[] = [];
+    const results: string[] = [];
     // No sooner than the schedule, nor than a service's rate-limit answer asked.
     let delay = delays[job.attempt] ?? 0;
     // In job order: a success clears the failing streak, a failure starts or extends it.
@@ -162,6 +163,7 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
           if (r.answer.kind === "retry") delay = Math.max(delay, r.answer.afterMs ?? 0);
         } else d.outcome = "failed";
       }
+      results.push(d.outcome);
       addEntry(op, keys.webhookDelivery(w.id, d.id), d, d.event_id);
     }
     const changed = w.failing_since !== e.value.failing_since || w.enabled !== e.value.enabled;
@@ -171,9 +173,11 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
         delay,
       });
     }
-    return w.id;
+    return { id: w.id, results };
   });
-  if (logged) await trimLog(deps.kv, deliveryLog(logged));
+  if (!logged) return;
+  for (const r of logged.results) deps.metrics?.webhook(r);
+  await trimLog(deps.kv, deliveryLog(logged.id));
 }
 
 /** The logged attempt of one event, updating `w`'s failure state as it goes. */

@@ -23,6 +23,7 @@ import {
 } from "./events.ts";
 import { MAX_EVENTS_PER_DELIVERY } from "./jobs.ts";
 import { hears, listWebhooks, type Webhook } from "./webhooks.ts";
+import { logger } from "@/lib/observe/log.ts";
 
 /** What happened to a submission. */
 export interface SubmissionEvent {
@@ -263,12 +264,10 @@ export async function notifyQuietly(deps: Deps, evs: SubmissionEvent[]): Promise
   try {
     await notifyEvents(deps, evs);
   } catch (err) {
-    console.error(JSON.stringify({
-      level: "error",
-      msg: "notification enqueue failed",
+    logger.error("notification enqueue failed", {
       type: evs[0].type,
       events: evs.length,
       err: String(err),
-    }));
+    });
   }
 }

@@ -84,12 +84,13 @@ export async function listOutbox(
 
 /** Appends to the email log. */
 export async function logEmail(
-  deps: Pick<Deps, "kv" | "now">,
+  deps: Pick<Deps, "kv" | "now" | "metrics">,
   workspaceId: string,
   entry: Omit<EmailLogEntry, "id" | "at">,
 ): Promise<void> {
   const id = newId("mail");
   const full: EmailLogEntry = { id, at: new Date(deps.now()).toISOString(), ...entry };
+  deps.metrics?.email(entry.result);
   const key = keys.emailLogEntry(workspaceId, id);
   await appendEntry(deps.kv, emailLog(workspaceId), key, full, entry.event_id);
 }

@@ -52,6 +52,7 @@ import {
   type WriteOutcome,
 } from "./batch.ts";
 import type { SubmissionWriterPort } from "./types.ts";
+import { inSpan } from "@/lib/observe/trace.ts";
 
 export type { CreatedBody, Rider, SubmissionDraft, WriteOutcome } from "./types.ts";
 
@@ -223,6 +224,7 @@ export class SubmissionWriter implements SubmissionWriterPort {
     const counters = new CounterDeltas();
     let number = seq.value ?? 0;
     const results: CreatedBody[] = [];
+    const statuses: string[] = [];
     const marks = [...q.marks ?? []];
     for (const item of live) {
       const d = item.draft;
@@ -263,6 +265,7 @@ export class SubmissionWriter implements SubmissionWriterPort {
         submission_number: sub.number,
       };
       results.push(body);
+      statuses.push(sub.status);
       if (d.idempotency) {
         const rec: IdempotencyRecord = {
           hash: d.idempotency.hash,
@@ -288,7 +291,11 @@ export class SubmissionWriter implements SubmissionWriterPort {
       ids: live.map((i) => i.id),
     });
 
-    const res = await withKvRetry(() => op.commit());
+    const started = performance.now();
+    const res = await inSpan("submissions.group_commit", () => withKvRetry(() => op.commit()), {
+      "formwell.submissions": live.length,
+    });
+    this.#deps.metrics?.commit("submissions", (performance.now() - started) / 1000);
     if (res.ok) {
       q.seq = { key: seq.key, value: number, versionstamp: res.versionstamp };
       q.marks = marks.slice(-CONTEXT_SIZE);
@@ -302,6 +309,7 @@ export class SubmissionWriter implements SubmissionWriterPort {
       if (q.chain.length > MAX_CHAIN) q.chain.shift();
       this.stats.commits++;
       this.stats.submissions += live.length;
+      for (const status of statuses) this.#deps.metrics?.submissions(status);
       live.forEach((item, i) => item.resolve({ replayed: false, body: results[i] }));
       return { outcome: "settled", live };
     }

@@ -52,6 +52,7 @@ import * as privacy from "./privacy.tsx";
 import * as auditLog from "./audit.tsx";
 import * as system from "./system.tsx";
 import type { Role } from "@/lib/schemas.ts";
+import { logger } from "@/lib/observe/log.ts";
 
 /**
  * The least workspace role a method of a page needs, where it differs from the default:
@@ -273,11 +274,7 @@ async function readForm(c: Context<AppEnv>, uploads: boolean): Promise<URLSearch
 function errorResponse(deps: Deps, c: Context<AppEnv>, err: Error): Response {
   const known = err instanceof AppError;
   if (!known) {
-    console.error(JSON.stringify({
-      level: "error",
-      request_id: c.get("requestId"),
-      msg: String(err?.stack ?? err),
-    }));
+    logger.error("unhandled error", { request_id: c.get("requestId"), error: err });
   }
   const status = known ? err.status : 500;
   const message = known ? err.message : "Something went wrong on our side. Try again.";
