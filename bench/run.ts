@@ -6,7 +6,7 @@
  * `--metrics` (adds JSON submit with `METRICS_TOKEN` set, in rounds with it unset).
  * @module
  */
-import { seedSubmissions } from "@/lib/submissions/seed.ts";
+import { seedSubmissions } from "@/bench/seed.ts";
 import { BENCH_ORIGIN, createFixtures, sixFieldData } from "./fixtures.ts";
 import {
   cpuLines,

@@ -5,6 +5,7 @@
  */
 import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { getConnInfo } from "hono/deno";
 import { requestId as honoRequestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import type { Config } from "@/lib/config.ts";
@@ -14,6 +15,7 @@ import type { Deps } from "@/lib/deps.ts";
 import type { Form } from "@/lib/schemas.ts";
 import { randomBase62 } from "@/lib/ids.ts";
 import { notFoundHtml, wantsHtmlPage } from "@/lib/ui/plain_pages.tsx";
+import { ADMIN_CSP } from "@/lib/ui/csp.ts";
 import { enforceLimit, ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
 import { logger, withRequestId } from "@/lib/observe/log.ts";
 
@@ -77,16 +79,7 @@ export function strictPageHeaders(
   config: Pick<Config, "baseUrl" | "publicBaseUrl">,
 ): MiddlewareHandler<AppEnv> {
   return secureHeaders({
-    contentSecurityPolicy: {
-      defaultSrc: ["'none'"],
-      scriptSrc: ["'self'"],
-      styleSrc: ["'self'"],
-      imgSrc: ["'self'", "data:"],
-      connectSrc: ["'self'"],
-      formAction: ["'self'"],
-      baseUri: ["'none'"],
-      frameAncestors: ["'none'"],
-    },
+    contentSecurityPolicy: ADMIN_CSP,
     xFrameOptions: "DENY",
     referrerPolicy: "same-origin",
     strictTransportSecurity: hstsValue(config),
@@ -138,7 +131,8 @@ export function clientIp<E extends { Bindings: AppEnv["Bindings"] }>(
     const last = xff?.split(",").map((s) => s.trim()).filter(Boolean).pop();
     if (last && /^[0-9a-fA-F:.]{2,45}$/.test(last)) return last;
   }
-  return c.env?.remoteAddr?.hostname ?? "unknown";
+  // app.request() (tests) has no socket.
+  return c.env?.remoteAddr ? getConnInfo(c).remote.address ?? "unknown" : "unknown";
 }
 
 /** Spends one unit of a public route's per-IP limit (IPv6 by /64); 429 when refused. */

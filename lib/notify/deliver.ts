@@ -14,12 +14,11 @@ import { newId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { commitWithRetry } from "@/lib/kv/kv.ts";
 import { chainOf, claimAttempt, deferRun, heldBy, markLogged } from "./chains.ts";
-import { COPY_KEEP_MS, indexCopy, listKept } from "./copies.ts";
+import { addEntry, type CappedLog, listLog, trimLog } from "./capped_log.ts";
 import { type Answer, answerOf, outgoing } from "./destinations/mod.ts";
 import { loadEvent, type NotifyEvent } from "./events.ts";
 import { postPinned } from "./http1.ts";
 import type { DeliverWebhookJob } from "./jobs.ts";
-import { trimLog } from "./outbox.ts";
 import { checkTargetUrl, resolveTarget } from "./ssrf.ts";
 import type { Webhook } from "./webhooks.ts";
 
@@ -165,9 +164,7 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
         } else d.outcome = "failed";
       }
       results.push(d.outcome);
-      const key = keys.webhookDelivery(w.id, d.id);
-      op.set(key, d, { expireIn: COPY_KEEP_MS });
-      indexCopy(op, d.event_id, key);
+      addEntry(op, keys.webhookDelivery(w.id, d.id), d, d.event_id);
     }
     const changed = w.failing_since !== e.value.failing_since || w.enabled !== e.value.enabled;
     if (changed) op.set(keys.webhook(w.id), { ...w, updated_at: at });
@@ -180,7 +177,7 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
   });
   if (!logged) return;
   for (const r of logged.results) deps.metrics?.webhook(r);
-  await trimLog(deps.kv, keys.webhookDeliveries(logged.id), DELIVERY_LOG_KEEP);
+  await trimLog(deps.kv, deliveryLog(logged.id));
 }
 
 /** The logged attempt of one event, updating `w`'s failure state as it goes. */
@@ -235,5 +232,9 @@ export async function listDeliveries(
   deps: Pick<Deps, "kv" | "now">,
   webhookId: string,
 ): Promise<Delivery[]> {
-  return await listKept<Delivery>(deps, keys.webhookDeliveries(webhookId), DELIVERY_LOG_KEEP);
+  return await listLog<Delivery>(deps, deliveryLog(webhookId));
+}
+
+function deliveryLog(webhookId: string): CappedLog {
+  return { prefix: keys.webhookDeliveries(webhookId), keep: DELIVERY_LOG_KEEP };
 }

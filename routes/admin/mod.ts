@@ -12,7 +12,7 @@ import { Fragment, h } from "preact";
 import type { Deps } from "@/lib/deps.ts";
 import { AppError, errors } from "@/lib/errors.ts";
 import { type AppEnv, noStore, notFound, strictPageHeaders } from "@/lib/http/http.ts";
-import { MAX_BODY_BYTES } from "@/lib/http/body.ts";
+import { MAX_BODY_BYTES, mediaType } from "@/lib/http/body.ts";
 import { paramGuard } from "@/lib/http/validation.ts";
 import { isPageResult } from "@/lib/ui/define.ts";
 import { renderDocument } from "@/lib/ui/document.tsx";
@@ -238,7 +238,7 @@ async function context<T>(
  * also reads multipart: a file's text is the field's value, its name `<field>_name`.
  */
 async function readForm(c: Context<AppEnv>, uploads: boolean): Promise<URLSearchParams> {
-  const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  const type = mediaType(c.req.header("content-type"));
   if (uploads && type === "multipart/form-data") {
     const out = new URLSearchParams();
     try {

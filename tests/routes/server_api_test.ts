@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createApiKey, listApiKeys, revokeApiKey } from "@/lib/keys/api_keys.ts";
 import type { Scope } from "@/lib/schemas.ts";
-import { seedSubmissions } from "@/lib/submissions/seed.ts";
+import { seedSubmissions } from "@/bench/seed.ts";
 import { updateWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { makeForm, makeWorkspace, type TestEnv, testEnv } from "@/tests/helpers.ts";
 
