@@ -11,8 +11,7 @@ export type CspConfig = Pick<Config, "baseUrl" | "publicBaseUrl" | "storage" | "
 
 /**
  * The admin's policy (also the API reference page's), as Hono's `secureHeaders` directives:
- * everything from our origin
- * only, no framing, no inline code.
+ * everything from our origin only, no framing, no inline code.
  */
 export const ADMIN_CSP = {
   defaultSrc: ["'none'"],
