@@ -10,6 +10,8 @@ import { dailyRetentionSweep } from "@/lib/privacy/retention.ts";
 import { buildDeps, openKv } from "@/lib/runtime.ts";
 import { seedBanner, seedIfEmpty } from "@/lib/admin/seed.ts";
 import { createApp } from "@/routes/mod.ts";
+import { startObserving } from "@/lib/observe/setup.ts";
+import { logger } from "@/lib/observe/log.ts";
 
 if (import.meta.main) {
   let config;
@@ -22,6 +24,7 @@ if (import.meta.main) {
     }
     throw err;
   }
+  startObserving(config);
   const kv = await openKv(config);
   const deps = await buildDeps(kv, config);
   deps.jobs.start((msg, ctx) => dispatch(deps, msg, ctx));
@@ -32,12 +35,12 @@ if (import.meta.main) {
   Deno.cron("formwell retention", "17 3 * * *", () => dailyRetentionSweep(deps).then(() => {}));
   if (config.seed) {
     const seeded = await seedIfEmpty(deps);
-    if (seeded) console.log(seedBanner(config.baseUrl, seeded));
+    if (seeded) logger.info(seedBanner(config.baseUrl, seeded));
   }
   const app = createApp(deps);
   Deno.serve({
     port: config.port,
     onListen: ({ port }) =>
-      console.log(`Formwell listening on http://localhost:${port} (${config.env})`),
+      logger.info(`Formwell listening on http://localhost:${port} (${config.env})`),
   }, (req, info) => app.fetch(req, info));
 }

@@ -2,10 +2,11 @@
  * `deno task bench`: measures the ceiling and every row against a Formwell server in
  * production mode on an on-disk KV, with wrk as the load generator in a second process.
  * Prints one table, writes bench/RESULTS.md, and says PASS or FAIL per target.
- * Flags: `--quick` (short runs and a 10,000-submission list form, for checking the harness).
+ * Flags: `--quick` (short runs and a 10,000-submission list form, for checking the harness);
+ * `--metrics` (adds JSON submit with `METRICS_TOKEN` set, in rounds with it unset).
  * @module
  */
-import { seedSubmissions } from "@/lib/submissions/seed.ts";
+import { seedSubmissions } from "@/bench/seed.ts";
 import { BENCH_ORIGIN, createFixtures, sixFieldData } from "./fixtures.ts";
 import {
   cpuLines,
@@ -33,8 +34,10 @@ import { flushLatency } from "./disk.ts";
 import { CpuMeter } from "./threads.ts";
 import { combineRuns, ensureWrk, median, runWrk, type WrkRequest, type WrkResult } from "./wrk.ts";
 import { ensureHey, runHey } from "./hey.ts";
+import { metricsOnOff } from "./metrics.ts";
 
 const quick = Deno.args.includes("--quick");
+const withMetrics = Deno.args.includes("--metrics");
 const SECONDS = quick ? 3 : 10;
 /**
  * The ceiling, the floor and JSON submit alternate in ROUNDS rounds of ROUND_SECONDS each, so
@@ -298,6 +301,22 @@ async function main(): Promise<void> {
       },
       json,
     );
+
+    if (withMetrics) {
+      console.error("JSON submit with METRICS_TOKEN set vs unset, alternating rounds");
+      const cpu = new CpuMeter(Deno.pid);
+      const m = await metricsOnOff({
+        dir,
+        off: { url: fw.url, req: jsonReq },
+        rounds: ROUNDS,
+        seconds: ROUND_SECONDS,
+        warmSeconds: WARM_SECONDS,
+        connections: CONNECTIONS,
+        run: (url, req, opts) => measuredRun(cpu, url, req, opts),
+      });
+      rows.push(m.row);
+      verdicts.push(m.verdict);
+    }
 
     // The floor at the latency target's offered rate, just before JSON submit's: what p99
     // this runtime, KV and load generator allow at that rate on this machine right now.

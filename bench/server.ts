@@ -121,6 +121,7 @@ function serve(handler: Deno.ServeHandler, port: number): Deno.HttpServer<Deno.N
 export async function startFormwell(
   dir: string,
   kvPath: string,
+  env: Record<string, string> = {},
 ): Promise<BenchServer & { deps: Deps }> {
   const port = freePort();
   const config = loadConfig({
@@ -137,11 +138,14 @@ export async function startFormwell(
     JOBS: Deno.env.get("JOBS"),
     // The webhook receiver listens on loopback (bench/receiver.ts).
     WEBHOOK_ALLOW_PRIVATE: "1",
+    ...env,
   });
   const kv = await openKv(config);
   const deps = await buildDeps(kv, config);
   afterVerdict.push({
-    after: (_deps, _form, subs) => {
+    after: (d, _form, subs) => {
+      // Each server counts its own verdicts (the metrics-on server runs beside this one).
+      if (d !== deps) return Promise.resolve();
       const now = Date.now();
       for (const sub of subs) verdictLatencies.push(now - Date.parse(sub.created_at));
       return Promise.resolve();

@@ -81,6 +81,12 @@ export const envSchema = z.object({
     .optional(),
   EMAIL_RETRY_DELAYS: z.string().regex(/^\d+(,\d+)*$/, "comma-separated milliseconds")
     .optional(),
+  // --- operations ---
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  LOG_FORMAT: z.enum(["text", "json"]).optional(),
+  LOG_REQUESTS: bool.default(false),
+  OTEL_DENO: bool.default(false),
+  READY_MAX_JOB_AGE_S: z.coerce.number().int().min(1).max(86_400).default(300),
   CLAMAV_URL: z.string().regex(
     /^tcp:\/\/[^/:]+(:\d+)$|^tcp:\/\/\[[^\]]+\]:\d+$/,
     "must be tcp://host:port",
@@ -126,8 +132,24 @@ export interface Config {
   jobs: "queue" | "table";
   /** Email and webhooks (lib/notify). */
   notify: NotifyConfig;
+  /** Metrics, logs, traces and readiness (lib/observe). */
+  ops: OpsConfig;
   /** clamd's `tcp://host:port`: when set, every upload is virus-scanned (lib/uploads/clamav.ts). */
   clamavUrl: string | undefined;
+}
+
+/** Operations: `/metrics`, the log format, traces and `/readyz`. */
+export interface OpsConfig {
+  /** Bearer token of `GET /metrics`; unset: no metrics are kept and `/metrics` is 404. */
+  metricsToken: string | undefined;
+  /** `LOG_FORMAT`; default `text` in development (a terminal), else `json` (a log shipper). */
+  logFormat: "text" | "json";
+  /** `LOG_REQUESTS`: one line per request (method, route pattern, status, ms). */
+  logRequests: boolean;
+  /** `OTEL_DENO`: Deno exports traces over OTLP; Formwell adds its own spans. */
+  traces: boolean;
+  /** `/readyz` is 503 once the oldest due job has waited longer than this (ms). */
+  readyMaxJobAgeMs: number;
 }
 
 /** Notification settings: SMTP (unset: the KV outbox), sender, webhook rules and retries. */
@@ -219,6 +241,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
       webhookRetryDelays: msList(e.WEBHOOK_RETRY_DELAYS, WEBHOOK_RETRY_DELAYS),
       emailRetryDelays: msList(e.EMAIL_RETRY_DELAYS, EMAIL_RETRY_DELAYS),
+    },
+    ops: {
+      metricsToken: e.METRICS_TOKEN,
+      logFormat: e.LOG_FORMAT ?? (e.FORMWELL_ENV === "development" ? "text" : "json"),
+      logRequests: e.LOG_REQUESTS,
+      traces: e.OTEL_DENO,
+      readyMaxJobAgeMs: e.READY_MAX_JOB_AGE_S * 1000,
     },
     clamavUrl: e.CLAMAV_URL,
   };

@@ -12,6 +12,7 @@ import type { KvReader } from "@/lib/kv/types.ts";
 import type { BudgetLocks, LimitSpender } from "@/lib/ratelimit/types.ts";
 import type { Jobs } from "@/lib/jobs/types.ts";
 import type { SpamModel } from "@/lib/spam/model.ts";
+import type { MetricsPort } from "@/lib/observe/types.ts";
 
 /**
  * Work in flight in this process. Two Deps on one KV stand for two processes: they share
@@ -69,4 +70,6 @@ export interface Deps {
   jobs: Jobs;
   /** Current time in ms; replaceable in tests. */
   now: () => number;
+  /** Prometheus counters (lib/observe); absent unless `METRICS_TOKEN` is set. */
+  metrics?: MetricsPort;
 }

@@ -15,6 +15,8 @@ import { QueueJobs } from "@/lib/jobs/queue_runner.ts";
 import { TableJobs } from "@/lib/jobs/table_runner.ts";
 import type { Jobs } from "@/lib/jobs/types.ts";
 import { modelLoader } from "@/lib/spam/load.ts";
+import { Metrics } from "@/lib/observe/metrics.ts";
+import { readBacklog } from "@/lib/observe/backlog.ts";
 
 /** How long an authenticated key is trusted without a read (bounded by SPEC's ~30 s). */
 const KEY_CACHE_TTL_MS = 5_000;
@@ -31,7 +33,7 @@ export async function openKv(config: Pick<Config, "kvPath">): Promise<Deno.Kv> {
 
 /** The background jobs `JOBS` names, over `kv`. */
 export function createJobs(kv: Deno.Kv, config: Pick<Config, "jobs">, now = Date.now): Jobs {
-  return config.jobs === "table" ? new TableJobs(kv, { now }) : new QueueJobs(kv);
+  return config.jobs === "table" ? new TableJobs(kv, { now }) : new QueueJobs(kv, { now });
 }
 
 /** What tests and worker processes may replace: outgoing HTTP, the clock, the job runner. */
@@ -72,5 +74,6 @@ export async function buildDeps(
     jobs: overrides.jobs?.(kv) ?? createJobs(kv, config, now),
     spamModel: modelLoader(),
   };
+  if (config.ops.metricsToken) base.metrics = new Metrics(() => readBacklog(base));
   return { ...base, writer: new SubmissionWriter(base) };
 }

@@ -26,35 +26,60 @@ import { auditApi } from "@/routes/api/audit.ts";
 import { feedApi } from "@/routes/api/feed.ts";
 import { webhooksApi } from "@/routes/api/webhooks.ts";
 import { uploadsApi } from "@/routes/api/uploads.ts";
+import { documentApi } from "@/routes/api/openapi.ts";
+import { apiApp } from "@/lib/api/app.ts";
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { docsRoutes } from "./docs.ts";
 import { assetRoutes } from "./assets.ts";
 import { sdkRoutes } from "./sdk.ts";
 import { adminRoutes } from "@/routes/admin/mod.ts";
 import { hostedRoutes } from "@/routes/f/mod.ts";
+import { opsRoutes } from "@/routes/ops.ts";
+import { accessLog, httpMetrics } from "@/lib/observe/http_metrics.ts";
+
+/**
+ * Every `/api/v1` route, each defined with its schemas (`createRoute`), on one app whose
+ * registry makes the OpenAPI document. A new resource is one more `api.route(...)` here.
+ */
+export function v1Api(deps: Deps): OpenAPIHono<AppEnv> {
+  const api = apiApp<AppEnv>();
+  api.route("/api/v1", captchaApi(deps));
+  api.route("/api/v1/server", serverApi(deps));
+  api.route("/api/v1/server", privacyApi(deps));
+  api.route("/api/v1/server", auditApi(deps));
+  api.route("/api/v1/server", feedApi(deps));
+  api.route("/api/v1/server/webhooks", webhooksApi(deps));
+  api.route("/api/v1", eventsApi(deps));
+  api.route("/api/v1", formTypesApi(deps));
+  api.route("/api/v1", publicApi(deps));
+  api.route("/api/v1", uploadsApi(deps));
+  documentApi(api, deps.config);
+  return api;
+}
 
 /** Builds the app over its dependencies (tests call this with an in-memory KV). */
 export function createApp(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // Only with METRICS_TOKEN: without it, requests pay nothing for metrics.
+  if (deps.metrics) app.use("*", httpMetrics(deps.metrics));
   app.use("*", requestId());
+  if (deps.config.ops.logRequests) app.use("*", accessLog());
   app.use("*", baselineHeaders(deps.config));
+  // Every body must arrive in time; readers (lib/http/body.ts) enforce it while streaming.
   app.use("*", bodyDeadline(deps.config.bodyTimeoutMs));
   app.onError(onError);
   app.notFound(notFound);
   app.get("/healthz", (c) => c.json({ ok: true }));
+  app.route("/", opsRoutes(deps));
   app.get("/", (c) => landingHtml(deps.config, new URL(c.req.url)));
-  // Before every public route: preflights, origin grants and foreign-origin refusals.
+  // Before every public route: preflights, origin grants and foreign-origin refusals. Per-form
+  // CORS stays middleware, outside the route definitions: its answer depends on the form's
+  // allowed origins (a KV read), and preflights have no route of their own.
   app.use("/api/v1/forms/p/*", publicCors(deps));
   app.use("/api/v1/submit/p/*", publicCors(deps));
   app.use("/api/v1/server/*", noStore());
-  app.route("/api/v1", captchaApi(deps));
-  app.route("/api/v1/server", serverApi(deps));
-  app.route("/api/v1/server", privacyApi(deps));
-  app.route("/api/v1/server", auditApi(deps));
-  app.route("/api/v1/server", feedApi(deps));
-  app.route("/api/v1/server/webhooks", webhooksApi(deps));
-  app.route("/api/v1", eventsApi(deps));
-  app.route("/api/v1", formTypesApi(deps));
-  app.route("/api/v1", publicApi(deps));
-  app.route("/api/v1", uploadsApi(deps));
+  app.route("/", v1Api(deps));
+  app.route("/", docsRoutes(deps.config));
   app.route("/", assetRoutes());
   app.route("/", sdkRoutes());
   app.route("/admin", adminRoutes(deps));

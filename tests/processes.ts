@@ -27,6 +27,20 @@ export async function within(ms: number, probe: () => Promise<boolean>): Promise
   return null;
 }
 
+/** Whether a server at `url` answers `/healthz` within `ms` (polled every 100 ms). */
+export async function serving(url: string, ms = 30_000): Promise<boolean> {
+  const up = await within(ms, async () => {
+    try {
+      const res = await fetch(`${url}/healthz`);
+      await res.body?.cancel();
+      return res.ok;
+    } catch {
+      return false;
+    }
+  });
+  return up !== null;
+}
+
 /** A running `main.ts`. */
 export interface ServerProcess {
   url: string;
@@ -55,16 +69,7 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
     }
     await child.status;
   };
-  const up = await within(30_000, async () => {
-    try {
-      const res = await fetch(`${url}/healthz`);
-      await res.body?.cancel();
-      return res.ok;
-    } catch {
-      return false;
-    }
-  });
-  if (up === null) {
+  if (!(await serving(url))) {
     await stop("SIGKILL");
     throw new Error(`main.ts on port ${port} did not start within 30 s`);
   }

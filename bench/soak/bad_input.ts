@@ -10,7 +10,7 @@ import { loadConfig } from "@/lib/config.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { createForm, setAccepting } from "@/lib/forms/forms.ts";
 import { buildDeps } from "@/lib/runtime.ts";
-import { seedSubmissions } from "@/lib/submissions/seed.ts";
+import { seedSubmissions } from "@/bench/seed.ts";
 import { createWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { createApp } from "@/routes/mod.ts";
 import { badCase } from "./bad_cases.ts";

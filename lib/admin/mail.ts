@@ -11,6 +11,7 @@
 import type { Config } from "@/lib/config.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { ACCOUNT_OUTBOX, listOutbox, LOG_KEEP } from "@/lib/notify/outbox.ts";
+import { logger } from "@/lib/observe/log.ts";
 
 export { ACCOUNT_OUTBOX };
 
@@ -59,14 +60,10 @@ export function logAccountLink(
   link: AccountLink,
 ): void {
   if (accountMailGoesTo(deps.config) !== "outbox") return;
-  console.log(JSON.stringify({
-    level: "info",
-    msg: `account mail not sent (no SMTP_URL): ${link.kind.replace("_", " ")} link for ${to}`,
-    kind: link.kind,
-    to,
-    url: link.url,
-    expires_at: new Date(link.expires_at).toISOString(),
-  }));
+  logger.info(
+    `account mail not sent (no SMTP_URL): ${link.kind.replace("_", " ")} link for ${to}`,
+    { kind: link.kind, to, url: link.url, expires_at: new Date(link.expires_at).toISOString() },
+  );
 }
 
 /** Account mails kept in the outbox, oldest first (optionally only those to `to`). */

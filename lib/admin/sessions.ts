@@ -4,11 +4,13 @@
  * token for the admin's forms. The expiry slides: activity renews it, up to an absolute cap.
  * @module
  */
+import { generateCookie } from "hono/cookie";
+import { parse } from "hono/utils/cookie";
 import type { Config } from "@/lib/config.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { randomBase62, sha256Hex } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
-import { withKvRetry } from "@/lib/kv/kv.ts";
+import { commitWithRetry, withKvRetry } from "@/lib/kv/kv.ts";
 
 /** A session ends this long after its last request (renewed on activity). */
 export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
@@ -118,18 +120,14 @@ export async function setSessionWorkspace(
   workspaceId: string,
 ): Promise<boolean> {
   const key = keys.session(await sha256Hex(token));
-  for (let attempt = 0; attempt < 10; attempt++) {
+  const done = await commitWithRetry(deps.kv, async (op) => {
     const entry = await withKvRetry(() => deps.kv.get<Session>(key));
-    if (!entry.value || !live(entry.value, deps.now())) return false;
+    if (!entry.value || !live(entry.value, deps.now())) return null;
     const next = { ...entry.value, workspace_id: workspaceId };
-    const res = await withKvRetry(() =>
-      deps.kv.atomic().check(entry).set(key, next, {
-        expireIn: Math.max(1, next.expires_at - deps.now()),
-      }).commit()
-    );
-    if (res.ok) return true;
-  }
-  throw new Error("session update kept conflicting");
+    op.check(entry).set(key, next, { expireIn: Math.max(1, next.expires_at - deps.now()) });
+    return true;
+  }, 10);
+  return done !== null;
 }
 
 /** Constant-time comparison of a posted CSRF token with the session's. */
@@ -166,15 +164,14 @@ export function adminCookie(
   value: string | null,
   maxAgeMs: number,
 ): string {
-  const parts = [
-    `${adminCookieName(config, name)}=${value ?? ""}`,
-    "Path=/",
-    "HttpOnly",
-    "SameSite=Lax",
-    `Max-Age=${value ? Math.floor(maxAgeMs / 1000) : 0}`,
-  ];
-  if (secure(config)) parts.push("Secure");
-  return parts.join("; ");
+  return generateCookie(name, value ?? "", {
+    path: "/",
+    httpOnly: true,
+    sameSite: "Lax",
+    maxAge: value ? Math.floor(maxAgeMs / 1000) : 0,
+    secure: secure(config),
+    prefix: secure(config) ? "host" : undefined,
+  });
 }
 
 /** The session cookie's name (see {@linkcode adminCookieName}). */
@@ -202,10 +199,7 @@ export function readAdminCookie(
   name: string,
   cookieHeader: string | null | undefined,
 ): string | undefined {
+  if (!cookieHeader) return undefined;
   const full = adminCookieName(config, name);
-  for (const part of (cookieHeader ?? "").split(";")) {
-    const i = part.indexOf("=");
-    if (i > 0 && part.slice(0, i).trim() === full) return part.slice(i + 1).trim();
-  }
-  return undefined;
+  return parse(cookieHeader, full)[full];
 }

@@ -7,12 +7,13 @@ import type { Deps } from "@/lib/deps.ts";
 import { AppError, errors } from "@/lib/errors.ts";
 import { newFormId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
-import { withKvRetry } from "@/lib/kv/kv.ts";
+import { commitWithRetry, withKvRetry } from "@/lib/kv/kv.ts";
 import { privacyOnCreate, privacyOnUpdate } from "@/lib/privacy/settings.ts";
 import { type AuditInput, auditMutation } from "@/lib/privacy/audit.ts";
 import { notificationChanges } from "@/lib/notify/settings.ts";
 import { validityChanged } from "./versioning.ts";
 import {
+  type CaptchaConfig,
   type Field,
   type Form,
   type FormDefinition,
@@ -173,19 +174,16 @@ export async function mutateForm(
   change: (form: Form) => Form,
   also?: (op: Deno.AtomicOperation, before: Form, after: Form) => void,
 ): Promise<Form> {
-  for (let attempt = 0; attempt < 10; attempt++) {
+  const next = await commitWithRetry(deps.kv, async (op) => {
     const entry = await withKvRetry(() => deps.kv.get<Form>(keys.form(formId)));
     if (!entry.value) throw errors.formNotFound();
     const ws = await writableWorkspace(deps, entry.value.workspace_id);
     const next = { ...change(entry.value), updated_at: new Date(deps.now()).toISOString() };
-    const res = await withKvRetry(() => {
-      const op = deps.kv.atomic().check(entry, ws).set(entry.key, next);
-      also?.(op, entry.value!, next);
-      return op.commit();
-    });
-    if (res.ok) return next;
-  }
-  throw new Error("form update kept conflicting");
+    op.check(entry, ws).set(entry.key, next);
+    also?.(op, entry.value, next);
+    return next;
+  }, 10);
+  return next!;
 }
 
 /** A form by public id, or null. */
@@ -270,7 +268,7 @@ export function publicSchema(form: Form): {
 }
 
 /** The form as the Server Data API and CLI show it: everything but CAPTCHA secrets. */
-export function formView(form: Form): Record<string, unknown> {
+export function formView(form: Form): FormView {
   const { captcha, id, workspace_id: _ws, ...rest } = form;
   return {
     public_id: id,
@@ -278,6 +276,12 @@ export function formView(form: Form): Record<string, unknown> {
     captcha: captcha ? { ...captcha, secret: undefined } : null,
   };
 }
+
+/** A form as the Server Data API shows it: its public id, no workspace, no CAPTCHA secret. */
+export type FormView = Omit<Form, "id" | "workspace_id" | "captcha"> & {
+  public_id: string;
+  captcha: (Omit<CaptchaConfig, "secret"> & { secret?: undefined }) | null;
+};
 
 /** The ids of a workspace's forms. */
 export async function listFormIds(deps: Pick<Deps, "kv">, workspaceId: string): Promise<string[]> {

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
-import { formView, getForm, listFormIds } from "./forms.ts";
+import { type FormView, formView, getForm, listFormIds } from "./forms.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { getManyChunked } from "@/lib/kv/kv.ts";
 import { pageQuerySchema, type Pagination, pagination } from "@/lib/http/pagination.ts";
@@ -53,7 +53,7 @@ export async function listForms(
   deps: Pick<Deps, "kv">,
   workspaceId: string,
   q: FormListQuery,
-): Promise<{ forms: Record<string, unknown>[]; pagination: Pagination }> {
+): Promise<{ forms: FormView[]; pagination: Pagination }> {
   const ids = await listFormIds(deps, workspaceId);
   const entries = await getManyChunked<Form>(deps.kv, ids.map((id) => keys.form(id)));
   let forms = entries.map((e) => e.value).filter((f): f is Form =>

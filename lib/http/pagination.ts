@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import { errors } from "@/lib/errors.ts";
+import { validationError } from "./validation.ts";
 
 /** Highest page accepted; deeper pages of real data are better reached by filters. */
 export const MAX_PAGE = 100_000;
@@ -34,18 +34,14 @@ export function pagination(page: number, limit: number, total: number): Paginati
 }
 
 /**
- * Parses query parameters with a zod schema; the first problem is a 400 naming the
- * parameter. Unknown parameters are ignored.
+ * Parses query parameters with a zod schema (admin pages; API routes declare theirs), the
+ * first problem a 400 naming the parameter. Unknown parameters are ignored.
  */
 export function parseQuery<S extends z.ZodType>(
   schema: S,
   query: Record<string, string>,
 ): z.output<S> {
   const parsed = schema.safeParse(query);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const name = issue.path.join(".") || "query";
-    throw errors.badRequest(`Invalid query parameter '${name}': ${issue.message}.`);
-  }
+  if (!parsed.success) throw validationError(parsed.error, "query");
   return parsed.data;
 }

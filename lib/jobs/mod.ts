@@ -11,6 +11,7 @@ import { runRetention } from "@/lib/privacy/retention.ts";
 import { scoreBatch } from "./score_batch.ts";
 import { learnLabel } from "./learn_label.ts";
 import type { JobContext } from "./types.ts";
+import { inJobSpan } from "@/lib/observe/trace.ts";
 
 /** A job handler; must be idempotent (a message may be delivered more than once). */
 export type JobHandler<T extends Job["type"]> = (
@@ -21,6 +22,7 @@ export type JobHandler<T extends Job["type"]> = (
 import { sendAccountMailJob, sendEmailJob } from "@/lib/notify/mailer.ts";
 import { deliverWebhookJob } from "@/lib/notify/deliver.ts";
 import { notifyCreatedJob } from "@/lib/notify/mod.ts";
+import { logger } from "@/lib/observe/log.ts";
 
 const handlers: { [T in Job["type"]]: JobHandler<T> } = {
   delete_files: deleteFiles,
@@ -49,15 +51,18 @@ export async function dispatch(
 ): Promise<void> {
   const parsed = jobSchema.safeParse(msg);
   if (!parsed.success) {
-    console.error(
-      JSON.stringify({
-        level: "warn",
-        msg: "dropping invalid job",
-        issues: parsed.error.issues.length,
-      }),
-    );
+    logger.warn("dropping invalid job", { issues: parsed.error.issues.length });
     return;
   }
-  const handler = handlers[parsed.data.type] as JobHandler<Job["type"]>;
-  await handler(deps, parsed.data, ctx);
+  const job = parsed.data;
+  const handler = handlers[job.type] as JobHandler<Job["type"]>;
+  try {
+    await inJobSpan(`job ${job.type}`, job.trace, () => handler(deps, job, ctx), {
+      "formwell.job": job.type,
+    });
+    deps.metrics?.job(job.type, true);
+  } catch (err) {
+    deps.metrics?.job(job.type, false);
+    throw err;
+  }
 }

@@ -14,8 +14,8 @@ import {
   sendEmailJobSchema,
 } from "@/lib/notify/jobs.ts";
 
-/** Every job the queue carries. */
-export const jobSchema = z.discriminatedUnion("type", [
+/** Every kind of job, by `type`. */
+const jobKinds = z.discriminatedUnion("type", [
   z.object({ type: z.literal("delete_files"), paths: z.array(z.string()).max(5000) }),
   z.object({ type: z.literal("cleanup_upload"), path: z.string() }),
   // erase by person, retention of one form's data
@@ -45,6 +45,17 @@ export const jobSchema = z.discriminatedUnion("type", [
   }),
   sendAccountMailJobSchema,
 ]);
+
+/**
+ * Every job the queue carries: a kind, and the W3C `traceparent` of the context that
+ * enqueued it when traces are on (observe/trace.ts), so its span continues that trace.
+ */
+export const jobSchema = z.intersection(
+  jobKinds,
+  z.object({
+    trace: z.string().regex(/^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/).optional(),
+  }),
+);
 /** A job. */
 export type Job = z.infer<typeof jobSchema>;
 

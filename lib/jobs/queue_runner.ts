@@ -7,6 +7,7 @@
  */
 import { enqueueJob, type Job } from "./queue.ts";
 import type { EnqueueOptions, JobContext, JobRunner, Jobs } from "./types.ts";
+import { traced } from "@/lib/observe/trace.ts";
 
 const NO_CONTEXT: JobContext = { complete: () => {} };
 
@@ -15,25 +16,32 @@ export class QueueJobs implements Jobs {
   readonly mode = "queue";
   #kv: Deno.Kv;
   #started = false;
+  #listening = false;
   #running = new Set<Promise<void>>();
 
   #backoff?: number[];
+  #now: () => number;
 
-  /** `backoffSchedule`: the retry delays of jobs enqueued without one (default: KV's). */
-  constructor(kv: Deno.Kv, options: { backoffSchedule?: number[] } = {}) {
+  /**
+   * `backoffSchedule`: the retry delays of jobs enqueued without one (default: KV's);
+   * `now`: the service's clock (the heartbeat's).
+   */
+  constructor(kv: Deno.Kv, options: { backoffSchedule?: number[]; now?: () => number } = {}) {
     this.#kv = kv;
     this.#backoff = options.backoffSchedule;
+    this.#now = options.now ?? Date.now;
   }
 
   /** Adds the message to `op`; it lands under `undelivered_jobs` if every attempt fails. */
   enqueue(op: Deno.AtomicOperation, job: Job, options: EnqueueOptions = {}): void {
-    enqueueJob(op, job, { backoffSchedule: this.#backoff, ...options });
+    enqueueJob(op, traced(job), { backoffSchedule: this.#backoff, ...options });
   }
 
   /** Listens on the queue until the KV closes; a handler's throw makes KV retry. */
   start(handler: JobRunner): void {
     if (this.#started) throw new Error("jobs already started");
     this.#started = true;
+    this.#listening = true;
     this.#kv.listenQueue((msg) => {
       const run = handler(msg, NO_CONTEXT);
       const tracked = run.catch(() => {}).finally(() => this.#running.delete(tracked));
@@ -41,7 +49,15 @@ export class QueueJobs implements Jobs {
       return run;
     }).catch(() => {
       // The KV closed under the listener: nothing more to deliver.
-    });
+    }).finally(() => (this.#listening = false));
+  }
+
+  /**
+   * Now while the queue listener runs (KV delivers without a tick of ours; a stalled queue
+   * shows as the oldest due job's age, see observe/backlog.ts), else null.
+   */
+  heartbeat(): number | null {
+    return this.#listening ? this.#now() : null;
   }
 
   /** Waits for the running handlers (KV stops delivering when it closes). */

@@ -30,6 +30,7 @@ import { createdEventId } from "@/lib/notify/events.ts";
 import { commitAppending, type FeedHead, feedHeadKey } from "@/lib/feed/append.ts";
 import type { Job } from "./queue.ts";
 import type { JobContext } from "./types.ts";
+import { logger } from "@/lib/observe/log.ts";
 
 /** A step that follows the final verdict, for the submissions one job just scored. */
 export interface VerdictHook {
@@ -202,6 +203,7 @@ async function scoreIds(
     const chunks = chunked(verdictsOf(deps, form, todo, run.model));
     for (const [i, scored] of chunks.entries()) {
       const finals = scored.map(([, after]) => after);
+      const started = performance.now();
       const res = await commitAppending(
         deps.kv,
         feed,
@@ -234,7 +236,9 @@ async function scoreIds(
         deps.now,
         () => stillHolds(deps.kv, [edits, listeners.entry]),
       );
+      deps.metrics?.commit("verdict", (performance.now() - started) / 1000);
       if (!res.ok) return CONFLICT;
+      for (const s of finals) deps.metrics?.verdict(s.status);
       // This commit set the edits entry: the next chunk checks that no one wrote it since.
       edits = { key: editsKey, versionstamp: res.versionstamp };
       feed = res.head;
@@ -300,11 +304,9 @@ async function runAfter(deps: Deps, form: Form, subs: Submission[]): Promise<voi
     try {
       await hook.after(deps, form, subs);
     } catch (err) {
-      console.error(JSON.stringify({
-        level: "warn",
-        msg: "after-verdict hook failed",
+      logger.warn("after-verdict hook failed", {
         error: err instanceof Error ? err.name : "unknown",
-      }));
+      });
     }
   }
 }

@@ -16,6 +16,8 @@ import { Batcher } from "@/lib/kv/batcher.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
 import type { Job } from "./queue.ts";
 import type { EnqueueOptions, JobContext, JobRunner, Jobs } from "./types.ts";
+import { traced } from "@/lib/observe/trace.ts";
+import { logger, outsideRequest } from "@/lib/observe/log.ts";
 
 /** A job table entry. */
 export interface JobEntry {
@@ -82,6 +84,7 @@ export class TableJobs implements Jobs {
     failed: (_, err) =>
       log("job delete failed", { error: err instanceof Error ? err.name : "unknown" }),
   });
+  #beat: number | null = null;
 
   constructor(kv: Deno.Kv, options: TableJobsOptions = {}) {
     this.#kv = kv;
@@ -99,7 +102,7 @@ export class TableJobs implements Jobs {
    */
   enqueue(op: Deno.AtomicOperation, job: Job, options: EnqueueOptions = {}): void {
     const id = newId("job");
-    const entry: JobEntry = { id, job, attempts: 0 };
+    const entry: JobEntry = { id, job: traced(job), attempts: 0 };
     const backoff = options.backoffSchedule ?? this.#backoff;
     if (backoff) entry.backoff = backoff;
     const now = this.#now();
@@ -112,7 +115,10 @@ export class TableJobs implements Jobs {
     const t = performance.now();
     this.#local.add({ key, since: t, wait: WAKE_MS, nextAt: t + WAKE_MS });
     if (!this.#adopting) {
-      this.#adopting = this.#adoptLocal().finally(() => (this.#adopting = null));
+      // Its jobs are not the enqueuing request's: they log without its id.
+      this.#adopting = outsideRequest(() => this.#adoptLocal()).finally(() =>
+        this.#adopting = null
+      );
     }
   }
 
@@ -120,7 +126,13 @@ export class TableJobs implements Jobs {
   start(handler: JobRunner): void {
     if (this.#handler) throw new Error("jobs already started");
     this.#handler = handler;
+    this.#beat = this.#now();
     this.#schedule(0);
+  }
+
+  /** The start of the last pass over the table or the end of the last job; null when stopped. */
+  heartbeat(): number | null {
+    return this.#handler ? this.#beat : null;
   }
 
   /** Stops polling and waits for the running jobs and their deletions. */
@@ -150,6 +162,7 @@ export class TableJobs implements Jobs {
 
   /** One look at the table: claims what is due (up to the free slots) and starts it. */
   async #pass(): Promise<void> {
+    this.#beat = this.#now();
     const room = Math.min(CLAIM_MAX, MAX_RUNNING - this.#running.size);
     if (room <= 0) return; // A finishing job schedules the next pass.
     let claimed: Claimed[] | null = [];
@@ -170,6 +183,7 @@ export class TableJobs implements Jobs {
 
   #launch(c: Claimed): void {
     const run = this.#run(c).finally(() => {
+      this.#beat = this.#now();
       this.#running.delete(run);
       if (this.#running.size === MAX_RUNNING - 1) this.#schedule(0);
     });
@@ -302,5 +316,5 @@ export class TableJobs implements Jobs {
 }
 
 function log(msg: string, fields: Record<string, unknown>): void {
-  console.error(JSON.stringify({ level: "warn", msg, ...fields }));
+  logger.warn(msg, fields);
 }

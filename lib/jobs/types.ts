@@ -36,4 +36,9 @@ export interface Jobs {
   start(handler: JobRunner): void;
   /** Stops taking new jobs and waits for the running ones. */
   stop(): Promise<void>;
+  /**
+   * When this process's runner last showed it is alive (ms since the epoch), or null when
+   * it is not running (never started, stopped, or its listener ended).
+   */
+  heartbeat(): number | null;
 }

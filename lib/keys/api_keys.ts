@@ -9,7 +9,7 @@ import type { Deps } from "@/lib/deps.ts";
 import { AppError, errors } from "@/lib/errors.ts";
 import { newId, randomBase62, sha256Hex } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
-import { withKvRetry } from "@/lib/kv/kv.ts";
+import { commitWithRetry, withKvRetry } from "@/lib/kv/kv.ts";
 import { allowsKeys, planOf } from "@/lib/workspaces/plans.ts";
 import { type ApiKey, type Scope, SCOPES, type Workspace } from "@/lib/schemas.ts";
 import { checksum, keyPrefix, RANDOM_LENGTH } from "./format.ts";
@@ -64,7 +64,7 @@ export async function createApiKey(
     revoked: false,
     revoked_at: null,
   };
-  for (let attempt = 0; attempt < 10; attempt++) {
+  const created = await commitWithRetry(deps.kv, async (op) => {
     const ws = await withKvRetry(() => deps.kv.get<Workspace>(keys.workspace(input.workspaceId)));
     if (!ws.value) throw errors.notFound("Workspace not found.");
     assertNotSuspended(ws.value);
@@ -81,26 +81,17 @@ export async function createApiKey(
         `The ${ws.value.plan} plan allows ${cap} active API keys. Revoke one or upgrade the plan.`,
       );
     }
-    const res = await withKvRetry(() =>
-      deps.kv.atomic()
-        .check(ws)
-        .check(version)
-        .check({ key: keys.apiKeyByHash(record.hash), versionstamp: null })
-        .set(keys.apiKeysVersion(input.workspaceId), (version.value ?? 0) + 1)
-        .set(keys.apiKey(record.id), record)
-        .set(
-          keys.apiKeyByHash(record.hash),
-          {
-            id: record.id,
-            workspace_id: record.workspace_id,
-          } satisfies KeyPointer,
-        )
-        .set(keys.apiKeyByWorkspace(input.workspaceId, record.id), true)
-        .commit()
-    );
-    if (res.ok) return { ...toView(record, false), key: raw };
-  }
-  throw new Error("key create kept conflicting");
+    op.check(ws, version, { key: keys.apiKeyByHash(record.hash), versionstamp: null })
+      .set(keys.apiKeysVersion(input.workspaceId), (version.value ?? 0) + 1)
+      .set(keys.apiKey(record.id), record)
+      .set(
+        keys.apiKeyByHash(record.hash),
+        { id: record.id, workspace_id: record.workspace_id } satisfies KeyPointer,
+      )
+      .set(keys.apiKeyByWorkspace(input.workspaceId, record.id), true);
+    return { ...toView(record, false), key: raw };
+  }, 10);
+  return created!;
 }
 
 /** Revokes a key: at once on this instance, on others within the key cache's few seconds. */
@@ -109,7 +100,7 @@ export async function revokeApiKey(
   keyId: string,
   workspaceId?: string,
 ): Promise<ApiKeyView> {
-  for (let attempt = 0; attempt < 10; attempt++) {
+  const next = await commitWithRetry(deps.kv, async (op) => {
     const entry = await withKvRetry(() => deps.kv.get<ApiKey>(keys.apiKey(keyId)));
     if (!entry.value || (workspaceId && entry.value.workspace_id !== workspaceId)) {
       throw errors.notFound("API key not found.");
@@ -122,19 +113,14 @@ export async function revokeApiKey(
       revoked: true,
       revoked_at: entry.value.revoked_at ?? new Date(deps.now()).toISOString(),
     };
-    const res = await withKvRetry(() =>
-      deps.kv.atomic().check(entry).check(version)
-        .set(entry.key, next)
-        .set(keys.apiKeysVersion(next.workspace_id), (version.value ?? 0) + 1)
-        .commit()
-    );
-    if (res.ok) {
-      // Effective on this instance's next request; others within the cache TTL.
-      deps.keyCache?.delete(next.hash);
-      return toView(next, false);
-    }
-  }
-  throw new Error("key revoke kept conflicting");
+    op.check(entry, version)
+      .set(entry.key, next)
+      .set(keys.apiKeysVersion(next.workspace_id), (version.value ?? 0) + 1);
+    return next;
+  }, 10);
+  // Effective on this instance's next request; others within the cache TTL.
+  deps.keyCache?.delete(next!.hash);
+  return toView(next!, false);
 }
 
 async function listApiKeyRecords(deps: Pick<Deps, "kv">, workspaceId: string): Promise<ApiKey[]> {

@@ -70,6 +70,11 @@ export interface RetryOptions<T> extends RetryBounds {
   committed?: (result: T, versionstamp: string) => void;
   /** Runs after a commit failed its checks (still holding), before the backoff. */
   conflicted?: () => void;
+  /** Commits the operation `build` filled (default: `op.commit()`, lock retries included). */
+  commit?: (
+    op: Deno.AtomicOperation,
+    result: T,
+  ) => Promise<Deno.KvCommitResult | Deno.KvCommitError>;
 }
 
 /**
@@ -92,7 +97,7 @@ export async function commitWithRetry<T>(
         const result = await withKvRetry(() => build(op));
         if (result === null) return null;
         if (result === REBUILD) continue;
-        const res = await withKvRetry(() => op.commit());
+        const res = o.commit ? await o.commit(op, result) : await withKvRetry(() => op.commit());
         if (res.ok) {
           o.committed?.(result, res.versionstamp);
           return result;

@@ -14,12 +14,11 @@ import { newId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { commitWithRetry } from "@/lib/kv/kv.ts";
 import { chainOf, claimAttempt, deferRun, heldBy, markLogged } from "./chains.ts";
-import { COPY_KEEP_MS, indexCopy, listKept } from "./copies.ts";
+import { addEntry, type CappedLog, listLog, trimLog } from "./capped_log.ts";
 import { type Answer, answerOf, outgoing } from "./destinations/mod.ts";
 import { loadEvent, type NotifyEvent } from "./events.ts";
 import { postPinned } from "./http1.ts";
 import type { DeliverWebhookJob } from "./jobs.ts";
-import { trimLog } from "./outbox.ts";
 import { checkTargetUrl, resolveTarget } from "./ssrf.ts";
 import type { Webhook } from "./webhooks.ts";
 
@@ -151,6 +150,7 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
     op.check(e);
     markLogged(op, held);
     const retry: string[] = [];
+    const results: string[] = [];
     // No sooner than the schedule, nor than a service's rate-limit answer asked.
     let delay = delays[job.attempt] ?? 0;
     // In job order: a success clears the failing streak, a failure starts or extends it.
@@ -163,9 +163,8 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
           if (r.answer.kind === "retry") delay = Math.max(delay, r.answer.afterMs ?? 0);
         } else d.outcome = "failed";
       }
-      const key = keys.webhookDelivery(w.id, d.id);
-      op.set(key, d, { expireIn: COPY_KEEP_MS });
-      indexCopy(op, d.event_id, key);
+      results.push(d.outcome);
+      addEntry(op, keys.webhookDelivery(w.id, d.id), d, d.event_id);
     }
     const changed = w.failing_since !== e.value.failing_since || w.enabled !== e.value.enabled;
     if (changed) op.set(keys.webhook(w.id), { ...w, updated_at: at });
@@ -174,9 +173,11 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
         delay,
       });
     }
-    return w.id;
+    return { id: w.id, results };
   });
-  if (logged) await trimLog(deps.kv, keys.webhookDeliveries(logged), DELIVERY_LOG_KEEP);
+  if (!logged) return;
+  for (const r of logged.results) deps.metrics?.webhook(r);
+  await trimLog(deps.kv, deliveryLog(logged.id));
 }
 
 /** The logged attempt of one event, updating `w`'s failure state as it goes. */
@@ -231,5 +232,9 @@ export async function listDeliveries(
   deps: Pick<Deps, "kv" | "now">,
   webhookId: string,
 ): Promise<Delivery[]> {
-  return await listKept<Delivery>(deps, keys.webhookDeliveries(webhookId), DELIVERY_LOG_KEEP);
+  return await listLog<Delivery>(deps, deliveryLog(webhookId));
+}
+
+function deliveryLog(webhookId: string): CappedLog {
+  return { prefix: keys.webhookDeliveries(webhookId), keep: DELIVERY_LOG_KEEP };
 }

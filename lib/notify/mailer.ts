@@ -21,6 +21,7 @@ import {
   type OutboxMail,
   putOutbox,
 } from "./outbox.ts";
+import { logger } from "@/lib/observe/log.ts";
 
 const transports = new Map<string, Transporter>();
 
@@ -153,7 +154,7 @@ async function sendOrKeep(
     });
     if (!retry) {
       if (o.log.form_id) {
-        console.error(JSON.stringify({ level: "warn", msg: "email failed", form: o.log.form_id }));
+        logger.warn("email failed", { form: o.log.form_id });
       }
       return;
     }

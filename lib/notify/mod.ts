@@ -7,7 +7,7 @@
 import type { Deps } from "@/lib/deps.ts";
 import { newId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
-import { getManyChunked } from "@/lib/kv/kv.ts";
+import { commitWithRetry, getManyChunked } from "@/lib/kv/kv.ts";
 import { getForm } from "@/lib/forms/forms.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
 import { readSubmissions } from "@/lib/submissions/records.ts";
@@ -23,6 +23,7 @@ import {
 } from "./events.ts";
 import { MAX_EVENTS_PER_DELIVERY } from "./jobs.ts";
 import { hears, listWebhooks, type Webhook } from "./webhooks.ts";
+import { logger } from "@/lib/observe/log.ts";
 
 /** What happened to a submission. */
 export interface SubmissionEvent {
@@ -140,71 +141,79 @@ export async function notifyEvents(
 ): Promise<(string | null)[]> {
   const ids: (string | null)[] = evs.map(() => null);
   const lists = new Map<string, Webhook[]>();
-  let pending: Planned[] = [];
+  const pending: Planned[] = [];
   for (const [i, ev] of evs.entries()) {
     const ws = ev.submission.workspace_id;
     if (!lists.has(ws)) lists.set(ws, webhooks ?? await listWebhooks(deps, ws));
     const p = plan(deps, ev, i, lists.get(ws)!);
     if (p) pending.push(p);
   }
-  for (let attempt = 0; pending.length && attempt < 5; attempt++) {
-    // Whether a fixed-id event is already stored, read once per attempt.
-    const reads = new Map<string, Deno.KvEntryMaybe<unknown>>();
-    const wanted = new Map<string, Deno.KvKey>();
-    for (const p of pending) {
-      if (p.first) wanted.set(JSON.stringify(p.first), p.first);
-    }
-    const entries = await getManyChunked(deps.kv, [...wanted.values()]);
-    for (const e of entries) reads.set(JSON.stringify(e.key), e);
-    pending = pending.filter((p) => {
-      if (!p.first || reads.get(JSON.stringify(p.first))!.versionstamp === null) return true;
-      ids[p.at] = p.event.id; // A re-delivered job: enqueued before.
-      return false;
-    });
-    const left: Planned[] = [];
-    for (const group of commitGroups(pending)) {
-      const op = deps.kv.atomic();
-      const perHook = new Map<string, string[]>();
-      for (const p of group) {
-        if (p.first) op.check({ key: p.first, versionstamp: null });
-        storeEvent(op, p.event.id, p.bytes);
-        if (p.event.submission) indexEvent(op, p.event.submission.id, p.event.id);
-        if (p.ownerMail) {
-          deps.jobs.enqueue(op, {
-            type: "send_email",
-            event_id: p.event.id,
-            kind: "owner",
-            attempt: 0,
-          });
-        }
-        if (p.autoresponse) {
-          deps.jobs.enqueue(op, {
-            type: "send_email",
-            event_id: p.event.id,
-            kind: "autoresponder",
-            attempt: 0,
-          });
-        }
-        for (const w of p.hooks) perHook.set(w.id, [...perHook.get(w.id) ?? [], p.event.id]);
-      }
-      for (const [webhookId, eventIds] of perHook) {
-        for (let i = 0; i < eventIds.length; i += MAX_EVENTS_PER_DELIVERY) {
-          deps.jobs.enqueue(op, {
-            type: "deliver_webhook",
-            event_ids: eventIds.slice(i, i + MAX_EVENTS_PER_DELIVERY),
-            webhook_id: webhookId,
-            attempt: 0,
-            chain: newId("chn"),
-          });
-        }
-      }
-      if ((await op.commit()).ok) group.forEach((p) => ids[p.at] = p.event.id);
-      else left.push(...group);
-    }
-    pending = left;
+  for (const group of commitGroups(await unstored(deps.kv, pending, ids))) {
+    let retry = false;
+    const committed = await commitWithRetry(deps.kv, async (op) => {
+      // A conflict may mean another run stored some of these events meanwhile.
+      const live = retry ? await unstored(deps.kv, group, ids) : group;
+      retry = true;
+      if (!live.length) return null;
+      enqueueGroup(deps, op, live);
+      return live;
+    }, 5);
+    committed?.forEach((p) => ids[p.at] = p.event.id);
   }
-  if (pending.length) throw new Error("notification enqueue kept conflicting");
   return ids;
+}
+
+/**
+ * The planned events not stored yet (a fixed-id event whose first chunk exists was
+ * enqueued before: its id goes to `ids`).
+ */
+async function unstored(
+  kv: Deno.Kv,
+  planned: Planned[],
+  ids: (string | null)[],
+): Promise<Planned[]> {
+  const wanted = new Map<string, Deno.KvKey>();
+  for (const p of planned) {
+    if (p.first) wanted.set(JSON.stringify(p.first), p.first);
+  }
+  if (!wanted.size) return planned;
+  const reads = new Map<string, Deno.KvEntryMaybe<unknown>>();
+  for (const e of await getManyChunked(kv, [...wanted.values()])) {
+    reads.set(JSON.stringify(e.key), e);
+  }
+  return planned.filter((p) => {
+    if (!p.first || reads.get(JSON.stringify(p.first))!.versionstamp === null) return true;
+    ids[p.at] = p.event.id; // A re-delivered job: enqueued before.
+    return false;
+  });
+}
+
+/** Adds a group's events, their index entries and their jobs to one commit. */
+function enqueueGroup(deps: Deps, op: Deno.AtomicOperation, group: Planned[]): void {
+  const perHook = new Map<string, string[]>();
+  for (const p of group) {
+    if (p.first) op.check({ key: p.first, versionstamp: null });
+    storeEvent(op, p.event.id, p.bytes);
+    if (p.event.submission) indexEvent(op, p.event.submission.id, p.event.id);
+    const mails = [p.ownerMail && "owner" as const, p.autoresponse && "autoresponder" as const];
+    for (const kind of mails) {
+      if (kind) {
+        deps.jobs.enqueue(op, { type: "send_email", event_id: p.event.id, kind, attempt: 0 });
+      }
+    }
+    for (const w of p.hooks) perHook.set(w.id, [...perHook.get(w.id) ?? [], p.event.id]);
+  }
+  for (const [webhookId, eventIds] of perHook) {
+    for (let i = 0; i < eventIds.length; i += MAX_EVENTS_PER_DELIVERY) {
+      deps.jobs.enqueue(op, {
+        type: "deliver_webhook",
+        event_ids: eventIds.slice(i, i + MAX_EVENTS_PER_DELIVERY),
+        webhook_id: webhookId,
+        attempt: 0,
+        chain: newId("chn"),
+      });
+    }
+  }
 }
 
 /** {@linkcode notifyEvents} for one event: its id, or null when nothing was due. */
@@ -255,12 +264,10 @@ export async function notifyQuietly(deps: Deps, evs: SubmissionEvent[]): Promise
   try {
     await notifyEvents(deps, evs);
   } catch (err) {
-    console.error(JSON.stringify({
-      level: "error",
-      msg: "notification enqueue failed",
+    logger.error("notification enqueue failed", {
       type: evs[0].type,
       events: evs.length,
       err: String(err),
-    }));
+    });
   }
 }

@@ -1,21 +1,27 @@
 /**
  * The Outbox (mail that would have been sent with no `SMTP_URL`) and the email log (what
- * was sent, to whom, accepted or failed), both per workspace in KV, newest first, each
- * trimmed to its last {@linkcode LOG_KEEP} entries and kept at most 30 days (copies.ts).
- * A mail or entry of a notification event is indexed by the event, for erasure.
+ * was sent, to whom, accepted or failed): per workspace, capped logs of the last
+ * {@linkcode LOG_KEEP} entries (capped_log.ts).
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
 import { newId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
-import { withKvRetry } from "@/lib/kv/kv.ts";
-import { COPY_KEEP_MS, indexCopy, listKept } from "./copies.ts";
+import { appendEntry, type CappedLog, listLog } from "./capped_log.ts";
 
 /** The outbox and email log "workspace" of account mail (invitations, resets): no real id. */
 export const ACCOUNT_OUTBOX = "_account";
 
 /** Entries kept per workspace in the outbox and in the email log. */
 export const LOG_KEEP = 200;
+
+function outboxLog(workspaceId: string): CappedLog {
+  return { prefix: keys.outbox(workspaceId), keep: LOG_KEEP };
+}
+
+function emailLog(workspaceId: string): CappedLog {
+  return { prefix: keys.emailLog(workspaceId), keep: LOG_KEEP };
+}
 
 /** A mail kept in the outbox. */
 export interface OutboxMail {
@@ -49,47 +55,6 @@ export interface EmailLogEntry {
   detail?: string;
 }
 
-/** A log is pruned on about one write in this many (a prune reads the whole log). */
-const TRIM_EVERY = 16;
-
-/**
- * Deletes all but the newest `keep` entries under `prefix`, on about one call in
- * {@linkcode TRIM_EVERY}: between prunes a log holds a few more, and readers list only the
- * newest `keep`. `random` is injectable for tests.
- */
-export async function trimLog(
-  kv: Deno.Kv,
-  prefix: Deno.KvKey,
-  keep: number,
-  random: () => number = Math.random,
-): Promise<void> {
-  if (random() * TRIM_EVERY >= 1) return;
-  let i = 0;
-  let op = kv.atomic();
-  let n = 0;
-  for await (const e of kv.list({ prefix }, { reverse: true })) {
-    if (++i <= keep) continue;
-    op.delete(e.key);
-    if (++n % 100 === 0) {
-      await op.commit();
-      op = kv.atomic();
-    }
-  }
-  if (n % 100) await op.commit();
-}
-
-/** Writes a kept copy (expiring) with its index entry when it belongs to an event. */
-async function putCopy(
-  kv: Deno.Kv,
-  key: Deno.KvKey,
-  value: unknown,
-  eventId: string | undefined,
-): Promise<void> {
-  const op = kv.atomic().set(key, value, { expireIn: COPY_KEEP_MS });
-  if (eventId) indexCopy(op, eventId, key);
-  if (!(await withKvRetry(() => op.commit())).ok) throw new Error("mail copy commit failed");
-}
-
 /** Keeps a mail in the outbox; `eventId` names the notification event it renders, if any. */
 export async function putOutbox(
   deps: Pick<Deps, "kv" | "now">,
@@ -99,8 +64,13 @@ export async function putOutbox(
 ): Promise<void> {
   const id = newId("mail");
   const entry: OutboxMail = { id, at: new Date(deps.now()).toISOString(), ...mail };
-  await putCopy(deps.kv, keys.outboxMail(workspaceId, id), entry, eventId);
-  await trimLog(deps.kv, keys.outbox(workspaceId), LOG_KEEP);
+  await appendEntry(
+    deps.kv,
+    outboxLog(workspaceId),
+    keys.outboxMail(workspaceId, id),
+    entry,
+    eventId,
+  );
 }
 
 /** The outbox, newest first (the last 30 days). */
@@ -109,19 +79,20 @@ export async function listOutbox(
   workspaceId: string,
   limit = 50,
 ): Promise<OutboxMail[]> {
-  return await listKept<OutboxMail>(deps, keys.outbox(workspaceId), limit);
+  return await listLog<OutboxMail>(deps, outboxLog(workspaceId), limit);
 }
 
 /** Appends to the email log. */
 export async function logEmail(
-  deps: Pick<Deps, "kv" | "now">,
+  deps: Pick<Deps, "kv" | "now" | "metrics">,
   workspaceId: string,
   entry: Omit<EmailLogEntry, "id" | "at">,
 ): Promise<void> {
   const id = newId("mail");
   const full: EmailLogEntry = { id, at: new Date(deps.now()).toISOString(), ...entry };
-  await putCopy(deps.kv, keys.emailLogEntry(workspaceId, id), full, entry.event_id);
-  await trimLog(deps.kv, keys.emailLog(workspaceId), LOG_KEEP);
+  deps.metrics?.email(entry.result);
+  const key = keys.emailLogEntry(workspaceId, id);
+  await appendEntry(deps.kv, emailLog(workspaceId), key, full, entry.event_id);
 }
 
 /** The email log, newest first (the last 30 days). */
@@ -130,5 +101,5 @@ export async function listEmailLog(
   workspaceId: string,
   limit = 50,
 ): Promise<EmailLogEntry[]> {
-  return await listKept<EmailLogEntry>(deps, keys.emailLog(workspaceId), limit);
+  return await listLog<EmailLogEntry>(deps, emailLog(workspaceId), limit);
 }

@@ -13,6 +13,7 @@ import { newId } from "@/lib/ids.ts";
 import { keys, type Mode } from "@/lib/kv/keys.ts";
 import { commitWithRetry, deleteKeys, keysUnder } from "@/lib/kv/kv.ts";
 import { type AuditAction, auditMutation } from "@/lib/privacy/audit.ts";
+import { validationError } from "@/lib/http/validation.ts";
 import { EVENT_TYPES } from "./events.ts";
 import { checkTargetUrl, TargetRefused } from "./ssrf.ts";
 import {
@@ -70,8 +71,7 @@ export const webhookUpdateSchema = z.object({
 function parseBody<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const parsed = schema.safeParse(input);
   if (!parsed.success) {
-    const i = parsed.error.issues[0];
-    throw errors.badRequest(`Invalid webhook: ${i.path.join(".") || "body"}: ${i.message}.`);
+    throw errors.badRequest(`Invalid webhook: ${validationError(parsed.error, "json").message}`);
   }
   return parsed.data;
 }

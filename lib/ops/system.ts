@@ -3,7 +3,6 @@
  * (with a retry that enqueues one again) and the versions running.
  * @module
  */
-import { DatabaseSync } from "node:sqlite";
 import type { Deps } from "@/lib/deps.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { commitWithRetry } from "@/lib/kv/kv.ts";
@@ -12,13 +11,10 @@ import { errors } from "@/lib/errors.ts";
 import { type BackupRecord, lastBackup } from "./backup.ts";
 import { isLocalKvFile } from "./kv_snapshot.ts";
 import { FORMWELL_VERSION } from "./version.ts";
+import { type JobBacklog, jobBacklog } from "@/lib/observe/backlog.ts";
 
 /** Jobs waiting to run: how many and since when (null where the backend cannot tell). */
-export interface Backlog {
-  pending: number | null;
-  /** When the oldest waiting job was due (epoch ms). */
-  oldestDueAt: number | null;
-}
+export type Backlog = Pick<JobBacklog, "pending" | "oldestDueAt">;
 
 /** An undelivered job as listed. */
 export interface UndeliveredJob {
@@ -96,28 +92,8 @@ export function kvBackend(kvPath: string | undefined): string {
 }
 
 async function backlog(deps: Deps): Promise<Backlog> {
-  if (deps.jobs.mode === "table") {
-    let pending = 0;
-    let oldestDueAt: number | null = null;
-    for await (const e of deps.kv.list({ prefix: keys.jobsDue() })) {
-      if (oldestDueAt === null) oldestDueAt = Number(e.key[1]);
-      pending++;
-    }
-    return { pending, oldestDueAt };
-  }
-  // KV queues have no API for their length; a local KV file is read directly (read-only).
-  if (!isLocalKvFile(deps.config.kvPath)) return { pending: null, oldestDueAt: null };
-  const db = new DatabaseSync(deps.config.kvPath, { readOnly: true, timeout: 2_000 });
-  try {
-    const q = db.prepare("SELECT count(*) AS n, min(ts) AS oldest FROM queue").get() as {
-      n: number;
-      oldest: number | null;
-    };
-    const r = db.prepare("SELECT count(*) AS n FROM queue_running").get() as { n: number };
-    return { pending: q.n + r.n, oldestDueAt: q.oldest === null ? null : Number(q.oldest) };
-  } finally {
-    db.close();
-  }
+  const { pending, oldestDueAt } = await jobBacklog(deps);
+  return { pending, oldestDueAt };
 }
 
 /** Fields shown of a job: ids and counters only (an account mail's text holds a sign-in link). */

@@ -50,7 +50,9 @@ export interface PrivacyJob {
 }
 
 /** The job as the API shows it. */
-export function jobView(j: PrivacyJob): Record<string, unknown> {
+export function jobView(
+  j: PrivacyJob,
+): Pick<PrivacyJob, "id" | "kind" | "status" | "deleted" | "forms" | "created_at" | "finished_at"> {
   return {
     id: j.id,
     kind: j.kind,

@@ -7,7 +7,7 @@
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
 import { keys } from "@/lib/kv/keys.ts";
-import { withKvRetry } from "@/lib/kv/kv.ts";
+import { commitWithRetry, withKvRetry } from "@/lib/kv/kv.ts";
 import {
   type Form,
   type FormDefinition,
@@ -16,6 +16,9 @@ import {
 } from "@/lib/schemas.ts";
 import { auditMutation } from "./audit.ts";
 import { privacyOf } from "./ip.ts";
+
+/** Commit attempts of a settings change before it answers 503. */
+const MAX_ATTEMPTS = 10;
 
 type PrivacyInput = Pick<FormDefinition, "retention_days" | "store_ip" | "store_user_agent">;
 type PrivacySettings = Required<Pick<Form, "retention_days" | "store_ip" | "store_user_agent">>;
@@ -101,14 +104,16 @@ async function commitChange<T>(
   change: (current: T, op: Deno.AtomicOperation) => T,
   missing: () => Error,
 ): Promise<T> {
-  for (let attempt = 0; attempt < 10; attempt++) {
+  let attempts = 0;
+  const next = await commitWithRetry(deps.kv, async (op) => {
+    // The last conflict is a 503 (the client may retry), not an internal error.
+    if (attempts++ === MAX_ATTEMPTS) throw errors.unavailable();
     const entry = await withKvRetry(() => deps.kv.get<T>(key));
     if (entry.value === null) throw missing();
-    const op = deps.kv.atomic().check(entry);
+    op.check(entry);
     const next = change(entry.value, op);
     op.set(key, next);
-    const res = await withKvRetry(() => op.commit());
-    if (res.ok) return next;
-  }
-  throw errors.unavailable();
+    return { next };
+  }, MAX_ATTEMPTS + 1);
+  return next!.next;
 }

@@ -1,21 +1,24 @@
 /**
  * What one submission's commit writes, every key of it, each concern's writes owned by its
  * folder and called from here (the writer, submissions/writer.ts, only batches, commits and
- * retries). A batch of submissions of one form and mode shares one atomic operation:
+ * retries). A batch of submissions of one form and mode shares one atomic operation
+ * (key names as in kv/keys.ts):
  *
- * - record and indexes (submissions/indexes.ts): `submissions/<form>/<id>`,
- *   `submission_by_number` (holding the scoring mark), `submission_by_status`;
- * - counters and quota (submissions/indexes.ts, submissions/quota.ts): the per-status and
- *   analytics counters, `monthly_submissions` (live, not spam; checked near the cap);
- * - the form's sequence: `submission_seq` (checked; the submission's number);
- * - idempotency (submissions/idempotency.ts): `idempotency/<form>/<mode>/<key>`;
- * - rate-limit spend (ratelimit/rate_limit.ts `planSpends`): `rate_limits/submit/<identity>`
- *   (checked);
- * - email index (privacy/email_index.ts): `submission_by_email`;
+ * - record and indexes (submissions/indexes.ts): `submission`, `submissionByNumber` (holding
+ *   the scoring mark), `submissionByStatus`;
+ * - counters and quota (submissions/indexes.ts, submissions/quota.ts): the per-status,
+ *   block, daily and analytics counters, and `monthlySubmissions` (live and not spam;
+ *   checked near the plan's cap);
+ * - the form's sequence `submissionSeq` (checked; the submissions' numbers);
+ * - idempotency (submissions/idempotency.ts): `idempotency`, with an `Idempotency-Key`;
+ * - rate-limit spend (ratelimit/rate_limit.ts `planSpends`, called by the writer for the
+ *   batch): `rateLimit` per budget (checked);
+ * - email index (privacy/email_index.ts): `submissionByEmail` per email value;
  * - first verdict (protection/score_context.ts): the status and `spam` on the record;
- * - other folders' parts (`CommitPart`, from admit): the spent CAPTCHA marker
- *   (protection/gates.ts, checked), attached upload grants (uploads/attach.ts, checked);
- * - job enqueue (jobs): one `score_batch` job for the batch, which writes the final verdict.
+ * - other folders' parts (`CommitPart`, from admit): `spentCaptcha` (protection/gates.ts,
+ *   checked), the attached files' upload grants and storage counter (uploads/attach.ts);
+ * - job enqueue: one `score_batch` job per batch (jobs/score_batch.ts writes the final
+ *   verdict).
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
@@ -48,6 +51,8 @@ export class SubmissionsCommit {
   readonly recent: NumberedMark[];
   /** The last number given (the sequence's value once committed). */
   number: number;
+  /** Each submission's first status, in order (for the metrics). */
+  readonly statuses: string[] = [];
 
   constructor(
     readonly op: Deno.AtomicOperation,
@@ -87,6 +92,7 @@ export class SubmissionsCommit {
       sub.spam = { score: verdict.score, reasons: verdict.reasons, scored_at: created };
     }
     this.recent.push(numbered(mark, sub.number));
+    this.statuses.push(sub.status);
     sub.signals = storedSignals(d.form, sub.signals); // what the form lets us keep
     addEmailIndex(op, deps.secret, d.form, sub);
     op.set(keys.submission(sub.form_id, sub.id), sub);

@@ -14,7 +14,7 @@ import { z } from "zod";
 import type { Deps } from "@/lib/deps.ts";
 import { AppError } from "@/lib/errors.ts";
 import { keys, type Mode } from "@/lib/kv/keys.ts";
-import { delay, withKvRetry } from "@/lib/kv/kv.ts";
+import { commitWithRetry, withKvRetry } from "@/lib/kv/kv.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
 import { UPLOAD_GRACE_MS, UPLOAD_URL_TTL_SEC } from "@/lib/uploads/grants.ts";
 import { removeEmailIndex } from "@/lib/privacy/email_index.ts";
@@ -33,21 +33,13 @@ export const MAX_DELETE_IDS = 500;
  */
 const PER_COMMIT = 4;
 const MAX_ATTEMPTS = 20;
+const BUSY = () => new AppError(503, "unavailable", "The service is busy. Retry the delete.");
 
 /** The delete body; the id count is checked apart so it gets its own code. */
 export const deleteBodySchema = z.object({ ids: z.array(z.string().max(200)) }).strict();
 
-/** Validates a parsed delete body: `{"ids": [...]}` with 1..500 strings. */
-export function parseDeleteBody(raw: unknown): string[] {
-  const parsed = deleteBodySchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new AppError(
-      400,
-      "bad_request",
-      'Send a JSON body {"ids": ["sub_...", ...]} with submission ids as strings.',
-    );
-  }
-  const ids = parsed.data.ids;
+/** The ids of a validated delete body: 1..500 of them, else 400 `too_many_ids`. */
+export function requireIdCount(ids: string[]): string[] {
   if (ids.length < 1 || ids.length > MAX_DELETE_IDS) {
     throw new AppError(
       400,
@@ -113,14 +105,17 @@ async function deleteChunk(
 ): Promise<DeleteResult & { records: Submission[]; eventIds: string[] }> {
   const kv = deps.kv;
   const eventIds = ids.map(() => newId("msg"));
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  let attempts = 0;
+  let notFound: string[] = [];
+  const done = await commitWithRetry(kv, async (op) => {
+    // The last conflict is a 503 (the client may retry), not an internal error.
+    if (attempts++ === MAX_ATTEMPTS) throw BUSY();
     const [entries, head] = await Promise.all([
       readEntries(kv, form.id, ids),
       feed ? withKvRetry(() => kv.get<number>(feedHeadKey(form.workspace_id, mode))) : null,
     ]);
-    const op = kv.atomic();
     const counters = new CounterDeltas();
-    const notFound: string[] = [];
+    notFound = [];
     const paths: string[] = [];
     let deleted = 0;
     const records: Submission[] = [];
@@ -139,7 +134,7 @@ async function deleteChunk(
       records.push(s);
       deleted++;
     });
-    if (deleted === 0) return { deleted, not_found: notFound, records, eventIds: [] };
+    if (deleted === 0) return null;
     const used = eventIds.slice(0, records.length);
     if (head) {
       for (const s of records) keepDeletedRecord(op, entries[ids.indexOf(s.id)].record.value!);
@@ -157,9 +152,7 @@ async function deleteChunk(
     // the path has expired, so a late re-PUT cannot outlive the sweep.
     const sweepAt = deps.now() + UPLOAD_URL_TTL_SEC * 1000 + UPLOAD_GRACE_MS;
     for (const path of paths) op.set(keys.uploadPending(sweepAt, path), true);
-    const res = await withKvRetry(() => op.commit());
-    if (res.ok) return { deleted, not_found: notFound, records, eventIds: used };
-    await delay(Math.random() * Math.min(2 ** attempt, 50));
-  }
-  throw new AppError(503, "unavailable", "The service is busy. Retry the delete.");
+    return { deleted, not_found: notFound, records, eventIds: used };
+  }, MAX_ATTEMPTS + 1);
+  return done ?? { deleted: 0, not_found: notFound, records: [], eventIds: [] };
 }

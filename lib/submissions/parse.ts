@@ -3,14 +3,19 @@
  * post is parsed by form_post.ts into the same body plus its files.
  * @module
  */
-import { z } from "zod";
+import { z } from "@hono/zod-openapi";
 import { isPlainObject, MAX_STORED_BYTES, storedSize } from "@/lib/http/body.ts";
 import { errors } from "@/lib/errors.ts";
+import { validationError } from "@/lib/http/validation.ts";
 import type { PostedFile } from "./types.ts";
 
 /** The body of a submit, whichever content type carried it. */
 export const submitBodySchema = z.object({
-  data: z.record(z.string(), z.unknown()),
+  // The parsed object itself, not a copy: a copy would drop a `__proto__` key, which must
+  // stay to be refused as an unknown field.
+  data: z.custom<Record<string, unknown>>(isPlainObject, {
+    error: "must be a JSON object of field values",
+  }).openapi({ type: "object", additionalProperties: true, description: "Values by field name." }),
   captcha_token: z.string().max(10_000).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   schema_version: z.number().int().positive().optional(),
@@ -36,16 +41,10 @@ export function parseSubmitBody(raw: Record<string, unknown>): SubmitBody {
     throw errors.badRequest("'data' must be a JSON object of field values.");
   }
   const parsed = submitBodySchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue.path.join(".") || "body";
-    const message = issue.code === "unrecognized_keys"
-      ? `Unknown parameter(s): ${issue.keys.join(", ")}.`
-      : `'${where}': ${issue.message}.`;
-    throw errors.badRequest(message);
-  }
-  // zod's record drops a `__proto__` key; the parsed `data` keeps it, so it is an unknown field.
-  return { ...parsed.data, data: raw.data as Record<string, unknown> };
+  // The submit path validates here, not in the route's hook: one pass over a body that
+  // may have come as JSON, urlencoded or multipart; the same formatter shapes the 400.
+  if (!parsed.success) throw validationError(parsed.error, "json");
+  return parsed.data;
 }
 
 /** The stored size of a submission's values and metadata; over the limit is 413. */

@@ -25,6 +25,7 @@ import { loadSubmitTarget, readSubmitState, submitSpend } from "./read.ts";
 import { screen } from "./screen.ts";
 import { admit } from "./admit.ts";
 import type { SubmitContext, WriteOutcome } from "./types.ts";
+import { inSpan } from "@/lib/observe/trace.ts";
 
 /** A submit request as the route received it. */
 export interface SubmitRequest {
@@ -69,7 +70,11 @@ const SUBMIT_TYPES = [
  * of the caller's rate limit, here and nowhere else: the client IP's until the pipeline
  * starts, then the submit's own budget (the key's workspace, or the IP).
  */
-export async function submitRequest(deps: Deps, req: SubmitRequest): Promise<SubmitAnswer> {
+export function submitRequest(deps: Deps, req: SubmitRequest): Promise<SubmitAnswer> {
+  return inSpan("submit", () => submitStages(deps, req), { "formwell.form_id": req.formId });
+}
+
+async function submitStages(deps: Deps, req: SubmitRequest): Promise<SubmitAnswer> {
   const identity = ipIdentity(req.ip);
   // The budget a refusal spends: the client IP's until the pipeline knows the submit's own.
   let spend: LimitSpend | null = null;
@@ -148,16 +153,19 @@ export async function submit(
   input: SubmitInput,
   spend: LimitSpend = submitSpend(deps, ctx),
 ): Promise<WriteOutcome> {
-  const state = await readSubmitState(deps, ctx, spend);
-  const screened = await screen(deps, ctx, input, state, spend);
+  const state = await inSpan("submit.read", () => readSubmitState(deps, ctx, spend));
+  const screened = await inSpan("submit.screen", () => screen(deps, ctx, input, state, spend));
   if (screened.replay) return { replayed: true, body: screened.replay };
   const body = input.files.length
     ? { ...input.body, data: await storePostedFiles(deps, state.form, input) }
     : input.body;
-  const admitted = await admit(deps, ctx, body, state, screened, spend);
+  const admitted = await inSpan(
+    "submit.admit",
+    () => admit(deps, ctx, body, state, screened, spend),
+  );
   if ("replay" in admitted) return { replayed: true, body: admitted.replay };
   try {
-    return await deps.writer.write(admitted.draft);
+    return await inSpan("submit.write", () => deps.writer.write(admitted.draft));
   } finally {
     admitted.release();
   }

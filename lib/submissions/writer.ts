@@ -15,7 +15,8 @@ import { errors } from "@/lib/errors.ts";
 import { newId } from "@/lib/ids.ts";
 import { Batcher, type Linger } from "@/lib/kv/batcher.ts";
 import { keys } from "@/lib/kv/keys.ts";
-import { commitWithRetry, getManyChunked, REBUILD } from "@/lib/kv/kv.ts";
+import { commitWithRetry, getManyChunked, REBUILD, withKvRetry } from "@/lib/kv/kv.ts";
+import { inSpan } from "@/lib/observe/trace.ts";
 import { catchUpMarks } from "@/lib/protection/score_context.ts";
 import { limitKey, planSpends, type SpendPlan } from "@/lib/ratelimit/rate_limit.ts";
 import {
@@ -167,6 +168,16 @@ export class SubmissionWriter implements SubmissionWriterPort {
         maxAttempts: Infinity,
         // The batch's budgets are this process's to spend until the attempt is over.
         hold: () => locks.acquire(budgets = budgetIds(open)),
+        commit: async (op, c) => {
+          const started = performance.now();
+          const res = await inSpan(
+            "submissions.group_commit",
+            () => withKvRetry(() => op.commit()),
+            { "formwell.submissions": c.live.length },
+          );
+          this.#deps.metrics?.commit("submissions", (performance.now() - started) / 1000);
+          return res;
+        },
         committed: (c, versionstamp) => this.#committed(q, c, versionstamp),
         conflicted: () => {
           // Another instance wrote meanwhile (or, near the monthly cap, a commit of another
@@ -241,6 +252,7 @@ export class SubmissionWriter implements SubmissionWriterPort {
     if (q.ownCommits.length > MAX_OWN_COMMITS) q.ownCommits.shift();
     this.stats.commits++;
     this.stats.submissions += live.length;
+    for (const status of commit.statuses) this.#deps.metrics?.submissions(status);
   }
 
   /**

@@ -9,10 +9,20 @@ import { type Form, isFileType } from "@/lib/schemas.ts";
 /** What the hosted policy reads from the configuration. */
 export type CspConfig = Pick<Config, "baseUrl" | "publicBaseUrl" | "storage" | "s3">;
 
-/** The admin's policy: everything from our origin only, no framing, no inline code. */
-export const ADMIN_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; " +
-  "img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; " +
-  "frame-ancestors 'none'";
+/**
+ * The admin's policy (also the API reference page's), as Hono's `secureHeaders` directives:
+ * everything from our origin only, no framing, no inline code.
+ */
+export const ADMIN_CSP = {
+  defaultSrc: ["'none'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'", "data:"],
+  connectSrc: ["'self'"],
+  formAction: ["'self'"],
+  baseUri: ["'none'"],
+  frameAncestors: ["'none'"],
+};
 
 /** What each CAPTCHA provider's widget loads, by CSP directive (the providers' own lists). */
 const PROVIDER_SOURCES: Record<string, Partial<Record<Directive, string[]>>> = {

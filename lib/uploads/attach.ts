@@ -20,6 +20,7 @@ import {
   type UploadGrant,
 } from "./grants.ts";
 import { getWorkspace } from "@/lib/workspaces/workspaces.ts";
+import { logger } from "@/lib/observe/log.ts";
 
 /**
  * Files one submission may attach: each is one check in the commit, which also holds the
@@ -97,9 +98,7 @@ async function resolveGrant(
     } catch (err) {
       if (err instanceof AppError) throw err; // scanner_unavailable
       // Storage unreachable: the client may retry; a 500 would suggest a bug.
-      console.error(
-        JSON.stringify({ level: "error", msg: "upload verification failed", err: String(err) }),
-      );
+      logger.error("upload verification failed", { err: String(err) });
       throw errors.unavailable();
     }
   }

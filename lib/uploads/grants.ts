@@ -16,7 +16,7 @@ import { newId, randomBase62 } from "@/lib/ids.ts";
 import { keys, type Mode } from "@/lib/kv/keys.ts";
 import { commitWithRetry, u64Value, withKvRetry } from "@/lib/kv/kv.ts";
 import { planOf } from "@/lib/workspaces/plans.ts";
-import { enforceLimit, ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
+import { ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
 import { type Field, type FileRef, type Form, isFileType, type Workspace } from "@/lib/schemas.ts";
 import {
   allowedTypesOf,
@@ -130,29 +130,17 @@ export function fileRefOf(g: UploadGrant): FileRef {
   };
 }
 
-/** POST /api/v1/forms/p/:id/upload-url: rate limit, checks, grant, signed URL. */
+/**
+ * POST /api/v1/forms/p/:id/upload-url after the route's rate limit and body validation:
+ * the form's checks, the grant, the signed URL.
+ */
 export async function createUploadGrant(
   deps: Deps,
   ctx: { formId: string; ip: string },
-  raw: Record<string, unknown>,
+  body: z.output<typeof uploadUrlBodySchema>,
 ): Promise<UploadUrlResponse> {
-  await enforceLimit(deps, {
-    route: "upload_url",
-    identity: ipIdentity(ctx.ip),
-    perMinute: deps.config.rateLimits.upload_url,
-  });
   const { form, workspace } = await requireLiveForm(deps, ctx.formId);
   if (!form.accepting) throw errors.formClosed();
-  const parsed = uploadUrlBodySchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw errors.badRequest(
-      issue.code === "unrecognized_keys"
-        ? `Unknown parameter(s): ${issue.keys.join(", ")}.`
-        : `'${issue.path.join(".") || "body"}': ${issue.message}.`,
-    );
-  }
-  const body = parsed.data;
   const field = form.fields.find((f) => f.id === body.fieldId) ??
     form.fields.find((f) => f.name === body.fieldId);
   if (!field) {

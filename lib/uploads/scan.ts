@@ -7,6 +7,7 @@ import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
 import type { Inspection } from "./checks.ts";
 import { ScannerUnavailableError, scanStream } from "./clamav.ts";
+import { logger } from "@/lib/observe/log.ts";
 
 /**
  * Scans the object `key` (version `etag`): null when clean or scanning is off, a refusal
@@ -25,7 +26,7 @@ export async function scanUpload(
     result = await scanStream(url, await deps.storage.readStream(key, etag));
   } catch (err) {
     if (!(err instanceof ScannerUnavailableError)) throw err;
-    console.error(JSON.stringify({ level: "error", msg: "virus scan failed", err: err.message }));
+    logger.error("virus scan failed", { err: err.message });
     throw errors.scannerUnavailable();
   }
   if (result.clean) return null;
@@ -41,6 +42,6 @@ export async function scanUpload(
     return { ok: false, reason: "The file is larger than the virus scanner accepts." };
   }
   // Any other clamd error may pass (a timeout, memory): the client may retry.
-  console.error(JSON.stringify({ level: "error", msg: "virus scan error", err: result.error }));
+  logger.error("virus scan error", { err: result.error });
   throw errors.scannerUnavailable();
 }

@@ -8,7 +8,7 @@ import { newId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import type { PlanName } from "./plans.ts";
 import type { Workspace } from "@/lib/schemas.ts";
-import { withKvRetry } from "@/lib/kv/kv.ts";
+import { commitWithRetry, withKvRetry } from "@/lib/kv/kv.ts";
 
 /** Creates a workspace. */
 export async function createWorkspace(
@@ -51,16 +51,14 @@ export async function updateWorkspace(
   id: string,
   change: Partial<Pick<Workspace, "name" | "plan" | "suspended">>,
 ): Promise<Workspace> {
-  for (let attempt = 0; attempt < 10; attempt++) {
+  const next = await commitWithRetry(deps.kv, async (op) => {
     const entry = await withKvRetry(() => deps.kv.get<Workspace>(keys.workspace(id)));
     if (!entry.value) throw errors.notFound("Workspace not found.");
     const next = { ...entry.value, ...change };
-    const res = await withKvRetry(() =>
-      deps.kv.atomic().check(entry).set(entry.key, next).commit()
-    );
-    if (res.ok) return next;
-  }
-  throw new Error("workspace update kept conflicting");
+    op.check(entry).set(entry.key, next);
+    return next;
+  }, 10);
+  return next!;
 }
 
 /** Every workspace (instance owners only; workspaces are few). */

@@ -9,6 +9,7 @@ import type { Context } from "hono";
 import type { Deps } from "@/lib/deps.ts";
 import { AppError, errors } from "@/lib/errors.ts";
 import { getForm } from "@/lib/forms/forms.ts";
+import { isPlausibleId } from "@/lib/http/validation.ts";
 import type { AppEnv } from "@/lib/http/http.ts";
 import type { Form, Role, User, Workspace } from "@/lib/schemas.ts";
 import type { Session } from "@/lib/admin/sessions.ts";
@@ -163,4 +164,14 @@ export async function requireForm(ctx: PageContext): Promise<Form> {
 /** A posted string, trimmed. */
 export function field(body: URLSearchParams, name: string): string {
   return (body.get(name) ?? "").trim();
+}
+
+/**
+ * A posted id, trimmed: one that the service cannot have issued (too long, odd characters)
+ * is a 404 saying `missing`, before any read; an empty one is left to the caller.
+ */
+export function idField(body: URLSearchParams, name: string, missing: string): string {
+  const value = field(body, name);
+  if (value && !isPlausibleId(value)) throw errors.notFound(missing);
+  return value;
 }

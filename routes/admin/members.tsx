@@ -13,7 +13,7 @@ import { changeMember } from "@/lib/admin/team.ts";
 import { normalizeEmail } from "@/lib/admin/users.ts";
 import { type Role, ROLES, type Workspace } from "@/lib/schemas.ts";
 import { Csrf, PageHead } from "./_layout.tsx";
-import { define, field, type PageContext, requireWorkspace } from "./_page.ts";
+import { define, field, idField, type PageContext, requireWorkspace } from "./_page.ts";
 import { auditBy } from "./_audit.ts";
 import { UnsentInvite } from "./_unsent_invite.tsx";
 
@@ -109,10 +109,12 @@ export const handler = define.handlers<Data>({
     if (action === "invite") return await invite(ctx, workspace);
     if (action === "withdraw") {
       const email = field(ctx.body, "email");
+      // Longer than any address (RFC 5321): no invitation can have it.
+      if (email.length > 320) throw errors.notFound("No such invitation.");
       await withdrawInvite(ctx.deps, { workspaceId: workspace.id, email }, auditBy(ctx));
       return ctx.redirect("/admin/members", "invite_withdrawn");
     }
-    const userId = field(ctx.body, "user_id");
+    const userId = idField(ctx.body, "user_id", "That person is not a member of this workspace.");
     if (action !== "role" && action !== "remove") throw errors.badRequest("Unknown action.");
     try {
       const next = action === "role" ? role(field(ctx.body, "role")) : null;

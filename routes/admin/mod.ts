@@ -8,12 +8,12 @@ import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
-import { secureHeaders } from "hono/secure-headers";
 import { Fragment, h } from "preact";
 import type { Deps } from "@/lib/deps.ts";
 import { AppError, errors } from "@/lib/errors.ts";
-import { type AppEnv, hstsValue, noStore, notFound } from "@/lib/http/http.ts";
-import { MAX_BODY_BYTES } from "@/lib/http/body.ts";
+import { type AppEnv, noStore, notFound, strictPageHeaders } from "@/lib/http/http.ts";
+import { MAX_BODY_BYTES, mediaType } from "@/lib/http/body.ts";
+import { paramGuard } from "@/lib/http/validation.ts";
 import { isPageResult } from "@/lib/ui/define.ts";
 import { renderDocument } from "@/lib/ui/document.tsx";
 import { csrfMatches, readSessionToken } from "@/lib/admin/sessions.ts";
@@ -51,6 +51,7 @@ import * as privacy from "./privacy.tsx";
 import * as auditLog from "./audit.tsx";
 import * as system from "./system.tsx";
 import type { Role } from "@/lib/schemas.ts";
+import { logger } from "@/lib/observe/log.ts";
 
 /**
  * The least workspace role a method of a page needs, where it differs from the default:
@@ -102,25 +103,6 @@ const UPLOAD_PATHS = [/^\/admin\/forms\/[^/]+\/import$/];
 /** The body cap of an upload page (an import file, sent once more with the confirmation). */
 const MAX_UPLOAD_BYTES = 12 * 1024 * 1024;
 
-/** Hono's secure headers with the admin's policy: our origin only, no framing. */
-function adminHeaders(deps: Deps): MiddlewareHandler<AppEnv> {
-  return secureHeaders({
-    contentSecurityPolicy: {
-      defaultSrc: ["'none'"],
-      scriptSrc: ["'self'"],
-      styleSrc: ["'self'"],
-      imgSrc: ["'self'", "data:"],
-      connectSrc: ["'self'"],
-      formAction: ["'self'"],
-      baseUri: ["'none'"],
-      frameAncestors: ["'none'"],
-    },
-    xFrameOptions: "DENY",
-    referrerPolicy: "same-origin",
-    strictTransportSecurity: hstsValue(deps.config),
-  });
-}
-
 /** With a separate `PUBLIC_BASE_URL`, the admin does not exist on the public host. */
 function notOnPublicHost(deps: Deps): MiddlewareHandler<AppEnv> {
   const admin = new URL(deps.config.baseUrl).host;
@@ -163,7 +145,7 @@ function crossSiteGuard(deps: Deps): MiddlewareHandler<AppEnv> {
 export function adminRoutes(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", notOnPublicHost(deps));
-  app.use("*", adminHeaders(deps));
+  app.use("*", strictPageHeaders(deps.config));
   app.use("*", noStore());
   app.use("*", crossSiteGuard(deps));
   // A page that takes a file upload (its module's `uploads`) takes a larger body.
@@ -175,10 +157,14 @@ export function adminRoutes(deps: Deps): Hono<AppEnv> {
       },
     })(c, next));
   app.onError((err, c) => errorResponse(deps, c, err));
+  // An id in a path that the service cannot have issued is the 404 page before any read.
+  const ids = paramGuard((c) =>
+    errorResponse(deps, c, new AppError(404, "not_found", "Page not found."))
+  );
   for (const [path, page] of PAGES) {
     const { GET, POST } = page;
-    if (GET) app.get(path, (c) => GET(deps, c));
-    if (POST) app.post(path, (c) => POST(deps, c));
+    if (GET) app.get(path, ids, (c) => GET(deps, c));
+    if (POST) app.post(path, ids, (c) => POST(deps, c));
   }
   app.all("*", (c) => errorResponse(deps, c, new AppError(404, "not_found", "Page not found.")));
   return app;
@@ -252,7 +238,7 @@ async function context<T>(
  * also reads multipart: a file's text is the field's value, its name `<field>_name`.
  */
 async function readForm(c: Context<AppEnv>, uploads: boolean): Promise<URLSearchParams> {
-  const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  const type = mediaType(c.req.header("content-type"));
   if (uploads && type === "multipart/form-data") {
     const out = new URLSearchParams();
     try {
@@ -281,11 +267,7 @@ async function readForm(c: Context<AppEnv>, uploads: boolean): Promise<URLSearch
 function errorResponse(deps: Deps, c: Context<AppEnv>, err: Error): Response {
   const known = err instanceof AppError;
   if (!known) {
-    console.error(JSON.stringify({
-      level: "error",
-      request_id: c.get("requestId"),
-      msg: String(err?.stack ?? err),
-    }));
+    logger.error("unhandled error", { request_id: c.get("requestId"), error: err });
   }
   const status = known ? err.status : 500;
   const message = known ? err.message : "Something went wrong on our side. Try again.";

@@ -4,76 +4,128 @@
  * `/api/v1/server`; the workspace and data mode come from the key.
  * @module
  */
-import { Hono } from "hono";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Deps } from "@/lib/deps.ts";
-import { errors } from "@/lib/errors.ts";
-import { mediaType, parseJsonObject, readBody } from "@/lib/http/body.ts";
+import { apiApp, BEARER } from "@/lib/api/app.ts";
+import {
+  errorResponses,
+  idParam,
+  jsonRequest,
+  jsonResponse,
+  KEY_ERRORS,
+  privacyJobSchema,
+  submissionSchema,
+} from "@/lib/api/schemas.ts";
 import { clientIp } from "@/lib/http/http.ts";
+import { jsonBody } from "@/lib/http/validation.ts";
 import { audit } from "@/lib/privacy/audit.ts";
 import { eraseBodySchema, jobView, requirePrivacyJob, startErase } from "@/lib/privacy/erase.ts";
 import { exportByEmail } from "@/lib/privacy/export.ts";
 import { keyActor, keyAuth, type ServerEnv } from "./_key_auth.ts";
 
-/** The email an export or erase is about, or a 400 naming the problem. */
-function parseEmail(raw: unknown): string {
-  const parsed = eraseBodySchema.safeParse(raw);
-  if (!parsed.success) {
-    throw errors.badRequest('Send {"email": "person@example.com"} with one email address.');
-  }
-  return parsed.data.email;
-}
+const base = { tags: ["Privacy"], security: BEARER };
+
+const eraseRoute = createRoute({
+  ...base,
+  method: "post",
+  path: "/privacy/erase",
+  summary: "Erase a person's data",
+  description: "Starts a job deleting every submission (of the key's mode) that holds this " +
+    "email address, with its files and what notifications kept. Scope `admin`. Audited.",
+  request: {
+    body: jsonRequest(eraseBodySchema, { email: "ada@example.com" }),
+  },
+  responses: {
+    202: jsonResponse("The job, running.", z.object({ job: privacyJobSchema })),
+    ...errorResponses(400, 413, 415, 401, 403, 429),
+  },
+});
+
+const jobRoute = createRoute({
+  ...base,
+  method: "get",
+  path: "/privacy/jobs/{id}",
+  summary: "Get an erase job",
+  description: "An erase job's progress: `running` or `done`, with counts by form. " +
+    "Scope `admin`.",
+  request: {
+    params: z.object({
+      id: idParam("id", "job_01jd8y5x2n3k4m5p6q7r8s9t0v", "Privacy job not found."),
+    }),
+  },
+  responses: {
+    200: jsonResponse("The job.", z.object({ job: privacyJobSchema })),
+    ...errorResponses(...KEY_ERRORS),
+  },
+});
+
+const exportRoute = createRoute({
+  ...base,
+  method: "get",
+  path: "/privacy/export",
+  summary: "Export a person's data",
+  description: "Every submission (of the key's mode) holding this email address, with its " +
+    "form. Scope `read`. Audited.",
+  request: { query: z.object({ email: eraseBodySchema.shape.email }) },
+  responses: {
+    200: jsonResponse(
+      "The person's submissions.",
+      z.object({
+        email: z.string(),
+        submissions: z.array(
+          submissionSchema.extend({
+            form: z.object({ public_id: z.string(), name: z.string() }),
+          }).loose(),
+        ),
+        truncated: z.boolean(),
+      }),
+    ),
+    ...errorResponses(400, 401, 403, 429),
+  },
+});
 
 /** The privacy routes, mounted under `/api/v1/server`. */
-export function privacyApi(deps: Deps): Hono<ServerEnv> {
-  const app = new Hono<ServerEnv>();
+export function privacyApi(deps: Deps): OpenAPIHono<ServerEnv> {
+  const app = apiApp<ServerEnv>();
+  const auth = (scope: "admin" | "read", route: string) => keyAuth(deps, { scope, route });
 
-  app.post(
-    "/privacy/erase",
-    keyAuth(deps, { scope: "admin", route: "server_privacy_erase" }),
+  app.openapi(
+    { ...eraseRoute, middleware: [auth("admin", "server_privacy_erase"), jsonBody()] },
     async (c) => {
-      const type = mediaType(c.req.header("content-type"));
-      if (type && type !== "application/json") {
-        throw errors.unsupportedMediaType(["application/json"]);
-      }
-      const email = parseEmail(parseJsonObject(await readBody(c.req.raw)));
-      const auth = c.get("auth");
+      const key = c.get("auth");
       const job = await startErase(deps, {
-        workspaceId: auth.workspace.id,
-        modes: [auth.mode],
-        email,
-        actor: keyActor(auth),
+        workspaceId: key.workspace.id,
+        modes: [key.mode],
+        email: c.req.valid("json").email,
+        actor: keyActor(key),
         ip: clientIp(c, deps.config.trustProxy),
       });
       return c.json({ job: jobView(job) }, 202);
     },
   );
 
-  app.get(
-    "/privacy/jobs/:id",
-    keyAuth(deps, { scope: "admin", route: "server_privacy_job" }),
-    async (c) => {
-      const job = await requirePrivacyJob(deps, c.get("auth").workspace.id, c.req.param("id"));
-      c.header("Cache-Control", "no-store");
-      return c.json({ job: jobView(job) });
-    },
-  );
+  app.openapi({ ...jobRoute, middleware: [auth("admin", "server_privacy_job")] }, async (c) => {
+    const id = c.req.valid("param").id;
+    const job = await requirePrivacyJob(deps, c.get("auth").workspace.id, id);
+    c.header("Cache-Control", "no-store");
+    return c.json({ job: jobView(job) }, 200);
+  });
 
-  app.get(
-    "/privacy/export",
-    keyAuth(deps, { scope: "read", route: "server_privacy_export" }),
+  app.openapi(
+    { ...exportRoute, middleware: [auth("read", "server_privacy_export")] },
     async (c) => {
-      const email = parseEmail({ email: c.req.query("email") ?? "" });
-      const auth = c.get("auth");
-      const result = await exportByEmail(deps, auth.workspace.id, auth.mode, email);
+      const { email } = c.req.valid("query");
+      const key = c.get("auth");
+      const result = await exportByEmail(deps, key.workspace.id, key.mode, email);
       await audit(deps, {
-        workspaceId: auth.workspace.id,
+        workspaceId: key.workspace.id,
         action: "export.privacy",
-        actor: keyActor(auth),
+        actor: keyActor(key),
         ip: clientIp(c, deps.config.trustProxy),
         details: { count: result.submissions.length },
       });
       c.header("Cache-Control", "no-store");
-      return c.json({ email, ...result });
+      return c.json({ email, ...result }, 200);
     },
   );
 

@@ -2,59 +2,149 @@
  * Public endpoints (no credential): schema, submit, validate. SPEC part 4.
  * @module
  */
-import { Hono } from "hono";
-import { mediaType, parseJsonObject, readBody } from "@/lib/http/body.ts";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Deps } from "@/lib/deps.ts";
+import { apiApp } from "@/lib/api/app.ts";
+import {
+  errorResponses,
+  formIdParams,
+  jsonRequest,
+  jsonResponse,
+  publicSchemaBody,
+  submitResultSchema,
+} from "@/lib/api/schemas.ts";
 import { errors } from "@/lib/errors.ts";
 import { publicSchema, requireLiveForm } from "@/lib/forms/forms.ts";
-import { type AppEnv, clientIp, limitByClientIp } from "@/lib/http/http.ts";
-import { checkStoredSize, parseSubmitBody } from "@/lib/submissions/parse.ts";
+import { type AppEnv, clientIp, limitByClientIp, limitedByClientIp } from "@/lib/http/http.ts";
+import { jsonBody } from "@/lib/http/validation.ts";
+import { checkStoredSize, submitBodySchema } from "@/lib/submissions/parse.ts";
 import { submitRequest } from "@/lib/submissions/submit.ts";
 import { validateData } from "@/lib/forms/validator.ts";
 import { answerFormPost } from "./_form_post.ts";
 
-/** The public API sub-app, mounted at `/api/v1`. */
-export function publicApi(deps: Deps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+const TAG = ["Public"];
+const SUBMIT_EXAMPLE = { data: { email: "ada@example.com", message: "Hello" } };
 
-  app.get("/forms/p/:id", async (c) => {
+const schemaRoute = createRoute({
+  method: "get",
+  path: "/forms/p/{id}",
+  tags: TAG,
+  summary: "Get a form's public schema",
+  description: "The fields, schema version and CAPTCHA settings a page needs to render the " +
+    "form. Answers `ETag`; `If-None-Match` gets 304. 60 a minute per client IP.",
+  request: { params: formIdParams },
+  responses: {
+    200: jsonResponse("The form's public schema.", publicSchemaBody),
+    304: { description: "Not modified (the `ETag` matched)." },
+    ...errorResponses(404, 429),
+  },
+});
+
+const submitRoute = createRoute({
+  method: "post",
+  path: "/submit/p/{id}",
+  tags: TAG,
+  summary: "Submit a form",
+  description: "Stores one submission. Send an `Idempotency-Key` and retry with the same key: " +
+    "one submission, never two. A JSON body answers JSON; an HTML form post (urlencoded or " +
+    "multipart, with files) answers a 303 redirect, or JSON when it asks for " +
+    "`Accept: application/json` and names no `_redirect`. 20 a minute per client IP.",
+  request: {
+    params: formIdParams,
+    headers: z.object({
+      "idempotency-key": z.string().max(255).optional().meta({
+        description: "One key per logical submission, kept across retries.",
+      }),
+    }),
+    body: {
+      required: true,
+      content: {
+        "application/json": { schema: submitBodySchema, example: SUBMIT_EXAMPLE },
+        "application/x-www-form-urlencoded": {
+          schema: z.record(z.string(), z.string()).meta({
+            description: "Field values by name; `_redirect`, `_next`, `_replyto`, `_subject`.",
+          }),
+        },
+        "multipart/form-data": {
+          schema: z.record(z.string(), z.unknown()).meta({
+            description: "Field values and files by field name.",
+          }),
+        },
+      },
+    },
+  },
+  responses: {
+    201: jsonResponse("Stored (`Idempotent-Replayed: true` on a replay).", submitResultSchema),
+    303: { description: "An HTML form post: redirect to the success or error page." },
+    ...errorResponses(400, 403, 404, 408, 409, 413, 415, 422, 423, 429, 503),
+  },
+});
+
+const validateRoute = createRoute({
+  method: "post",
+  path: "/forms/p/{id}/validate",
+  tags: TAG,
+  summary: "Validate without storing",
+  description: "Checks a submit body against the form (the same 400, 409 and 422 answers as " +
+    "submit) and stores nothing. 30 a minute per client IP.",
+  request: {
+    params: formIdParams,
+    body: jsonRequest(submitBodySchema, SUBMIT_EXAMPLE),
+  },
+  responses: {
+    200: jsonResponse("The data is valid.", z.object({ valid: z.literal(true) })),
+    ...errorResponses(400, 403, 404, 409, 413, 415, 422, 429),
+  },
+});
+
+/** The public API sub-app, mounted at `/api/v1`. */
+export function publicApi(deps: Deps): OpenAPIHono<AppEnv> {
+  const app = apiApp<AppEnv>();
+
+  app.openapi(schemaRoute, async (c) => {
     await limitByClientIp(deps, c, "schema");
-    const { form } = await requireLiveForm(deps, c.req.param("id"));
-    const body = publicSchema(form);
+    const { form } = await requireLiveForm(deps, c.req.valid("param").id);
     const etag = `"v${form.schema_version}-${Date.parse(form.updated_at).toString(36)}"`;
     c.header("ETag", etag);
     c.header("Cache-Control", "no-cache");
     if (c.req.header("if-none-match") === etag) return c.body(null, 304);
-    return c.json(body);
+    return c.json(publicSchema(form), 200);
   });
 
-  app.post("/submit/p/:id", async (c) => {
-    const answer = await submitRequest(deps, {
-      formId: c.req.param("id"),
-      request: c.req.raw,
-      ip: clientIp(c, deps.config.trustProxy),
-      onForm: (form) => c.set("submitForm", form),
-    });
-    if (answer.kind !== "json") return answerFormPost(deps, c, answer);
-    if (answer.outcome.replayed) c.header("Idempotent-Replayed", "true");
-    return c.json(answer.outcome.body, 201);
-  });
+  // The submit pipeline reads its own body (JSON, urlencoded or multipart, once, with the
+  // streaming caps) and the form's data goes through the per-form validator built from its
+  // fields: the body is documented here but validated there (lib/submissions/submit.ts).
+  // Only the path parameter passes the hook.
+  app.openapi(
+    { ...submitRoute, request: { params: submitRoute.request.params }, hide: true },
+    async (c) => {
+      const answer = await submitRequest(deps, {
+        formId: c.req.valid("param").id,
+        request: c.req.raw,
+        ip: clientIp(c, deps.config.trustProxy),
+        onForm: (form) => c.set("submitForm", form),
+      });
+      if (answer.kind !== "json") return answerFormPost(deps, c, answer);
+      if (answer.outcome.replayed) c.header("Idempotent-Replayed", "true");
+      return c.json(answer.outcome.body, 201);
+    },
+  );
+  app.openAPIRegistry.registerPath(submitRoute);
 
-  app.post("/forms/p/:id/validate", async (c) => {
-    await limitByClientIp(deps, c, "validate");
-    const { form } = await requireLiveForm(deps, c.req.param("id"));
-    if (mediaType(c.req.header("content-type")) !== "application/json") {
-      throw errors.unsupportedMediaType(["application/json"]);
-    }
-    const body = parseSubmitBody(parseJsonObject(await readBody(c.req.raw)));
-    if (body.schema_version !== undefined && body.schema_version !== form.schema_version) {
-      throw errors.schemaChanged(form.schema_version);
-    }
-    const result = validateData(form, body.data, "json");
-    if (result.errors.length) throw errors.validation(result.errors);
-    checkStoredSize(result.values, body.metadata ?? {});
-    return c.json({ valid: true });
-  });
+  app.openapi(
+    { ...validateRoute, middleware: [limitedByClientIp(deps, "validate"), jsonBody()] },
+    async (c) => {
+      const { form } = await requireLiveForm(deps, c.req.valid("param").id);
+      const body = c.req.valid("json");
+      if (body.schema_version !== undefined && body.schema_version !== form.schema_version) {
+        throw errors.schemaChanged(form.schema_version);
+      }
+      const result = validateData(form, body.data, "json");
+      if (result.errors.length) throw errors.validation(result.errors);
+      checkStoredSize(result.values, body.metadata ?? {});
+      return c.json({ valid: true as const }, 200);
+    },
+  );
 
   return app;
 }

@@ -4,15 +4,27 @@
  * the client. Routes stay thin; the queries live in lib/.
  * @module
  */
-import { type Context, Hono } from "hono";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { formAnalytics } from "@/lib/forms/analytics.ts";
-import { mediaType, parseJsonObject, readBody } from "@/lib/http/body.ts";
 import type { Deps } from "@/lib/deps.ts";
-import { errors } from "@/lib/errors.ts";
+import { apiApp, BEARER } from "@/lib/api/app.ts";
+import {
+  analyticsSchema,
+  errorResponses,
+  formIdParams,
+  formSchema,
+  idParam,
+  jsonRequest,
+  jsonResponse,
+  KEY_ERRORS,
+  paginationSchema,
+  submissionSchema,
+} from "@/lib/api/schemas.ts";
 import { formListQuerySchema, listForms, requireOwnForm } from "@/lib/forms/query.ts";
 import { formView } from "@/lib/forms/forms.ts";
-import { parseQuery } from "@/lib/http/pagination.ts";
-import { deleteSubmissions, parseDeleteBody } from "@/lib/submissions/delete.ts";
+import { jsonBody } from "@/lib/http/validation.ts";
+import { deleteBodySchema, deleteSubmissions, requireIdCount } from "@/lib/submissions/delete.ts";
 import {
   listSubmissions,
   requireSubmission,
@@ -22,61 +34,176 @@ import {
 import { signFileDownload } from "@/lib/uploads/downloads.ts";
 import { auditDelete, keyAuth, type ServerEnv } from "./_key_auth.ts";
 
+const TAG = ["Forms and submissions"];
+const base = { tags: TAG, security: BEARER };
+const submissionParams = formIdParams.extend({
+  sid: idParam("sid", "sub_01jd8y5x2n3k4m5p6q7r8s9t0v", "Submission not found."),
+});
+
+const listFormsRoute = createRoute({
+  ...base,
+  method: "get",
+  path: "/forms",
+  summary: "List forms",
+  description: "The key's workspace's forms, paginated, searchable by name. Scope `read`.",
+  request: { query: formListQuerySchema },
+  responses: {
+    200: jsonResponse(
+      "A page of forms.",
+      z.object({ forms: z.array(formSchema), pagination: paginationSchema }),
+    ),
+    ...errorResponses(400, ...KEY_ERRORS),
+  },
+});
+
+const getFormRoute = createRoute({
+  ...base,
+  method: "get",
+  path: "/forms/{id}",
+  summary: "Get a form",
+  description: "One form's definition (no CAPTCHA secret). Scope `read`.",
+  request: { params: formIdParams },
+  responses: {
+    200: jsonResponse("The form.", z.object({ form: formSchema })),
+    ...errorResponses(...KEY_ERRORS),
+  },
+});
+
+const listSubmissionsRoute = createRoute({
+  ...base,
+  method: "get",
+  path: "/forms/{id}/submissions",
+  summary: "List submissions",
+  description: "Newest first, of the key's mode (live or test), filtered by status, search " +
+    "text and date range. Scope `read`.",
+  request: { params: formIdParams, query: submissionListQuerySchema },
+  responses: {
+    200: jsonResponse(
+      "A page of submissions.",
+      z.object({ submissions: z.array(submissionSchema), pagination: paginationSchema }),
+    ),
+    ...errorResponses(400, ...KEY_ERRORS),
+  },
+});
+
+const getSubmissionRoute = createRoute({
+  ...base,
+  method: "get",
+  path: "/forms/{id}/submissions/{sid}",
+  summary: "Get a submission",
+  description: "One submission of the key's mode. Scope `read`.",
+  request: { params: submissionParams },
+  responses: {
+    200: jsonResponse("The submission.", z.object({ submission: submissionSchema })),
+    ...errorResponses(...KEY_ERRORS),
+  },
+});
+
+const deleteSubmissionsRoute = createRoute({
+  ...base,
+  method: "delete",
+  path: "/forms/{id}/submissions",
+  summary: "Delete submissions",
+  description: "Deletes up to 500 submissions by id (with their files); ids not found are " +
+    "listed. Scope `admin`. Audited.",
+  request: {
+    params: formIdParams,
+    body: jsonRequest(deleteBodySchema, { ids: ["sub_01jd8y5x2n3k4m5p6q7r8s9t0v"] }),
+  },
+  responses: {
+    200: jsonResponse(
+      "What was deleted.",
+      z.object({ deleted: z.number().int(), not_found: z.array(z.string()) }),
+    ),
+    ...errorResponses(400, 413, 415, ...KEY_ERRORS),
+  },
+});
+
+const analyticsRoute = createRoute({
+  ...base,
+  method: "get",
+  path: "/forms/{id}/analytics",
+  summary: "Get a form's analytics",
+  description: "Views, starts, submissions and completion rate, in total and by day, over " +
+    "the workspace's retention window. Scope `read`.",
+  request: { params: formIdParams },
+  responses: {
+    200: jsonResponse("The analytics.", z.object({ analytics: analyticsSchema })),
+    ...errorResponses(...KEY_ERRORS),
+  },
+});
+
+const downloadRoute = createRoute({
+  ...base,
+  method: "get",
+  path: "/forms/{id}/files/download",
+  summary: "Get a file's download link",
+  description: "A short-lived signed URL of a file attached to one of the form's submissions " +
+    "(its `path` as the submission lists it). Scope `read`.",
+  request: {
+    params: formIdParams,
+    query: z.object({ path: z.string().max(200).optional() }),
+  },
+  responses: {
+    200: jsonResponse("The link.", z.object({ url: z.string(), expires_at: z.string() })),
+    ...errorResponses(...KEY_ERRORS),
+  },
+});
+
 /** The Server Data API sub-app, mounted at `/api/v1/server`. */
-export function serverApi(deps: Deps): Hono<ServerEnv> {
-  const app = new Hono<ServerEnv>();
-  const read = (route: string) => keyAuth(deps, { scope: "read", route });
+export function serverApi(deps: Deps): OpenAPIHono<ServerEnv> {
+  const app = apiApp<ServerEnv>();
+  const read = (route: string) => [keyAuth(deps, { scope: "read", route })];
   /** The key's own form or the one 404 (the workspace comes from the key). */
   const ownForm = (c: Context<ServerEnv>) =>
     requireOwnForm(deps, c.get("auth").workspace.id, c.req.param("id") ?? "");
 
-  app.get("/forms", read("server_forms"), async (c) => {
-    const q = parseQuery(formListQuerySchema, c.req.query());
-    return c.json(await listForms(deps, c.get("auth").workspace.id, q));
+  app.openapi({ ...listFormsRoute, middleware: read("server_forms") }, async (c) => {
+    return c.json(await listForms(deps, c.get("auth").workspace.id, c.req.valid("query")), 200);
   });
 
-  app.get("/forms/:id", read("server_form"), async (c) => {
-    return c.json({ form: formView(await ownForm(c)) });
+  app.openapi({ ...getFormRoute, middleware: read("server_form") }, async (c) => {
+    return c.json({ form: formView(await ownForm(c)) }, 200);
   });
 
-  app.get("/forms/:id/submissions", read("server_submissions"), async (c) => {
+  app.openapi({ ...listSubmissionsRoute, middleware: read("server_submissions") }, async (c) => {
     const form = await ownForm(c);
-    const q = parseQuery(submissionListQuerySchema, c.req.query());
-    return c.json(await listSubmissions(deps, form, c.get("auth").mode, q));
+    const q = c.req.valid("query");
+    return c.json(await listSubmissions(deps, form, c.get("auth").mode, q), 200);
   });
 
-  app.get("/forms/:id/submissions/:sid", read("server_submission"), async (c) => {
+  app.openapi({ ...getSubmissionRoute, middleware: read("server_submission") }, async (c) => {
     const form = await ownForm(c);
-    const s = await requireSubmission(deps, form, c.get("auth").mode, c.req.param("sid"));
-    return c.json({ submission: submissionView(s) });
+    const sid = c.req.valid("param").sid;
+    const s = await requireSubmission(deps, form, c.get("auth").mode, sid);
+    return c.json({ submission: submissionView(s) }, 200);
   });
 
-  app.delete(
-    "/forms/:id/submissions",
-    keyAuth(deps, { scope: "admin", route: "server_delete" }),
+  app.openapi(
+    {
+      ...deleteSubmissionsRoute,
+      middleware: [keyAuth(deps, { scope: "admin", route: "server_delete" }), jsonBody()],
+    },
     async (c) => {
       const form = await ownForm(c);
-      const type = mediaType(c.req.header("content-type"));
-      if (type && type !== "application/json") {
-        throw errors.unsupportedMediaType(["application/json"]);
-      }
-      const ids = parseDeleteBody(parseJsonObject(await readBody(c.req.raw)));
+      const ids = requireIdCount(c.req.valid("json").ids);
       const result = await deleteSubmissions(deps, form, c.get("auth").mode, ids, { notify: true });
       await auditDelete(deps, c, form.id, result.deleted);
-      return c.json(result);
+      return c.json(result, 200);
     },
   );
 
-  app.get("/forms/:id/analytics", read("server_analytics"), async (c) => {
+  app.openapi({ ...analyticsRoute, middleware: read("server_analytics") }, async (c) => {
     const form = await ownForm(c);
     const { workspace, mode } = c.get("auth");
-    return c.json({ analytics: await formAnalytics(deps, form, workspace, mode) });
+    return c.json({ analytics: await formAnalytics(deps, form, workspace, mode) }, 200);
   });
 
-  app.get("/forms/:id/files/download", read("server_download"), async (c) => {
+  app.openapi({ ...downloadRoute, middleware: read("server_download") }, async (c) => {
     const form = await ownForm(c);
     c.header("Cache-Control", "no-store");
-    return c.json(await signFileDownload(deps, c.get("auth"), form.id, c.req.query("path")));
+    const path = c.req.valid("query").path;
+    return c.json(await signFileDownload(deps, c.get("auth"), form.id, path), 200);
   });
 
   return app;

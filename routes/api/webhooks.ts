@@ -5,12 +5,25 @@
  * only endpoints of its own mode (another mode's are 404). Changes are audited.
  * @module
  */
-import { type Context, Hono } from "hono";
+import { createRoute, type OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import type { Deps } from "@/lib/deps.ts";
-import { errors } from "@/lib/errors.ts";
-import { mediaType, parseJsonObject, readBody } from "@/lib/http/body.ts";
-import { pageQuerySchema, pagination, parseQuery } from "@/lib/http/pagination.ts";
+import { apiApp, BEARER } from "@/lib/api/app.ts";
+import {
+  deliverySchema,
+  errorResponses,
+  idParam,
+  jsonRequest,
+  jsonResponse,
+  KEY_ERRORS,
+  paginationSchema,
+  queuedSchema,
+  webhookSchema,
+  webhookWithSecretSchema,
+} from "@/lib/api/schemas.ts";
+import { pageQuerySchema, pagination } from "@/lib/http/pagination.ts";
 import { clientIp } from "@/lib/http/http.ts";
+import { jsonBody } from "@/lib/http/validation.ts";
 import { listDeliveries } from "@/lib/notify/deliver.ts";
 import { resendDelivery, sendTestEvent } from "@/lib/notify/manual.ts";
 import {
@@ -19,15 +32,146 @@ import {
   rotateWebhookSecret,
   updateWebhook,
   type WebhookActor,
+  webhookCreateSchema,
+  webhookUpdateSchema,
 } from "@/lib/notify/webhook_edits.ts";
 import { listWebhooks, requireWebhook, webhookView } from "@/lib/notify/webhooks.ts";
 import { keyActor, keyAuth, type ServerEnv } from "./_key_auth.ts";
 
-async function jsonBody(req: Request): Promise<Record<string, unknown>> {
-  const type = mediaType(req.headers.get("content-type") ?? undefined);
-  if (type && type !== "application/json") throw errors.unsupportedMediaType(["application/json"]);
-  return parseJsonObject(await readBody(req));
+const WID_EXAMPLE = "whk_01jd8y5x2n3k4m5p6q7r8s9t0v";
+const widParams = z.object({ wid: idParam("wid", WID_EXAMPLE, "Webhook not found.") });
+const didParams = widParams.extend({
+  did: idParam("did", "dlv_01jd8y5x2n3k4m5p6q7r8s9t0v", "Delivery not found."),
+});
+
+/** A webhook route: tag, bearer security, `admin` scope, the key errors. */
+function route<R extends Omit<RouteConfig, "tags" | "security">>(r: R) {
+  const errs = errorResponses(...KEY_ERRORS);
+  return createRoute({
+    ...r,
+    tags: ["Webhooks"],
+    security: BEARER,
+    responses: { ...errs, ...r.responses },
+    description: `${r.description} Scope \`admin\`; only endpoints of the key's mode.`,
+  });
 }
+
+const listRoute = route({
+  method: "get",
+  path: "/",
+  summary: "List webhook endpoints",
+  description: "The workspace's endpoints, paginated.",
+  request: { query: pageQuerySchema },
+  responses: {
+    200: jsonResponse(
+      "A page of endpoints.",
+      z.object({ webhooks: z.array(webhookSchema), pagination: paginationSchema }),
+    ),
+    ...errorResponses(400),
+  },
+});
+
+const createRouteDef = route({
+  method: "post",
+  path: "/",
+  summary: "Create a webhook endpoint",
+  description: "Adds an endpoint receiving signed events (Standard Webhooks). The answer " +
+    "holds its `whsec_` secret, shown only here and on rotate. Audited.",
+  request: {
+    body: jsonRequest(webhookCreateSchema, {
+      url: "https://example.com/hooks/formwell",
+      events: ["submission.created"],
+    }),
+  },
+  responses: {
+    201: jsonResponse(
+      "The endpoint with its secret.",
+      z.object({ webhook: webhookWithSecretSchema }),
+    ),
+    ...errorResponses(400, 413, 415),
+  },
+});
+
+const getRoute = route({
+  method: "get",
+  path: "/{wid}",
+  summary: "Get a webhook endpoint",
+  description: "One endpoint (never its secret).",
+  request: { params: widParams },
+  responses: { 200: jsonResponse("The endpoint.", z.object({ webhook: webhookSchema })) },
+});
+
+const updateRoute = route({
+  method: "patch",
+  path: "/{wid}",
+  summary: "Update a webhook endpoint",
+  description: "Changes its URL, events, forms or `enabled`. Audited.",
+  request: { params: widParams, body: jsonRequest(webhookUpdateSchema, { enabled: false }) },
+  responses: {
+    200: jsonResponse("The endpoint.", z.object({ webhook: webhookSchema })),
+    ...errorResponses(400, 413, 415),
+  },
+});
+
+const deleteRoute = route({
+  method: "delete",
+  path: "/{wid}",
+  summary: "Delete a webhook endpoint",
+  description: "Removes the endpoint and its delivery log. Audited.",
+  request: { params: widParams },
+  responses: {
+    200: jsonResponse("Deleted.", z.object({ deleted: z.literal(true), id: z.string() })),
+  },
+});
+
+const rotateRoute = route({
+  method: "post",
+  path: "/{wid}/rotate",
+  summary: "Rotate a webhook secret",
+  description: "A new signing secret; the previous one keeps signing alongside for 24 hours. " +
+    "Audited.",
+  request: { params: widParams },
+  responses: {
+    200: jsonResponse(
+      "The endpoint with its new secret.",
+      z.object({ webhook: webhookWithSecretSchema }),
+    ),
+  },
+});
+
+const testRoute = route({
+  method: "post",
+  path: "/{wid}/test",
+  summary: "Send a test event",
+  description: "Queues a `webhook.test` event to the endpoint. Audited.",
+  request: { params: widParams },
+  responses: { 202: jsonResponse("Queued.", queuedSchema) },
+});
+
+const deliveriesRoute = route({
+  method: "get",
+  path: "/{wid}/deliveries",
+  summary: "List deliveries",
+  description: "The endpoint's recent delivery attempts, newest first, paginated.",
+  request: { params: widParams, query: pageQuerySchema },
+  responses: {
+    200: jsonResponse(
+      "A page of deliveries.",
+      z.object({ deliveries: z.array(deliverySchema), pagination: paginationSchema }),
+    ),
+    ...errorResponses(400),
+  },
+});
+
+const resendRoute = route({
+  method: "post",
+  path: "/{wid}/deliveries/{did}/resend",
+  summary: "Resend a delivery",
+  description: "Queues the delivery's event to the endpoint again (404 once its submission " +
+    "was erased).",
+  request: { params: didParams },
+  responses: { 202: jsonResponse("Queued.", queuedSchema) },
+});
 
 function page<T>(items: T[], q: { page: number; limit: number }) {
   const start = (q.page - 1) * q.limit;
@@ -38,9 +182,10 @@ function page<T>(items: T[], q: { page: number; limit: number }) {
 }
 
 /** The webhooks sub-app, mounted at `/api/v1/server/webhooks` (every route: admin scope). */
-export function webhooksApi(deps: Deps): Hono<ServerEnv> {
-  const app = new Hono<ServerEnv>();
-  const admin = (route: string) => keyAuth(deps, { scope: "admin", route });
+export function webhooksApi(deps: Deps): OpenAPIHono<ServerEnv> {
+  const app = apiApp<ServerEnv>();
+  const one = [keyAuth(deps, { scope: "admin", route: "server_webhook" })];
+  const many = [keyAuth(deps, { scope: "admin", route: "server_webhooks" })];
   type C = Context<ServerEnv>;
   const ws = (c: C) => c.get("auth").workspace.id;
   const mode = (c: C) => c.get("auth").mode;
@@ -50,51 +195,52 @@ export function webhooksApi(deps: Deps): Hono<ServerEnv> {
     mode: mode(c),
   });
 
-  app.get("/", admin("server_webhooks"), async (c) => {
-    const q = parseQuery(pageQuerySchema, c.req.query());
+  app.openapi({ ...listRoute, middleware: many }, async (c) => {
     const hooks = await listWebhooks(deps, ws(c), mode(c));
-    const { items, pagination } = page(hooks.map(webhookView), q);
-    return c.json({ webhooks: items, pagination });
+    const { items, pagination } = page(hooks.map(webhookView), c.req.valid("query"));
+    return c.json({ webhooks: items, pagination }, 200);
   });
 
-  app.post("/", admin("server_webhooks"), async (c) => {
-    const webhook = await createWebhook(deps, ws(c), await jsonBody(c.req.raw), by(c));
+  app.openapi({ ...createRouteDef, middleware: [...many, jsonBody()] }, async (c) => {
+    const webhook = await createWebhook(deps, ws(c), c.req.valid("json"), by(c));
     c.header("Cache-Control", "no-store");
     return c.json({ webhook }, 201);
   });
 
-  app.get("/:wid", admin("server_webhook"), async (c) => {
-    const w = await requireWebhook(deps, ws(c), c.req.param("wid"), mode(c));
-    return c.json({ webhook: webhookView(w.value) });
+  app.openapi({ ...getRoute, middleware: one }, async (c) => {
+    const w = await requireWebhook(deps, ws(c), c.req.valid("param").wid, mode(c));
+    return c.json({ webhook: webhookView(w.value) }, 200);
   });
 
-  app.patch("/:wid", admin("server_webhook"), async (c) => {
-    const body = await jsonBody(c.req.raw);
-    return c.json({ webhook: await updateWebhook(deps, ws(c), c.req.param("wid"), body, by(c)) });
+  app.openapi({ ...updateRoute, middleware: [...one, jsonBody()] }, async (c) => {
+    const { wid } = c.req.valid("param");
+    const webhook = await updateWebhook(deps, ws(c), wid, c.req.valid("json"), by(c));
+    return c.json({ webhook }, 200);
   });
 
-  app.delete("/:wid", admin("server_webhook"), async (c) => {
-    return c.json(await deleteWebhook(deps, ws(c), c.req.param("wid"), by(c)));
+  app.openapi({ ...deleteRoute, middleware: one }, async (c) => {
+    return c.json(await deleteWebhook(deps, ws(c), c.req.valid("param").wid, by(c)), 200);
   });
 
-  app.post("/:wid/rotate", admin("server_webhook"), async (c) => {
+  app.openapi({ ...rotateRoute, middleware: one }, async (c) => {
     c.header("Cache-Control", "no-store");
-    return c.json({ webhook: await rotateWebhookSecret(deps, ws(c), c.req.param("wid"), by(c)) });
+    const webhook = await rotateWebhookSecret(deps, ws(c), c.req.valid("param").wid, by(c));
+    return c.json({ webhook }, 200);
   });
 
-  app.post("/:wid/test", admin("server_webhook"), async (c) => {
-    return c.json(await sendTestEvent(deps, ws(c), c.req.param("wid"), by(c)), 202);
+  app.openapi({ ...testRoute, middleware: one }, async (c) => {
+    return c.json(await sendTestEvent(deps, ws(c), c.req.valid("param").wid, by(c)), 202);
   });
 
-  app.get("/:wid/deliveries", admin("server_webhook"), async (c) => {
-    const q = parseQuery(pageQuerySchema, c.req.query());
-    const w = await requireWebhook(deps, ws(c), c.req.param("wid"), mode(c));
+  app.openapi({ ...deliveriesRoute, middleware: one }, async (c) => {
+    const w = await requireWebhook(deps, ws(c), c.req.valid("param").wid, mode(c));
+    const q = c.req.valid("query");
     const { items, pagination } = page(await listDeliveries(deps, w.value.id), q);
-    return c.json({ deliveries: items, pagination });
+    return c.json({ deliveries: items, pagination }, 200);
   });
 
-  app.post("/:wid/deliveries/:did/resend", admin("server_webhook"), async (c) => {
-    const { wid, did } = c.req.param();
+  app.openapi({ ...resendRoute, middleware: one }, async (c) => {
+    const { wid, did } = c.req.valid("param");
     return c.json(await resendDelivery(deps, ws(c), wid, did, mode(c)), 202);
   });
 

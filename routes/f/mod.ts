@@ -10,6 +10,8 @@ import { errors } from "@/lib/errors.ts";
 import type { AppEnv } from "@/lib/http/http.ts";
 import { isPageResult } from "@/lib/ui/define.ts";
 import { type HostedPageModule, htmlPage } from "./_page.ts";
+import { paramGuard } from "@/lib/http/validation.ts";
+import { notFoundPage } from "./_message.tsx";
 import * as formPage from "./[id].tsx";
 import * as thanksPage from "@/routes/f/[id]/thanks.tsx";
 
@@ -28,7 +30,9 @@ let altcha: Promise<Uint8Array> | null = null;
 /** The hosted pages sub-app, mounted at `/`. */
 export function hostedRoutes(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  for (const [path, run] of PAGES) app.get(path, (c) => run(deps, c));
+  // An id that the service cannot have issued is the not-found page before any read.
+  const ids = paramGuard(() => notFoundPage());
+  for (const [path, run] of PAGES) app.get(path, ids, (c) => run(deps, c));
   app.get("/_vendor/altcha.js", async (c) => {
     altcha ??= Deno.readFile(ALTCHA_BUNDLE);
     let body: Uint8Array;

@@ -13,7 +13,7 @@ import { listFormSummaries } from "@/lib/admin/forms.ts";
 import { listApiKeys } from "@/lib/keys/api_keys.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import type { Submission } from "@/lib/schemas.ts";
-import { seedSubmissions } from "@/lib/submissions/seed.ts";
+import { seedSubmissions } from "@/bench/seed.ts";
 import { listWorkspaces } from "@/lib/workspaces/workspaces.ts";
 import { CONTACT_FORM, makeWorkspace, testEnv } from "@/tests/helpers.ts";
 import { freePort } from "@/tests/processes.ts";

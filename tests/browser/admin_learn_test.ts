@@ -11,7 +11,7 @@ import { createForm } from "@/lib/forms/forms.ts";
 import { dispatch } from "@/lib/jobs/mod.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import type { SpamStats } from "@/lib/spam/learn.ts";
-import { seedSubmissions } from "@/lib/submissions/seed.ts";
+import { seedSubmissions } from "@/bench/seed.ts";
 import { CONTACT_FORM, makeWorkspace, testEnv } from "@/tests/helpers.ts";
 import { freePort, within } from "@/tests/processes.ts";
 import { assertCountersExact, recordsOf } from "@/tests/recount.ts";

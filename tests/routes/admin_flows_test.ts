@@ -7,7 +7,7 @@ import { takeKeyReveal } from "@/lib/admin/key_reveal.ts";
 import { describeProblems } from "@/lib/admin/forms.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { utcDay } from "@/lib/kv/kv.ts";
-import { seedSubmissions } from "@/lib/submissions/seed.ts";
+import { seedSubmissions } from "@/bench/seed.ts";
 import { page, post, setup, signIn } from "@/tests/admin_support.ts";
 import { testEnv } from "@/tests/helpers.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { keys } from "@/lib/kv/keys.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
-import { seedSubmissions } from "@/lib/submissions/seed.ts";
+import { seedSubmissions } from "@/bench/seed.ts";
 import {
   contactData,
   makeForm,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createApiKey, listApiKeys, revokeApiKey } from "@/lib/keys/api_keys.ts";
 import type { Scope } from "@/lib/schemas.ts";
-import { seedSubmissions } from "@/lib/submissions/seed.ts";
+import { seedSubmissions } from "@/bench/seed.ts";
 import { updateWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { makeForm, makeWorkspace, type TestEnv, testEnv } from "@/tests/helpers.ts";
 
@@ -313,6 +313,36 @@ Deno.test("server api - rate limited per workspace and route", async () => {
     const res = await get("/forms", keyB, "198.51.100.1");
     assert.equal(res.status, 200, "another workspace has its own budget");
     await res.body?.cancel();
+  } finally {
+    env.close();
+  }
+});
+
+Deno.test("server api - a JSON body without Content-Type is read as JSON; another type is 415", async () => {
+  const env = await testEnv();
+  try {
+    const ws = await makeWorkspace(env.deps, "pro");
+    const form = await makeForm(env.deps, ws);
+    const [id] = await seedSubmissions(env.deps, form, 1);
+    const { key } = await createApiKey(env.deps, {
+      workspaceId: ws.id,
+      name: "k",
+      type: "live",
+      scopes: ["read", "admin"],
+    });
+    const send = (headers: Record<string, string>) =>
+      env.request(`/api/v1/server/forms/${form.id}/submissions`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${key}`, ...headers },
+        // Bytes, not a string: a string body would be labelled text/plain.
+        body: new TextEncoder().encode(JSON.stringify({ ids: [id] })),
+      });
+    const plain = await send({ "content-type": "text/plain" });
+    assert.equal(plain.status, 415);
+    assert.equal((await plain.json()).code, "unsupported_media_type");
+    const bare = await send({});
+    assert.equal(bare.status, 200, await bare.clone().text());
+    assert.deepEqual(await bare.json(), { deleted: 1, not_found: [] });
   } finally {
     env.close();
   }

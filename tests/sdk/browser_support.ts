@@ -12,11 +12,7 @@ import { createForm } from "@/lib/forms/forms.ts";
 import { buildDeps } from "@/lib/runtime.ts";
 import type { Form, FormDefinition } from "@/lib/schemas.ts";
 import { createWorkspace } from "@/lib/workspaces/workspaces.ts";
-import {
-  freePort,
-  type ServerProcess,
-  startServer,
-} from "@/tests/processes.ts";
+import { freePort, type ServerProcess, startServer } from "@/tests/processes.ts";
 
 /** A TCP proxy to the current server port. */
 export interface Proxy {
@@ -100,11 +96,9 @@ export function startPages(
     { hostname: "127.0.0.1", port, onListen: () => {} },
     (req) => {
       const html = pages[new URL(req.url).pathname];
-      return html === undefined
-        ? new Response("not found", { status: 404 })
-        : new Response(html, {
-          headers: { "content-type": "text/html; charset=utf-8" },
-        });
+      return html === undefined ? new Response("not found", { status: 404 }) : new Response(html, {
+        headers: { "content-type": "text/html; charset=utf-8" },
+      });
     },
   );
   return { url: `http://127.0.0.1:${port}`, close: () => server.shutdown() };
@@ -151,8 +145,7 @@ export async function startService(def: FormDefinition): Promise<Service> {
   );
   const ws = await createWorkspace(deps, { name: "sdk", plan: "starter" });
   const form = await createForm(deps, ws.id, def);
-  const key =
-    (await createApiKey(deps, { workspaceId: ws.id, name: "count" })).key;
+  const key = (await createApiKey(deps, { workspaceId: ws.id, name: "count" })).key;
   kv.close();
   const service: Service = {
     url: proxy.url,

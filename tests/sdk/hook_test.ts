@@ -4,18 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { Formwell, type FormwellError } from "@/sdk/mod.ts";
-import {
-  createUseFormwell,
-  type Hooks,
-  type UseFormwell,
-} from "@/sdk/src/hook.ts";
-import {
-  type Answer,
-  json,
-  manualClock,
-  scriptedFetch,
-  testRuntime,
-} from "./fakes.ts";
+import { createUseFormwell, type Hooks, type UseFormwell } from "@/sdk/src/hook.ts";
+import { type Answer, json, manualClock, scriptedFetch, testRuntime } from "./fakes.ts";
 
 /** Renders `hook` like a component: state slots by call order, kept between renders. */
 function harness(hook: () => UseFormwell) {
@@ -25,14 +15,10 @@ function harness(hook: () => UseFormwell) {
     useState<S>(initial: S | (() => S)) {
       const at = i++;
       if (slots.length <= at) {
-        slots[at] = typeof initial === "function"
-          ? (initial as () => S)()
-          : initial;
+        slots[at] = typeof initial === "function" ? (initial as () => S)() : initial;
       }
       const set = (next: S | ((p: S) => S)) => {
-        slots[at] = typeof next === "function"
-          ? (next as (p: S) => S)(slots[at] as S)
-          : next;
+        slots[at] = typeof next === "function" ? (next as (p: S) => S)(slots[at] as S) : next;
       };
       return [slots[at] as S, set];
     },

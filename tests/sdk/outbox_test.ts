@@ -7,13 +7,7 @@ import assert from "node:assert/strict";
 import { Formwell, type FormwellError, type OutboxEvent } from "@/sdk/mod.ts";
 import { memoryStore } from "@/sdk/src/stores.ts";
 import type { Job } from "@/sdk/src/submit.ts";
-import {
-  type Answer,
-  json,
-  manualClock,
-  scriptedFetch,
-  testRuntime,
-} from "./fakes.ts";
+import { type Answer, json, manualClock, scriptedFetch, testRuntime } from "./fakes.ts";
 
 const CREATED = { success: true, submission_id: "sub_1", submission_number: 1 };
 
@@ -127,9 +121,7 @@ Deno.test("sdk outbox - aborting a queued submit removes it and rejects", async 
   const fw = s.make();
   const ctl = new AbortController();
   let error: FormwellError | undefined;
-  const p = fw.submit("fAbc", { a: 1 }, { signal: ctl.signal }).catch((e) =>
-    error = e
-  );
+  const p = fw.submit("fAbc", { a: 1 }, { signal: ctl.signal }).catch((e) => error = e);
   await s.clock.runUntil(() => s.events.length === 1);
   ctl.abort();
   await s.clock.runUntil(() => error !== undefined);

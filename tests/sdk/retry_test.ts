@@ -1,17 +1,10 @@
 import assert from "node:assert/strict";
 import { backoffMs, isTransient, RETRY, withRetry } from "@/sdk/src/http.ts";
 import { FormwellError } from "@/sdk/mod.ts";
-import {
-  type Answer,
-  json,
-  manualClock,
-  scriptedFetch,
-  testRuntime,
-} from "./fakes.ts";
+import { type Answer, json, manualClock, scriptedFetch, testRuntime } from "./fakes.ts";
 import { Formwell } from "@/sdk/mod.ts";
 
-const err = (status: number, code = "x") =>
-  new FormwellError(status, code, "m");
+const err = (status: number, code = "x") => new FormwellError(status, code, "m");
 
 Deno.test("sdk retry - backoff is full jitter under a capped exponential", async (t) => {
   const policy = { attempts: 10, baseMs: 500, capMs: 4000 };

@@ -5,14 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { Formwell, FormwellError } from "@/sdk/server.ts";
-import { seedSubmissions } from "@/lib/submissions/seed.ts";
-import {
-  CONTACT_FORM,
-  makeForm,
-  makeKey,
-  makeWorkspace,
-  testEnv,
-} from "@/tests/helpers.ts";
+import { seedSubmissions } from "@/bench/seed.ts";
+import { CONTACT_FORM, makeForm, makeKey, makeWorkspace, testEnv } from "@/tests/helpers.ts";
 import { SAMPLES } from "@/tests/upload_fixtures.ts";
 import { appFetch } from "./app_fetch.ts";
 

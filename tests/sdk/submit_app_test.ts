@@ -4,21 +4,11 @@
  * and resubmits once when the data still passes, and files go through the signed upload.
  */
 import assert from "node:assert/strict";
-import {
-  Formwell,
-  type FormwellError,
-  type UploadProgress,
-} from "@/sdk/mod.ts";
+import { Formwell, type FormwellError, type UploadProgress } from "@/sdk/mod.ts";
 import { updateForm } from "@/lib/forms/forms.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import type { Submission } from "@/lib/schemas.ts";
-import {
-  CONTACT_FORM,
-  makeForm,
-  makeWorkspace,
-  recount,
-  testEnv,
-} from "@/tests/helpers.ts";
+import { CONTACT_FORM, makeForm, makeWorkspace, recount, testEnv } from "@/tests/helpers.ts";
 import { SAMPLES } from "@/tests/upload_fixtures.ts";
 import { appFetch } from "./app_fetch.ts";
 

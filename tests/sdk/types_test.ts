@@ -149,9 +149,7 @@ export const data: Data = { name: "A", email: "a@example.com", role: "boss", con
     });
     assert.equal(bad.ok, false);
     assert.deepEqual(
-      bad.problems.map((p: { field: string; type: string }) =>
-        `${p.field}:${p.type}`
-      ),
+      bad.problems.map((p: { field: string; type: string }) => `${p.field}:${p.type}`),
       [
         "x:unknown_field",
         "name:required",
@@ -179,8 +177,7 @@ export const data: Data = { name: "A", email: "a@example.com", role: "boss", con
       ...DEF,
       fields: [...DEF.fields!, { name: "phone", type: "tel", required: true }],
     });
-    const text =
-      await (await env.request(`/api/v1/forms/p/${form.id}/types.ts`)).text();
+    const text = await (await env.request(`/api/v1/forms/p/${form.id}/types.ts`)).text();
     assert.match(
       text,
       new RegExp(`export const schemaVersion = ${v2.schema_version};`),

@@ -83,7 +83,7 @@ export const handler = define.handlers<Data>({
 });
 
 /** The keys page. */
-export default define.page<typeof handler>(function Keys({ data, csrf }) {
+export default define.page<typeof handler>(function Keys({ data, csrf, url }) {
   const { workspace, keys, created } = data;
   const active = keys.filter((k) => !k.revoked).length;
   const cap = planOf(workspace.plan).maxActiveKeys;
@@ -211,6 +211,20 @@ export default define.page<typeof handler>(function Keys({ data, csrf }) {
             </table>
           </div>
         )}
+      <section class="card" aria-labelledby="api-use">
+        <h2 id="api-use">Using a key</h2>
+        <p>
+          Send the key as a bearer token from your server, never from a browser. Every route, with
+          its parameters, answers and a curl example, is in the{" "}
+          <a href="/docs/api">API reference</a>.
+        </p>
+        <pre class="code" tabindex={0} aria-label="Example request">{exampleRequest(url)}</pre>
+      </section>
     </>
   );
 });
+
+/** A first request to try with a new key (the key itself stays a placeholder). */
+function exampleRequest(url: URL): string {
+  return `curl ${url.origin}/api/v1/server/forms \\\n  -H "Authorization: Bearer fw_live_YOUR_KEY"`;
+}

@@ -12,7 +12,7 @@ import { resendDelivery, sendTestEvent } from "@/lib/notify/manual.ts";
 import { assertNotSuspended } from "@/lib/workspaces/suspension.ts";
 import { auditBy } from "@/routes/admin/_audit.ts";
 import { Csrf, PageHead, Time } from "@/routes/admin/_layout.tsx";
-import { define, field, requireWorkspace } from "@/routes/admin/_page.ts";
+import { define, field, idField, requireWorkspace } from "@/routes/admin/_page.ts";
 
 interface Data {
   hook: WebhookView;
@@ -37,7 +37,12 @@ export const handler = define.handlers<Data>({
       return ctx.redirect(`/admin/webhooks/${id}`, "webhook_test_sent");
     }
     if (action === "resend") {
-      await resendDelivery(ctx.deps, workspace.id, id, field(ctx.body, "delivery_id"));
+      await resendDelivery(
+        ctx.deps,
+        workspace.id,
+        id,
+        idField(ctx.body, "delivery_id", "Delivery not found."),
+      );
       return ctx.redirect(`/admin/webhooks/${id}`, "webhook_resent");
     }
     throw new AppError(400, "bad_request", "Unknown action.");

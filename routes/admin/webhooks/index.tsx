@@ -30,7 +30,13 @@ import type { Workspace } from "@/lib/schemas.ts";
 import { auditBy } from "@/routes/admin/_audit.ts";
 import { Csrf, PageHead, Time } from "@/routes/admin/_layout.tsx";
 import { SecretReveal } from "@/routes/admin/_reveal.tsx";
-import { define, field, type PageContext, requireWorkspace } from "@/routes/admin/_page.ts";
+import {
+  define,
+  field,
+  idField,
+  type PageContext,
+  requireWorkspace,
+} from "@/routes/admin/_page.ts";
 
 interface Data {
   workspace: Workspace;
@@ -103,7 +109,7 @@ export const handler = define.handlers<Data>({
   async POST(ctx) {
     const workspace = requireWorkspace(ctx);
     const action = field(ctx.body, "action");
-    const id = field(ctx.body, "id");
+    const id = idField(ctx.body, "id", "Webhook not found.");
     const draft: Draft = {
       url: field(ctx.body, "url"),
       format: field(ctx.body, "format") || "standard",

@@ -17,7 +17,7 @@ import { TableJobs } from "@/lib/jobs/table_runner.ts";
 import type { Jobs } from "@/lib/jobs/types.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
 import { deleteSubmissions } from "@/lib/submissions/delete.ts";
-import { seedSubmissions } from "@/lib/submissions/seed.ts";
+import { seedSubmissions } from "@/bench/seed.ts";
 import { setSubmissionStatus } from "@/lib/submissions/status.ts";
 import {
   contactData,

@@ -3,9 +3,7 @@ import assert from "node:assert/strict";
 import ipaddr from "ipaddr.js";
 import { keys } from "@/lib/kv/keys.ts";
 import { emailDigest, emailDigestsOf, MAX_EMAIL_ENTRIES } from "@/lib/privacy/email_index.ts";
-import { erasePreview, exportByEmail } from "@/lib/privacy/export.ts";
-import { backfillEmailIndex } from "@/lib/privacy/backfill.ts";
-import { seedSubmissions } from "@/lib/submissions/seed.ts";
+import { erasePreview } from "@/lib/privacy/export.ts";
 import { requirePrivacyJob, runErase, startErase } from "@/lib/privacy/erase.ts";
 import { privateWho, storedIp, storedSignals } from "@/lib/privacy/ip.ts";
 import { updateForm } from "@/lib/forms/forms.ts";
@@ -260,24 +258,4 @@ Deno.test("privacy email index - digests are normalised, distinct and capped", (
     emailDigest(secret, "a@x.io"),
     emailDigest(new TextEncoder().encode("t"), "a@x.io"),
   );
-});
-
-Deno.test("privacy email index - backfill indexes older records once", async () => {
-  const env = await testEnv();
-  try {
-    const ws = await makeWorkspace(env.deps, "pro");
-    const form = await makeForm(env.deps, ws);
-    const ids = await seedSubmissions(env.deps, form, 25);
-    const first = (await readSubmission(env.deps.kv, form.id, ids[0]))!;
-    const email = String(first.fields.email);
-    assert.ok(email.includes("@"), email);
-    assert.equal((await exportByEmail(env.deps, ws.id, "live", email)).submissions.length, 0);
-    assert.equal(await backfillEmailIndex(env.deps, form), 25);
-    const found = await exportByEmail(env.deps, ws.id, "live", email);
-    assert.ok(found.submissions.some((s) => s.id === ids[0]));
-    assert.equal(await backfillEmailIndex(env.deps, form), 0);
-    await assertCountersExact(env.deps.kv, form.id, "live");
-  } finally {
-    env.close();
-  }
 });

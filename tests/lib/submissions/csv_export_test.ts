@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { csvCell, csvRow, submissionsCsv } from "@/lib/submissions/csv_export.ts";
-import { seedSubmissions } from "@/lib/submissions/seed.ts";
+import { seedSubmissions } from "@/bench/seed.ts";
 import { makeForm, makeWorkspace, testEnv } from "@/tests/helpers.ts";
 
 Deno.test("csv export - cells", async (t) => {

@@ -10,7 +10,7 @@ import {
   submissionListQuerySchema,
   submissionView,
 } from "@/lib/submissions/query.ts";
-import { seedSubmissions } from "@/lib/submissions/seed.ts";
+import { seedSubmissions } from "@/bench/seed.ts";
 import { makeForm, makeWorkspace, testEnv } from "@/tests/helpers.ts";
 import { assertCountersExact, recordsOf } from "@/tests/recount.ts";
 

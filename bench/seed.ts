@@ -7,9 +7,9 @@
 import type { Deps } from "@/lib/deps.ts";
 import { newId } from "@/lib/ids.ts";
 import { keys, type Mode } from "@/lib/kv/keys.ts";
-import { delay, withKvRetry } from "@/lib/kv/kv.ts";
+import { commitWithRetry, withKvRetry } from "@/lib/kv/kv.ts";
 import type { Form, Status, Submission } from "@/lib/schemas.ts";
-import { CounterDeltas, indexCreated } from "./indexes.ts";
+import { CounterDeltas, indexCreated } from "@/lib/submissions/indexes.ts";
 import { markOf } from "@/lib/protection/score_context.ts";
 
 /** Per-submission choices; every one optional. `i` counts from 0 in write order. */
@@ -56,9 +56,9 @@ async function writeBatch(
   size: number,
   opts: SeedOptions,
 ): Promise<string[]> {
-  for (let attempt = 0; attempt < 50; attempt++) {
+  const written = await commitWithRetry(deps.kv, async (op) => {
     const seq = await withKvRetry(() => deps.kv.get<number>(keys.submissionSeq(form.id, mode)));
-    const op = deps.kv.atomic().check(seq);
+    op.check(seq);
     const counters = new CounterDeltas();
     let number = seq.value ?? 0;
     const ids: string[] = [];
@@ -82,9 +82,7 @@ async function writeBatch(
     }
     counters.applyTo(op);
     op.set(keys.submissionSeq(form.id, mode), number);
-    const res = await withKvRetry(() => op.commit());
-    if (res.ok) return ids;
-    await delay(Math.random() * Math.min(2 ** attempt, 50));
-  }
-  throw new Error("seeding kept conflicting with other writers");
+    return ids;
+  }, 50);
+  return written!;
 }

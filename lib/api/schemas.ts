@@ -1,0 +1,238 @@
+/**
+ * The documented shapes of the `/api/v1` answers (and the path parameters): what
+ * routes/api/* declare with `createRoute`, so the OpenAPI document and the tests that check
+ * real answers against it read the same zod schemas. Request bodies and queries are the
+ * schemas lib validates with (lib/submissions/parse.ts, lib/notify/webhook_edits.ts, ...).
+ * @module
+ */
+import { z } from "@hono/zod-openapi";
+import { ID_PATTERN, MAX_ID_LENGTH } from "@/lib/http/validation.ts";
+import { EVENT_TYPES } from "@/lib/notify/events.ts";
+import { FIELD_TYPES } from "@/lib/schemas.ts";
+
+/**
+ * A path parameter holding an id the service issued: an over-long or odd one is the 404 a
+ * missing resource gets, with `notFound` as its message.
+ */
+export function idParam(name: string, example: string, notFound: string) {
+  return z.string().regex(ID_PATTERN, { error: notFound })
+    .openapi({ param: { name, in: "path" }, example, maxLength: MAX_ID_LENGTH });
+}
+
+/** `{id}`: a form's public id. */
+export const formIdParams = z.object({ id: idParam("id", "fAbC123xYz456", "Form not found.") });
+
+/** The JSON body of every error answer (SPEC "Errors"). */
+export const errorBody = z.looseObject({
+  error: z.string().meta({ description: "Human-readable message." }),
+  code: z.string().optional().meta({ description: "Machine-readable code." }),
+  errors: z.array(z.object({
+    field: z.string(),
+    fieldId: z.string(),
+    message: z.string(),
+    type: z.string(),
+  })).optional().meta({ description: "422 only: one item per failed field rule." }),
+  schema_version: z.number().int().optional().meta({
+    description: "409 schema_changed: the form's current version.",
+  }),
+  request_id: z.string().optional(),
+}).openapi("Error");
+
+const ERROR_TEXT: Record<number, string> = {
+  400: "Malformed request (bad JSON, unknown or missing parameters, bad types).",
+  401: "Missing or invalid API key.",
+  403: "Refused: CAPTCHA, spam, origin, plan, or the key lacks the scope.",
+  404: "Not found (also: an id that cannot exist, or a suspended workspace's form).",
+  408: "The request body did not arrive in time.",
+  409: "Idempotency key reused with another payload, or the form's schema changed.",
+  413: "The request body is too large.",
+  415: "Unsupported Content-Type.",
+  422: "Field-level validation failure: `errors` lists the fields.",
+  423: "The form is not accepting submissions.",
+  429: "Rate limit or quota exceeded (no Retry-After: back off).",
+  503: "The service is busy: retry with the same Idempotency-Key.",
+};
+
+/** The error answers of a route, each with the error body. */
+export function errorResponses(...statuses: (keyof typeof ERROR_TEXT)[]) {
+  return Object.fromEntries(statuses.map((s) => [s, {
+    description: ERROR_TEXT[s],
+    content: { "application/json": { schema: errorBody } },
+  }]));
+}
+
+/** A required JSON request body: the schema the route validates with, and an example. */
+export function jsonRequest<S extends z.ZodType>(schema: S, example: unknown) {
+  return { required: true, content: { "application/json": { schema, example } } };
+}
+
+/** A JSON success answer. */
+export function jsonResponse<S extends z.ZodType>(description: string, schema: S) {
+  return { description, content: { "application/json": { schema } } };
+}
+
+/** Errors every key-authenticated route can answer. */
+export const KEY_ERRORS = [401, 403, 404, 429] as const;
+
+/** The `pagination` object of every list. */
+export const paginationSchema = z.object({
+  page: z.number().int(),
+  limit: z.number().int(),
+  total: z.number().int(),
+  total_pages: z.number().int(),
+  has_more: z.boolean(),
+  scanned: z.number().int().optional(),
+  truncated: z.boolean().optional(),
+}).openapi("Pagination");
+
+/** One field of a form. */
+export const fieldSchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  type: z.enum(FIELD_TYPES),
+  required: z.boolean().optional(),
+  label: z.string().optional(),
+}).openapi("Field");
+
+/** `GET /forms/p/{id}`: what a page needs to render and submit the form. */
+export const publicSchemaBody = z.object({
+  form: z.object({
+    public_id: z.string(),
+    name: z.string(),
+    fields: z.array(fieldSchema),
+    schema_version: z.number().int(),
+    accepting: z.boolean(),
+    honeypot: z.string().nullable(),
+  }),
+  captcha: z.object({ provider: z.string(), siteKey: z.string().nullable() }).nullable(),
+}).openapi("PublicSchema");
+
+/** A form as the Server Data API shows it (no CAPTCHA secret). */
+export const formSchema = z.looseObject({
+  public_id: z.string(),
+  name: z.string(),
+  fields: z.array(fieldSchema),
+  captcha: z.looseObject({ provider: z.string(), siteKey: z.string().optional() }).nullable(),
+  honeypot: z.string().nullable(),
+  allowed_origins: z.array(z.string()),
+  accepting: z.boolean(),
+  redirect: z.object({ success: z.string().optional(), error: z.string().optional() }),
+  schema_version: z.number().int(),
+  created_at: z.string(),
+  updated_at: z.string(),
+}).openapi("Form");
+
+/**
+ * A stored file as a submission lists it: its reference from the field's value (only `path`
+ * when no field holds it any more).
+ */
+const fileRefSchema = z.looseObject({
+  path: z.string(),
+  field: z.string().optional(),
+  originalFilename: z.string().optional(),
+  mimeType: z.string().optional(),
+  sizeBytes: z.number().int().optional(),
+});
+
+/** One submission. */
+export const submissionSchema = z.object({
+  id: z.string(),
+  form_id: z.string(),
+  fields: z.record(z.string(), z.unknown()),
+  metadata: z.record(z.string(), z.unknown()),
+  status: z.enum(["completed", "suspicious", "spam"]),
+  created_at: z.string(),
+  submission_number: z.number().int(),
+  files: z.array(fileRefSchema).optional(),
+}).openapi("Submission");
+
+/** `201` of a submit. */
+export const submitResultSchema = z.object({
+  success: z.literal(true),
+  submission_id: z.string(),
+  submission_number: z.number().int(),
+}).openapi("SubmitResult");
+
+/** A form's analytics. */
+export const analyticsSchema = z.object({
+  views: z.number().int(),
+  starts: z.number().int(),
+  submissions: z.number().int(),
+  completion_rate: z.number().nullable(),
+  from: z.string(),
+  to: z.string(),
+  retention_days: z.number().int(),
+  daily: z.array(z.object({
+    date: z.string(),
+    views: z.number().int(),
+    starts: z.number().int(),
+    submissions: z.number().int(),
+  })),
+}).openapi("Analytics");
+
+/** A webhook endpoint (its secret only in create and rotate answers). */
+export const webhookSchema = z.looseObject({
+  id: z.string(),
+  mode: z.enum(["live", "test"]),
+  url: z.string(),
+  events: z.array(z.enum(EVENT_TYPES)),
+  forms: z.array(z.string()),
+  enabled: z.boolean(),
+  failing_since: z.string().nullable(),
+  disabled_reason: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+}).openapi("Webhook");
+
+/** The endpoint with its signing secret (`whsec_...`), shown once. */
+export const webhookWithSecretSchema = webhookSchema.extend({ secret: z.string() })
+  .openapi("WebhookWithSecret");
+
+/** One delivery attempt of an endpoint. */
+export const deliverySchema = z.object({
+  id: z.string(),
+  at: z.string(),
+  event_id: z.string(),
+  msg_id: z.string(),
+  event: z.string(),
+  attempt: z.number().int(),
+  status: z.number().int().nullable(),
+  ok: z.boolean(),
+  latency_ms: z.number(),
+  response: z.string(),
+  error: z.string().optional(),
+  outcome: z.enum(["retrying", "delivered", "failed", "disabled"]),
+  manual: z.boolean().optional(),
+}).openapi("Delivery");
+
+/** A resend or test send, queued. */
+export const queuedSchema = z.object({ queued: z.literal(true), event_id: z.string() });
+
+/** An erase-by-email job. */
+export const privacyJobSchema = z.object({
+  id: z.string(),
+  kind: z.string(),
+  status: z.enum(["running", "done"]),
+  deleted: z.number().int(),
+  forms: z.record(z.string(), z.number()),
+  created_at: z.string(),
+  finished_at: z.string().nullable(),
+}).openapi("PrivacyJob");
+
+/** One audit log entry. */
+export const auditEventSchema = z.looseObject({
+  id: z.string(),
+  action: z.string(),
+  actor: z.string(),
+  ip: z.string().nullable(),
+  at: z.string(),
+  details: z.record(z.string(), z.unknown()),
+}).openapi("AuditEvent");
+
+/** `upload-url`'s answer: where to PUT the file and the reference to submit. */
+export const uploadGrantSchema = z.object({
+  path: z.string(),
+  uploadUrl: z.string(),
+  uploadToken: z.string(),
+  storageToken: z.string().optional(),
+}).openapi("UploadGrant");
