@@ -1,5 +1,6 @@
 import { readSubmission } from "@/lib/submissions/records.ts";
 import assert from "node:assert/strict";
+import { prng } from "@/tests/prng.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { u64Value } from "@/lib/kv/kv.ts";
 import type { Submission } from "@/lib/schemas.ts";
@@ -12,16 +13,6 @@ import {
   testEnv,
 } from "@/tests/helpers.ts";
 import { assertCountersExact } from "@/tests/recount.ts";
-
-/** Small deterministic PRNG (mulberry32), so a failure is reproducible. */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const FIRST = [
   "Ada",

@@ -1,18 +1,9 @@
 import assert from "node:assert/strict";
+import { prng } from "@/tests/prng.ts";
 import { scoreSpam } from "@/lib/protection/score.ts";
 import { spamInputOf } from "@/lib/protection/score_context.ts";
 import { verdictFromFirst } from "@/lib/protection/verdict.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
-
-/** A small deterministic PRNG (mulberry32), so a failure can be replayed. */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const CREATED = "2026-01-10T12:00:00.000Z";
 const FORM = {
