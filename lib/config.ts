@@ -80,6 +80,9 @@ const envSchema = z.object({
     .optional(),
   EMAIL_RETRY_DELAYS: z.string().regex(/^\d+(,\d+)*$/, "comma-separated milliseconds")
     .optional(),
+  // --- spam: optional second opinion ---
+  AKISMET_KEY: z.string().trim().min(1).max(200).optional(),
+  AKISMET_URL: z.url().default("https://rest.akismet.com"),
 });
 
 /** The parsed configuration every module receives through `deps.config`. */
@@ -120,6 +123,8 @@ export interface Config {
   jobs: "queue" | "table";
   /** Email and webhooks (lib/notify). */
   notify: NotifyConfig;
+  /** Akismet as a second opinion in the scoring job; off (null) unless `AKISMET_KEY` is set. */
+  akismet: { key: string; url: string } | null;
 }
 
 /** Notification settings: SMTP (unset: the KV outbox), sender, webhook rules and retries. */
@@ -212,5 +217,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       webhookRetryDelays: msList(e.WEBHOOK_RETRY_DELAYS, WEBHOOK_RETRY_DELAYS),
       emailRetryDelays: msList(e.EMAIL_RETRY_DELAYS, EMAIL_RETRY_DELAYS),
     },
+    akismet: e.AKISMET_KEY ? { key: e.AKISMET_KEY, url: e.AKISMET_URL.replace(/\/+$/, "") } : null,
   };
 }

@@ -64,6 +64,7 @@ export async function createForm(
     name: def.name,
     fields: assignFieldIds(def.fields, []),
     ...definedSettings(def),
+    ...(def.spam_filter ? { spam_filter: def.spam_filter } : {}),
     schema_version: 1,
     created_at: now,
     updated_at: now,
@@ -118,6 +119,8 @@ export async function updateForm(
       schema_version: form.schema_version + (fieldsChanged ? 1 : 0),
       ...privacyOnUpdate(def, form), // retention, IP and user-agent policy
       ...hostedTexts(def),
+      // Omitted keeps the form's thresholds (an editor that does not show them keeps them).
+      spam_filter: def.spam_filter === undefined ? form.spam_filter ?? null : def.spam_filter,
     };
   }, audited);
 }
