@@ -108,7 +108,9 @@ export async function updateForm(
       details: { form: before.id, ...details },
     });
   });
-  return await mutateForm(deps, formId, ({ intro: _intro, thank_you: _thanks, ...form }) => {
+  return await mutateForm(deps, formId, ({ intro: _i, thank_you: _t, spam_filter, ...form }) => {
+    // Omitted keeps the form's thresholds (an editor that does not show them keeps them).
+    const filter = def.spam_filter === undefined ? spam_filter : def.spam_filter;
     const fields = assignFieldIds(def.fields, form.fields);
     const fieldsChanged = validityChanged(form.fields, fields);
     return {
@@ -119,8 +121,7 @@ export async function updateForm(
       schema_version: form.schema_version + (fieldsChanged ? 1 : 0),
       ...privacyOnUpdate(def, form), // retention, IP and user-agent policy
       ...hostedTexts(def),
-      // Omitted keeps the form's thresholds (an editor that does not show them keeps them).
-      spam_filter: def.spam_filter === undefined ? form.spam_filter ?? null : def.spam_filter,
+      ...(filter ? { spam_filter: filter } : {}),
     };
   }, audited);
 }
