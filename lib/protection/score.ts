@@ -97,10 +97,10 @@ export function linkStats(
 }
 
 /**
- * Free text at least this long is long enough for the content model to vouch for its
- * links; in shorter text (a contact note) links always count in full.
+ * Free text shorter than this is a short text: the model's own short-text thresholds
+ * apply, and its links always count in full (the model cannot vouch for them).
  */
-export const LINKS_VOUCHED_CHARS = 400;
+export const SHORT_TEXT_CHARS = 400;
 
 /** Text at least this long is a message someone wrote, not a choice or a short answer. */
 const MESSAGE_CHARS = 20;
@@ -151,10 +151,12 @@ export function scoreSpam(input: SpamInput): SpamVerdict {
   // are just people agreeing, so only a duplicate holding a real message counts.
   if (input.duplicate && hasMessage(input.fields)) parts.push([40, "duplicate_payload"]);
 
+  const { links, sites, density, chars } = linkStats(input.fields, input.urlFields);
   const content = input.content;
   if (content) {
     const p = content.p;
-    const t = input.contentThresholds ?? DEFAULT_CONTENT_THRESHOLDS;
+    const all = input.contentThresholds ?? DEFAULT_CONTENT_THRESHOLDS;
+    const t = chars < SHORT_TEXT_CHARS && all.short ? all.short : all;
     const add = p >= t.spam ? 70 : p >= t.suspicious ? 40 : p >= t.leaning ? 15 : 0;
     if (add) parts.push([add, `content_${Math.floor(p * 1000) / 1000}`]);
   }
@@ -165,10 +167,7 @@ export function scoreSpam(input: SpamInput): SpamVerdict {
 
   // Links are weighed by what the text around them says: in a long message the model
   // reads as ham (a mailing-list footer, docs links) they count a quarter.
-  const { links, sites, density, chars } = linkStats(input.fields, input.urlFields);
-  const linkWeight = content && content.p < CONTENT_HAM_P && chars >= LINKS_VOUCHED_CHARS
-    ? 0.25
-    : 1;
+  const linkWeight = content && content.p < CONTENT_HAM_P && chars >= SHORT_TEXT_CHARS ? 0.25 : 1;
   const link = (points: number, reason: string) => {
     const add = Math.round(points * linkWeight);
     if (add) parts.push([add, reason]);
@@ -180,7 +179,7 @@ export function scoreSpam(input: SpamInput): SpamVerdict {
   if (links >= 2 && density > 0.5) link(20, "mostly_links");
   // A short note linking to three or more different sites is a pitch, not a question
   // about a page (long mail links to many sites for other reasons: newsletters, lists).
-  if (sites >= 3 && chars < LINKS_VOUCHED_CHARS) link(15, `link_sites_${sites}`);
+  if (sites >= 3 && chars < SHORT_TEXT_CHARS) link(15, `link_sites_${sites}`);
 
   const score = Math.min(100, parts.reduce((n, [p]) => n + p, 0));
   const spamAt = input.scoreThresholds?.spam_at ?? SPAM_AT;

@@ -35,10 +35,16 @@ export interface ModelParams {
 }
 
 /** Content probabilities at which the verdict adds 15 (leaning), 40 and 70 points. */
-export interface ContentThresholds {
+export interface ContentLevels {
   leaning: number;
   suspicious: number;
   spam: number;
+}
+
+/** The levels for texts of full length, and (when given) for short texts. */
+export interface ContentThresholds extends ContentLevels {
+  /** Levels for short free text (lib/protection/score.ts SHORT_TEXT_CHARS). */
+  short?: ContentLevels;
 }
 
 /** The committed model file: a header and the token counts `[ham, spam]`. */

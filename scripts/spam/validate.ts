@@ -4,8 +4,8 @@
  * one scorer, and the thresholds that minimise the stated error costs.
  * @module
  */
-import { scoreSpam } from "@/lib/protection/score.ts";
-import type { ContentThresholds } from "@/lib/spam/model.ts";
+import { scoreSpam, SHORT_TEXT_CHARS } from "@/lib/protection/score.ts";
+import type { ContentLevels, ContentThresholds } from "@/lib/spam/model.ts";
 import { createSpamModel, type ModelParams, scoreTokens, trainCounts } from "@/lib/spam/model.ts";
 import { htmlToText, tokenize } from "@/lib/spam/tokens.ts";
 import { FOLDS } from "./corpus.ts";
@@ -39,7 +39,7 @@ export interface Figures {
 /** What each error costs (in units of one spam let through). */
 export const COSTS = {
   hamToSpam: 50,
-  hamToSuspicious: 10,
+  hamToSuspicious: 20,
   spamToCompleted: 1,
   spamToSuspicious: 0,
 } as const;
@@ -151,25 +151,50 @@ const GRID = [
   0.99999,
 ];
 
-/**
- * The thresholds (suspicious < spam, leaning = the lower of 0.75 and suspicious) with the
- * least cost over the views given (each view's figures are added); ties go to the higher
- * thresholds (fewer real people flagged).
- */
-export function chooseThresholds(
+/** The thresholds with the least cost over the messages given (ties: the higher ones). */
+function cheapest(
   views: ReadonlyArray<{ texts: readonly FoldedText[]; ps: readonly number[] }>,
-): { thresholds: ContentThresholds; cost: number } {
-  let best: { thresholds: ContentThresholds; cost: number } | null = null;
+): { thresholds: ContentLevels; cost: number } {
+  let best: { thresholds: ContentLevels; cost: number } | null = null;
   for (const suspicious of GRID) {
     for (const spam of GRID) {
       if (spam <= suspicious) continue;
-      const thresholds = { leaning: Math.min(0.75, suspicious), suspicious, spam };
+      const levels = { leaning: Math.min(0.75, suspicious), suspicious, spam };
+      // One set for both lengths: each message is judged by the set of its length.
+      const thresholds = { ...levels, short: levels };
       let cost = 0;
       for (const v of views) cost += costOf(figures(v.texts, v.ps, thresholds));
-      if (!best || cost <= best.cost) best = { thresholds, cost };
+      if (!best || cost <= best.cost) best = { thresholds: levels, cost };
     }
   }
   return best!;
+}
+
+/**
+ * The thresholds (suspicious < spam, leaning = the lower of 0.75 and suspicious) with the
+ * least cost over the views given, chosen apart for texts shorter than SHORT_TEXT_CHARS
+ * (the short-text pull squeezes their p toward 0.5) and for longer ones; ties go to the
+ * higher thresholds (fewer real people flagged).
+ */
+export function chooseThresholds(
+  views: ReadonlyArray<{ texts: readonly ReadText[]; ps: readonly number[] }>,
+): { thresholds: ContentThresholds; cost: number } {
+  const split = (short: boolean) =>
+    views.map((v) => {
+      const keep = v.texts.map((t) => isShort(t) === short);
+      return { texts: v.texts.filter((_, i) => keep[i]), ps: v.ps.filter((_, i) => keep[i]) };
+    });
+  const long = cheapest(split(false));
+  const short = cheapest(split(true));
+  return {
+    thresholds: { ...long.thresholds, short: short.thresholds },
+    cost: long.cost + short.cost,
+  };
+}
+
+/** Whether the verdict reads a message as a short text (its free text's length). */
+function isShort(t: { subject: string; text: string }): boolean {
+  return t.subject.length + t.text.length < SHORT_TEXT_CHARS;
 }
 
 /** A short view of a message: its subject and the first `chars` characters of its text. */
