@@ -52,7 +52,7 @@ const NO_PULL: ModelParams = { ...PARAMS, fullEvidence: 1, fullEvidenceChars: 1 
 
 /** Parameters the training script validates; the cheapest on grouped folds is written. */
 export const CANDIDATES: readonly Candidate[] = [
-  { name: "before: s = 0.45, 150 tokens, min count 3", params: PARAMS },
+  { name: "s = 0.45, 150 tokens, min count 3 (previous parameters)", params: PARAMS },
   { name: "30 strongest tokens", params: { ...PARAMS, maxTokens: 30 } },
   { name: "15 strongest tokens", params: { ...PARAMS, maxTokens: 15 } },
   { name: "s = 0.2", params: { ...PARAMS, strength: 0.2 } },

@@ -102,9 +102,13 @@ for (const path of ["public", "key"] as const) {
       // The two pitches of the hand-tried report: three links to .ru/.xyz/.biz hosts.
       assert.equal(status(0), "spam", JSON.stringify(subs[0].spam));
       assert.notEqual(status(1), "completed", JSON.stringify(subs[1].spam));
-      // No real question flagged; most pitches caught (one link and a mild pitch can pass).
+      // No real message flagged, and every pitch with three or more links caught. A pitch
+      // with one link reads like a short business note to the content model (docs/spam.md).
       assert.deepEqual(hamFlagged, []);
-      assert.ok(spamMissed.length <= SET.spam.length * 0.3, `missed: ${spamMissed.join(" | ")}`);
+      const linkHeavy = SET.spam.filter((m) => (m.message.match(/https?:\/\//g) ?? []).length >= 3);
+      assert.ok(linkHeavy.length >= 4);
+      for (const m of linkHeavy) assert.ok(!spamMissed.includes(m.message), `missed: ${m.message}`);
+      assert.ok(SET.spam.length - spamMissed.length >= linkHeavy.length);
       const hours = all.findIndex((x) => x.m.message === "What are your opening hours?");
       assert.equal(status(hours), "completed");
     } finally {
