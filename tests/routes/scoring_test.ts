@@ -2,7 +2,6 @@ import { readSubmission } from "@/lib/submissions/records.ts";
 import assert from "node:assert/strict";
 import { keys } from "@/lib/kv/keys.ts";
 import { u64Value } from "@/lib/kv/kv.ts";
-import type { Submission } from "@/lib/schemas.ts";
 import {
   makeForm,
   makeKey,

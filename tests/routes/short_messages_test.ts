@@ -7,8 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { dispatch } from "@/lib/jobs/mod.ts";
-import type { Form, Submission } from "@/lib/schemas.ts";
-import { readSubmission } from "@/lib/submissions/records.ts";
+import type { Form } from "@/lib/schemas.ts";
 import {
   makeForm,
   makeKey,
@@ -17,7 +16,7 @@ import {
   type TestEnv,
   testEnv,
 } from "@/tests/helpers.ts";
-import { within } from "@/tests/processes.ts";
+import { finalVerdictOf } from "@/tests/scoring.ts";
 
 interface ShortMessage {
   name: string;
@@ -63,16 +62,6 @@ async function send(
   return (await res.json()).submission_id as string;
 }
 
-async function final(env: TestEnv, form: Form, id: string): Promise<Submission> {
-  let sub: Submission | null = null;
-  const took = await within(15_000, async () => {
-    sub = await readSubmission(env.deps.kv, form.id, id);
-    return !!sub?.scored_at;
-  });
-  assert.notEqual(took, null, "scored");
-  return sub!;
-}
-
 for (const path of ["public", "key"] as const) {
   Deno.test(`short messages (${path} path) - pitches flagged, real questions completed`, async () => {
     const env = await testEnv({ RATE_LIMITS: '{"submit":100000}' });
@@ -86,7 +75,7 @@ for (const path of ["public", "key"] as const) {
         ...SET.ham.map((m) => ({ m, spam: false })),
       ];
       const ids = await Promise.all(all.map((x, i) => send(env, form, x.m, i, key)));
-      const subs = await Promise.all(ids.map((id) => final(env, form, id)));
+      const subs = await Promise.all(ids.map((id) => finalVerdictOf(env, form.id, id)));
       const status = (i: number) => subs[i].status;
       const hamFlagged = all.flatMap((x, i) =>
         !x.spam && status(i) !== "completed" ? [x.m.message] : []

@@ -7,11 +7,11 @@
 import assert from "node:assert/strict";
 import { dispatch } from "@/lib/jobs/mod.ts";
 import { akismetCheck, akismetSubmit, akismetVerifyKey } from "@/lib/protection/akismet.ts";
-import type { Form, Submission } from "@/lib/schemas.ts";
-import { readSubmission } from "@/lib/submissions/records.ts";
+import type { Form } from "@/lib/schemas.ts";
 import { setSubmissionStatus } from "@/lib/submissions/status.ts";
 import { makeForm, makeWorkspace, postJson, type TestEnv, testEnv } from "@/tests/helpers.ts";
 import { within } from "@/tests/processes.ts";
+import { finalVerdictOf } from "@/tests/scoring.ts";
 
 const GOOD_KEY = "k3y-good";
 
@@ -89,14 +89,7 @@ async function submitAndScore(env: TestEnv, form: Form, message: string, i: numb
     `198.51.100.${i + 1}`,
   );
   assert.equal(res.status, 201, await res.clone().text());
-  const id = (await res.json()).submission_id as string;
-  let sub: Submission | null = null;
-  const took = await within(15_000, async () => {
-    sub = await readSubmission(env.deps.kv, form.id, id);
-    return !!sub?.scored_at;
-  });
-  assert.notEqual(took, null, "scored");
-  return sub!;
+  return await finalVerdictOf(env, form.id, (await res.json()).submission_id);
 }
 
 Deno.test("akismet - a second opinion in the scoring job; labels reported; down changes nothing", async () => {

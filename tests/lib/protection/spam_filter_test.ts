@@ -8,9 +8,8 @@ import { AppError } from "@/lib/errors.ts";
 import { createForm, updateForm } from "@/lib/forms/forms.ts";
 import { dispatch } from "@/lib/jobs/mod.ts";
 import type { Submission } from "@/lib/schemas.ts";
-import { readSubmission } from "@/lib/submissions/records.ts";
 import { makeWorkspace, postBotLike, testEnv } from "@/tests/helpers.ts";
-import { within } from "@/tests/processes.ts";
+import { finalVerdictOf } from "@/tests/scoring.ts";
 
 const FIELDS = [
   { name: "name", type: "text" as const },
@@ -51,13 +50,7 @@ Deno.test("spam filter - validated, kept on update, applied to verdicts", async 
     const final = async (formId: string, i: number): Promise<Submission> => {
       const res = await postBotLike(env, formId, i);
       assert.equal(res.status, 201);
-      const id = (await res.json()).submission_id as string;
-      let sub: Submission | null = null;
-      await within(15_000, async () => {
-        sub = await readSubmission(env.deps.kv, formId, id);
-        return !!sub?.scored_at;
-      });
-      return sub!;
+      return await finalVerdictOf(env, formId, (await res.json()).submission_id);
     };
     const a = await final(strict.id, 1);
     const b = await final(lenient.id, 2);
