@@ -281,14 +281,18 @@ async function askAkismet(
   if (!cfg) return;
   const ask = subs.filter((s) => !opinions.has(s.id));
   for (let i = 0; i < ask.length; i += AKISMET_PARALLEL) {
-    await Promise.all(
+    const round = await Promise.all(
       ask.slice(i, i + AKISMET_PARALLEL).map(async (s) => {
-        opinions.set(
-          s.id,
-          await akismetCheck(cfg, akismetParams(cfg, deps.config.baseUrl, form, s)),
-        );
+        const answer = await akismetCheck(cfg, akismetParams(cfg, deps.config.baseUrl, form, s));
+        opinions.set(s.id, answer);
+        return answer;
       }),
     );
+    // Down, slow or refusing the key for a whole round: the rest go without it.
+    if (round.every((a) => a === null)) {
+      for (const s of ask.slice(i + AKISMET_PARALLEL)) opinions.set(s.id, null);
+      return;
+    }
   }
 }
 
