@@ -6,6 +6,7 @@
  */
 import type { Deps } from "@/lib/deps.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
+import type { AkismetAnswer } from "./akismet.ts";
 import { scoreSpam, type SpamVerdict } from "./score.ts";
 import { spamInputOf } from "./score_context.ts";
 import { scoreSubmission } from "@/lib/spam/submission_text.ts";
@@ -26,9 +27,15 @@ export async function workspaceModel(
 
 /**
  * The final verdict on `sub`, a submission of `form`, read with `model` (the workspace's,
- * from `workspaceModel`). Pure: deterministic for a given state.
+ * from `workspaceModel`) and Akismet's answer when it gave one. Pure.
  */
-export function finalVerdict(form: Form, sub: Submission, model: SpamModel): SpamVerdict {
+export function finalVerdict(
+  form: Form,
+  sub: Submission,
+  model: SpamModel,
+  secondOpinion?: AkismetAnswer | null,
+): SpamVerdict {
   const content = scoreSubmission(model, form, sub.fields);
-  return scoreSpam({ ...spamInputOf(form, sub), content });
+  const input = { ...spamInputOf(form, sub), content, ...(secondOpinion ? { secondOpinion } : {}) };
+  return scoreSpam(model.thresholds ? { ...input, contentThresholds: model.thresholds } : input);
 }
