@@ -92,6 +92,9 @@ export const envSchema = z.object({
     "must be tcp://host:port",
   )
     .optional(),
+  // --- spam: optional second opinion ---
+  AKISMET_KEY: z.string().trim().min(1).max(200).optional(),
+  AKISMET_URL: z.url().default("https://rest.akismet.com"),
 });
 
 /** The parsed configuration every module receives through `deps.config`. */
@@ -136,6 +139,8 @@ export interface Config {
   ops: OpsConfig;
   /** clamd's `tcp://host:port`: when set, every upload is virus-scanned (lib/uploads/clamav.ts). */
   clamavUrl: string | undefined;
+  /** Akismet as a second opinion in the scoring job; off (null) unless `AKISMET_KEY` is set. */
+  akismet: { key: string; url: string } | null;
 }
 
 /** Operations: `/metrics`, the log format, traces and `/readyz`. */
@@ -250,5 +255,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       readyMaxJobAgeMs: e.READY_MAX_JOB_AGE_S * 1000,
     },
     clamavUrl: e.CLAMAV_URL,
+    akismet: e.AKISMET_KEY ? { key: e.AKISMET_KEY, url: e.AKISMET_URL.replace(/\/+$/, "") } : null,
   };
 }

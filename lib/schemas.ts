@@ -144,6 +144,23 @@ export type StoreIpPolicy = typeof STORE_IP_POLICIES[number];
 /** Days submissions are kept (1..3650), or null to keep them forever. */
 export const retentionDaysSchema = z.number().int().min(1).max(3650).nullable();
 
+/**
+ * A form's spam score thresholds (points 1..101; 101 = never): at `suspicious_at` a
+ * submission is `suspicious`, at `spam_at` it is `spam`. Omitted ones keep the defaults.
+ */
+export const spamFilterSchema = z
+  .object({
+    suspicious_at: z.number().int().min(1).max(101).optional(),
+    spam_at: z.number().int().min(1).max(101).optional(),
+  })
+  .strict()
+  .refine(
+    (f) => (f.suspicious_at ?? 40) <= (f.spam_at ?? 70),
+    { message: "suspicious_at must not be above spam_at", path: ["suspicious_at"] },
+  );
+/** A form's spam score thresholds. */
+export type SpamFilter = z.output<typeof spamFilterSchema>;
+
 /** A form definition (CLI `--file`, admin editor). Unknown keys are rejected. */
 export const formDefinitionSchema = z
   .object({
@@ -166,6 +183,8 @@ export const formDefinitionSchema = z
     /** Hosted thank-you page: plain text shown instead of the default message. */
     thank_you: z.string().trim().max(1000).optional(),
     notifications: notificationsSchema.optional(),
+    /** Spam score thresholds; omitted = the defaults (create) or unchanged (update). */
+    spam_filter: spamFilterSchema.nullable().optional(),
   })
   .strict()
   .superRefine((d, ctx) => {
@@ -230,6 +249,8 @@ export interface Form {
   thank_you?: string;
   /** Set while archived (closed and listed apart); absent otherwise. */
   archived_at?: string;
+  /** Spam score thresholds; absent or null: the defaults (40 suspicious, 70 spam). */
+  spam_filter?: SpamFilter | null;
 }
 
 /** A workspace. */

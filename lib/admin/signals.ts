@@ -12,6 +12,7 @@ const REASONS: [RegExp, (m: RegExpMatchArray) => string][] = [
   [/^duplicate_payload$/, () => "The same message was sent before"],
   [/^mostly_links$/, () => "The text is mostly links"],
   [/^links_(\d+)$/, (m) => `${m[1]} links in the values`],
+  [/^link_sites_(\d+)$/, (m) => `A short note linking to ${m[1]} different sites`],
   [/^recent_failures_(\d+)$/, (m) => `${m[1]} failed CAPTCHA or honeypot checks just before`],
   [/^burst_from_identity_(\d+)$/, (m) => `${m[1]} submissions from the same sender just before`],
   [/^captcha_score_(.+)$/, (m) => `Low CAPTCHA score (${m[1]})`],

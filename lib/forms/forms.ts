@@ -75,6 +75,7 @@ export async function createForm(
     name: def.name,
     fields: assignFieldIds(def.fields, []),
     ...definedSettings(def),
+    ...(def.spam_filter ? { spam_filter: def.spam_filter } : {}),
     schema_version: 1,
     created_at: now,
     updated_at: now,
@@ -118,7 +119,9 @@ export async function updateForm(
       details: { form: before.id, ...details },
     });
   });
-  return await mutateForm(deps, formId, ({ intro: _intro, thank_you: _thanks, ...form }) => {
+  return await mutateForm(deps, formId, ({ intro: _i, thank_you: _t, spam_filter, ...form }) => {
+    // Omitted keeps the form's thresholds (an editor that does not show them keeps them).
+    const filter = def.spam_filter === undefined ? spam_filter : def.spam_filter;
     const fields = assignFieldIds(def.fields, form.fields);
     const fieldsChanged = validityChanged(form.fields, fields);
     return {
@@ -129,6 +132,7 @@ export async function updateForm(
       schema_version: form.schema_version + (fieldsChanged ? 1 : 0),
       ...privacyOnUpdate(def, form), // retention, IP and user-agent policy
       ...hostedTexts(def),
+      ...(filter ? { spam_filter: filter } : {}),
     };
   }, audited);
 }

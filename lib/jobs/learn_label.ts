@@ -20,6 +20,7 @@ import {
   type SpamStats,
 } from "@/lib/spam/learn.ts";
 import { submissionText } from "@/lib/spam/submission_text.ts";
+import { akismetParams, akismetSubmit } from "@/lib/protection/akismet.ts";
 import { type StoredVerdict, withVerdict } from "@/lib/submissions/records.ts";
 import { tokenize } from "@/lib/spam/tokens.ts";
 import type { Job } from "./queue.ts";
@@ -35,7 +36,9 @@ export async function learnLabel(
   const learnedKey = keys.spamLearned(job.workspace_id, job.submission_id);
   const statsKey = keys.spamStats(job.workspace_id);
   const form = await getForm(deps, job.form_id);
+  let reported: Submission | null = null;
   await commitWithRetry(deps.kv, async (op) => {
+    reported = null;
     const [record, verdict, learned, stats] = await withKvRetry(() =>
       deps.kv.getMany<[Submission, StoredVerdict, Learned, SpamStats]>([
         subKey,
@@ -61,6 +64,15 @@ export async function learnLabel(
     next = applyLabel(next, now, 1);
     op.check(learned, stats).set(learnedKey, now).set(statsKey, next);
     ctx.complete(op);
+    reported = sub;
     return true;
   });
+  // Akismet learns the label too (best effort: its failure never undoes ours).
+  const cfg = deps.config.akismet;
+  if (cfg && form && reported) {
+    const params = akismetParams(cfg, deps.config.baseUrl, form, reported);
+    if (!await akismetSubmit(cfg, job.label, params)) {
+      console.error(JSON.stringify({ level: "warn", msg: "akismet did not take a label" }));
+    }
+  }
 }

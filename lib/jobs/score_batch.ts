@@ -21,6 +21,7 @@ import { Batcher, CommitBudget, type Linger } from "@/lib/kv/batcher.ts";
 import { CONFLICT, getManyChunked, retryConflicts, withKvRetry } from "@/lib/kv/kv.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
 import { finalVerdict, workspaceModel } from "@/lib/protection/verdict.ts";
+import { type AkismetAnswer, akismetCheck, akismetParams } from "@/lib/protection/akismet.ts";
 import type { SpamStats } from "@/lib/spam/learn.ts";
 import type { SpamModel } from "@/lib/spam/model.ts";
 import { CounterDeltas, indexStatusChange } from "@/lib/submissions/indexes.ts";
@@ -185,6 +186,8 @@ async function scoreIds(
   ctx: JobContext,
 ): Promise<void> {
   const editsKey = keys.submissionEdits(job.form_id, job.mode);
+  // Akismet's answers, asked once per submission whatever the retries.
+  const opinions = new Map<string, AkismetAnswer | null>();
   await retryConflicts(async () => {
     const run = await readRun(deps, job);
     if (!run) return;
@@ -200,7 +203,8 @@ async function scoreIds(
       s !== null && !s.scored_at && !s.spam?.manual
     );
     if (!todo.length) return;
-    const chunks = chunked(verdictsOf(deps, form, todo, run.model));
+    await askAkismet(deps, form, todo, opinions);
+    const chunks = chunked(verdictsOf(deps, form, todo, run.model, opinions));
     for (const [i, scored] of chunks.entries()) {
       const finals = scored.map(([, after]) => after);
       const started = performance.now();
@@ -263,11 +267,12 @@ function verdictsOf(
   form: Form,
   subs: Submission[],
   model: SpamModel,
+  opinions: ReadonlyMap<string, AkismetAnswer | null>,
 ): [Submission, Submission][] {
   const at = new Date(deps.now()).toISOString();
   const out: [Submission, Submission][] = [];
   for (const s of subs) {
-    const v = finalVerdict(form, s, model);
+    const v = finalVerdict(form, s, model, opinions.get(s.id));
     const after: Submission = { ...s, status: v.status, scored_at: at };
     // A clean submission keeps no verdict: there is nothing to show or to explain.
     if (v.score > 0) {
@@ -278,6 +283,38 @@ function verdictsOf(
   }
   return out;
 }
+
+/**
+ * Asks Akismet (when `AKISMET_KEY` is set) about the submissions it was not asked about yet,
+ * a few at a time; a failed call leaves null (the local verdict stands).
+ */
+async function askAkismet(
+  deps: Deps,
+  form: Form,
+  subs: Submission[],
+  opinions: Map<string, AkismetAnswer | null>,
+): Promise<void> {
+  const cfg = deps.config.akismet;
+  if (!cfg) return;
+  const ask = subs.filter((s) => !opinions.has(s.id));
+  for (let i = 0; i < ask.length; i += AKISMET_PARALLEL) {
+    const round = await Promise.all(
+      ask.slice(i, i + AKISMET_PARALLEL).map(async (s) => {
+        const answer = await akismetCheck(cfg, akismetParams(cfg, deps.config.baseUrl, form, s));
+        opinions.set(s.id, answer);
+        return answer;
+      }),
+    );
+    // Down, slow or refusing the key for a whole round: the rest go without it.
+    if (round.every((a) => a === null)) {
+      for (const s of ask.slice(i + AKISMET_PARALLEL)) opinions.set(s.id, null);
+      return;
+    }
+  }
+}
+
+/** Akismet calls one verdict run makes at once. */
+const AKISMET_PARALLEL = 8;
 
 /** Splits verdicts into groups one verdict commit can hold. */
 function chunked(scored: [Submission, Submission][]): [Submission, Submission][][] {

@@ -6,7 +6,8 @@
  * @module
  */
 import type { Status, SubmissionSignals } from "@/lib/schemas.ts";
-import type { ContentResult } from "@/lib/spam/model.ts";
+import type { ContentResult, ContentThresholds } from "@/lib/spam/model.ts";
+import type { AkismetAnswer } from "./akismet.ts";
 
 /** At or above this score a submission is `suspicious`. */
 export const SUSPICIOUS_AT = 40;
@@ -18,6 +19,12 @@ export const CONTENT_SUSPICIOUS_P = 0.9;
 export const CONTENT_SPAM_P = 0.998;
 /** Content leaning spam (at or above this, +15) adds to behavioural signals. */
 export const CONTENT_LEANING_P = 0.75;
+/** The content thresholds used when the model names none. */
+export const DEFAULT_CONTENT_THRESHOLDS: ContentThresholds = {
+  leaning: CONTENT_LEANING_P,
+  suspicious: CONTENT_SUSPICIOUS_P,
+  spam: CONTENT_SPAM_P,
+};
 /** Below this probability the content reads as ham, and links weigh a quarter. */
 export const CONTENT_HAM_P = 0.3;
 /** Window for the per-identity rate and duplicate signals. */
@@ -35,6 +42,12 @@ export interface SpamInput {
   duplicate: boolean;
   /** The content model's reading of the text, when it was scored (lib/spam). */
   content?: ContentResult;
+  /** The content probabilities that add 15, 40 and 70 points (the model's; else defaults). */
+  contentThresholds?: ContentThresholds;
+  /** Akismet's answer, when it is on and answered (the scoring job asks it). */
+  secondOpinion?: AkismetAnswer;
+  /** The form's score thresholds (its `spam_filter` setting; else SUSPICIOUS_AT, SPAM_AT). */
+  scoreThresholds?: { suspicious_at?: number; spam_at?: number };
 }
 
 /** The scorer's answer. */
@@ -48,14 +61,26 @@ export interface SpamVerdict {
 
 const LINK = /\b(?:https?:\/\/|www\.)[^\s<>"']+|\[url[=\]]|<a\s+href/gi;
 
-/** Counts links and their share of the free text (url-typed fields excluded). */
+const LINK_HOST = /^(?:https?:\/\/|www\.)(?:www\.)?([^\s<>"'()\/?#:]+)/i;
+
+/** The site a link points at: its host's last two labels (lower case), or null. */
+function siteOf(link: string): string | null {
+  const host = link.match(LINK_HOST)?.[1];
+  return host ? host.toLowerCase().replace(/\.+$/, "").split(".").slice(-2).join(".") : null;
+}
+
+/**
+ * Counts links, the distinct sites they point at and their share of the free text
+ * (url-typed fields excluded), and the free text's length.
+ */
 export function linkStats(
   fields: Record<string, unknown>,
   urlFields: ReadonlySet<string>,
-): { links: number; density: number } {
+): { links: number; sites: number; density: number; chars: number } {
   let links = 0;
   let linkChars = 0;
   let chars = 0;
+  const sites = new Set<string>();
   for (const [name, value] of Object.entries(fields)) {
     if (urlFields.has(name)) continue;
     for (const text of textsOf(value)) {
@@ -63,11 +88,19 @@ export function linkStats(
       for (const m of text.matchAll(LINK)) {
         links++;
         linkChars += m[0].length;
+        const site = siteOf(m[0]);
+        if (site) sites.add(site);
       }
     }
   }
-  return { links, density: chars ? linkChars / chars : 0 };
+  return { links, sites: sites.size, density: chars ? linkChars / chars : 0, chars };
 }
+
+/**
+ * Free text shorter than this is a short text: the model's own short-text thresholds
+ * apply, and its links always count in full (the model cannot vouch for them).
+ */
+export const SHORT_TEXT_CHARS = 400;
 
 /** Text at least this long is a message someone wrote, not a choice or a short answer. */
 const MESSAGE_CHARS = 20;
@@ -118,16 +151,23 @@ export function scoreSpam(input: SpamInput): SpamVerdict {
   // are just people agreeing, so only a duplicate holding a real message counts.
   if (input.duplicate && hasMessage(input.fields)) parts.push([40, "duplicate_payload"]);
 
+  const { links, sites, density, chars } = linkStats(input.fields, input.urlFields);
   const content = input.content;
   if (content) {
-    const part = contentPart(content.p);
-    if (part) parts.push(part);
+    const p = content.p;
+    const all = input.contentThresholds ?? DEFAULT_CONTENT_THRESHOLDS;
+    const t = chars < SHORT_TEXT_CHARS && all.short ? all.short : all;
+    const add = p >= t.spam ? 70 : p >= t.suspicious ? 40 : p >= t.leaning ? 15 : 0;
+    if (add) parts.push([add, `content_${Math.floor(p * 1000) / 1000}`]);
   }
 
-  // Links are weighed by what the text around them says: in a message the model reads
-  // as ham (a mailing-list footer, docs links) they count a quarter.
-  const linkWeight = content && content.p < CONTENT_HAM_P ? 0.25 : 1;
-  const { links, density } = linkStats(input.fields, input.urlFields);
+  // Akismet's opinion: spam counts as suspicious on its own, blatant spam as spam.
+  if (input.secondOpinion === "discard") parts.push([70, "akismet_discard"]);
+  else if (input.secondOpinion === "spam") parts.push([40, "akismet_spam"]);
+
+  // Links are weighed by what the text around them says: in a long message the model
+  // reads as ham (a mailing-list footer, docs links) they count a quarter.
+  const linkWeight = content && content.p < CONTENT_HAM_P && chars >= SHORT_TEXT_CHARS ? 0.25 : 1;
   const link = (points: number, reason: string) => {
     const add = Math.round(points * linkWeight);
     if (add) parts.push([add, reason]);
@@ -137,31 +177,19 @@ export function scoreSpam(input: SpamInput): SpamVerdict {
   else if (links === 2) link(10, "links_2");
   // One link in a short note is normal; several making up most of the text are not.
   if (links >= 2 && density > 0.5) link(20, "mostly_links");
+  // A short note linking to three or more different sites is a pitch, not a question
+  // about a page (long mail links to many sites for other reasons: newsletters, lists).
+  if (sites >= 3 && chars < SHORT_TEXT_CHARS) link(15, `link_sites_${sites}`);
 
   const score = Math.min(100, parts.reduce((n, [p]) => n + p, 0));
-  const verdict: SpamVerdict = { score, reasons: parts.map(([, r]) => r), status: statusOf(score) };
+  const spamAt = input.scoreThresholds?.spam_at ?? SPAM_AT;
+  const suspiciousAt = input.scoreThresholds?.suspicious_at ?? SUSPICIOUS_AT;
+  const status: Status = score >= spamAt
+    ? "spam"
+    : score >= suspiciousAt
+    ? "suspicious"
+    : "completed";
+  const verdict: SpamVerdict = { score, reasons: parts.map(([, r]) => r), status };
   if (content) verdict.content = content;
   return verdict;
-}
-
-/** The points and reason the content model's spam probability `p` adds, if any. */
-export function contentPart(p: number): [number, string] | null {
-  const add = p >= CONTENT_SPAM_P
-    ? 70
-    : p >= CONTENT_SUSPICIOUS_P
-    ? 40
-    : p >= CONTENT_LEANING_P
-    ? 15
-    : 0;
-  return add ? [add, `content_${Math.floor(p * 1000) / 1000}`] : null;
-}
-
-/** Whether a reason is one of the link signals (weighed by the content's reading). */
-export function isLinkReason(reason: string): boolean {
-  return /^(?:links_\d+|mostly_links)$/.test(reason);
-}
-
-/** The status a score gives. */
-export function statusOf(score: number): Status {
-  return score >= SPAM_AT ? "spam" : score >= SUSPICIOUS_AT ? "suspicious" : "completed";
 }

@@ -113,6 +113,7 @@ export function spamInputOf(form: Form, sub: Submission): SpamInput {
     urlFields,
     recentFromIdentity: sub.signals.recent ?? 0,
     duplicate: sub.signals.duplicate ?? false,
+    ...(form.spam_filter ? { scoreThresholds: form.spam_filter } : {}),
   };
 }
 

@@ -27,6 +27,24 @@ export interface ModelParams {
   fullEvidence: number;
   /** Texts at least this long (markup included) count as full evidence. */
   fullEvidenceChars: number;
+  /**
+   * How a short text is pulled toward 0.5: `linear` scales p - 0.5 by the evidence (the
+   * default); `logit` scales the log-odds, so a few strong clues still tell.
+   */
+  pull?: "linear" | "logit";
+}
+
+/** Content probabilities at which the verdict adds 15 (leaning), 40 and 70 points. */
+export interface ContentLevels {
+  leaning: number;
+  suspicious: number;
+  spam: number;
+}
+
+/** The levels for texts of full length, and (when given) for short texts. */
+export interface ContentThresholds extends ContentLevels {
+  /** Levels for short free text (lib/protection/score.ts SHORT_TEXT_CHARS). */
+  short?: ContentLevels;
 }
 
 /** The committed model file: a header and the token counts `[ham, spam]`. */
@@ -37,6 +55,8 @@ export interface ModelJson {
   folders: string[];
   split: string;
   params: ModelParams;
+  /** Content thresholds chosen by the training script from stated costs (else defaults). */
+  thresholds?: ContentThresholds;
   messages: { ham: number; spam: number };
   tokens: Record<string, [number, number]>;
 }
@@ -49,6 +69,8 @@ export interface SpamModel {
   /** Training counts `[ham, spam]` per token and the message totals (for blending, learn.ts). */
   readonly counts?: ReadonlyMap<string, readonly [number, number]>;
   readonly messages?: { readonly ham: number; readonly spam: number };
+  /** The content thresholds the model was tuned with, when its file names them. */
+  readonly thresholds?: ContentThresholds;
 }
 
 /** What the model says about one text. */
@@ -91,7 +113,8 @@ export function createSpamModel(json: ModelJson): SpamModel {
     const p = tokenProbability(ham, spam, nHam, nSpam, json.params);
     if (Math.abs(p - 0.5) >= json.params.minDistance) f.set(token, p);
   }
-  return { params: json.params, f, counts, messages: json.messages };
+  const model: SpamModel = { params: json.params, f, counts, messages: json.messages };
+  return json.thresholds ? { ...model, thresholds: json.thresholds } : model;
 }
 
 /** How many driving tokens a result names. */
@@ -125,8 +148,22 @@ export function scoreTokens(
   const raw = combine(clues.map((c) => c[1]));
   const { fullEvidence, fullEvidenceChars } = model.params;
   const evidence = Math.min(1, Math.max(clues.length / fullEvidence, chars / fullEvidenceChars));
-  const p = 0.5 + (raw - 0.5) * evidence;
+  const p = evidence >= 1
+    ? raw
+    : model.params.pull === "logit"
+    ? logistic(logit(raw) * evidence)
+    : 0.5 + (raw - 0.5) * evidence;
   return { p, tokens: drivers(clues, p >= 0.5) };
+}
+
+/** Log-odds of a probability, clamped to ±ln(9999). */
+function logit(p: number): number {
+  const q = Math.min(Math.max(p, 1e-4), 1 - 1e-4);
+  return Math.log(q / (1 - q));
+}
+
+function logistic(x: number): number {
+  return 1 / (1 + Math.exp(-x));
 }
 
 /** The strongest clues on the verdict's side, strongest first (ties by token). */

@@ -1,9 +1,7 @@
 import { readSubmission } from "@/lib/submissions/records.ts";
 import assert from "node:assert/strict";
-import { prng } from "@/tests/prng.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { u64Value } from "@/lib/kv/kv.ts";
-import type { Submission } from "@/lib/schemas.ts";
 import {
   makeForm,
   makeKey,
@@ -13,6 +11,18 @@ import {
   testEnv,
 } from "@/tests/helpers.ts";
 import { assertCountersExact } from "@/tests/recount.ts";
+import { dispatch } from "@/lib/jobs/mod.ts";
+import { within } from "@/tests/processes.ts";
+
+/** Small deterministic PRNG (mulberry32), so a failure is reproducible. */
+function prng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
 
 const FIRST = [
   "Ada",
@@ -88,6 +98,8 @@ const AGENTS = [
 
 Deno.test("scoring - 1,000 ordinary submissions stay completed (at most 0.5%)", async () => {
   const env = await testEnv({ RATE_LIMITS: '{"submit":100000}' });
+  // The scoring job runs, so the counts below are the final verdicts (content included).
+  env.deps.jobs.start((msg, ctx) => dispatch(env.deps, msg, ctx));
   try {
     const ws = await makeWorkspace(env.deps, "pro");
     const key = await makeKey(env.deps, ws);
@@ -164,16 +176,24 @@ Deno.test("scoring - 1,000 ordinary submissions stay completed (at most 0.5%)", 
       }));
       ids.push(...chunk);
     }
+    const scored = await within(60_000, async () => {
+      for (const id of ids) {
+        if (!(await readSubmission(env.deps.kv, form.id, id))?.scored_at) return false;
+      }
+      return true;
+    });
+    assert.notEqual(scored, null, "every submission has its final verdict");
     const count = async (b: "completed" | "suspicious" | "spam" | "all") =>
       u64Value((await env.deps.kv.get(keys.submissionCount(form.id, "live", b))).value);
     const all = await count("all");
     const flagged = all - await count("completed");
     const reasons: string[] = [];
-    for await (const e of env.deps.kv.list<Submission>({ prefix: keys.submissions(form.id) })) {
-      // Clean submissions (score 0) are not written; anything flagged keeps its reasons.
-      if (e.value.status !== "completed") {
-        assert.ok(e.value.spam, "a flagged submission keeps its score and reasons");
-        reasons.push(e.value.spam!.reasons.join("+"));
+    for (const id of ids) {
+      // The final verdict (records.ts joins the record with its verdict key).
+      const sub = (await readSubmission(env.deps.kv, form.id, id))!;
+      if (sub.status !== "completed") {
+        assert.ok(sub.spam, "a flagged submission keeps its score and reasons");
+        reasons.push(sub.spam!.reasons.join("+"));
       }
     }
     console.log(
@@ -192,12 +212,19 @@ Deno.test("scoring - 1,000 ordinary submissions stay completed (at most 0.5%)", 
       const res = await postBotLike(env, form.id, i);
       bots.push((await res.json()).submission_id);
     }
+    await within(30_000, async () => {
+      for (const id of bots) {
+        if (!(await readSubmission(env.deps.kv, form.id, id))?.scored_at) return false;
+      }
+      return true;
+    });
     const caught = (await Promise.all(bots.map((id) => readSubmission(env.deps.kv, form.id, id))))
       .filter((s) => s!.status !== "completed").length;
     console.log(`bot-like posts flagged: ${caught} of 30`);
     assert.equal(caught, 30);
     await assertCountersExact(env.deps.kv, form.id, "live");
   } finally {
+    await env.deps.jobs.stop();
     env.close();
   }
 });

@@ -115,12 +115,39 @@ Deno.test("spam - content joins behaviour in one verdict", async (t) => {
     );
   });
 
-  await t.step("links are weighed by the content: a quarter in text that reads as ham", () => {
-    const fields = { message: "buy http://a.test http://b.test http://c.test www.d.test" };
-    assert.equal(scoreSpam(input({ fields })).status, "suspicious");
-    const hammy = scoreSpam(input({ fields, content: content(0.05) }));
-    assert.deepEqual([hammy.score, hammy.status], [Math.round(25 / 4) + 5, "completed"]);
-    assert.equal(scoreSpam(input({ fields, content: content(0.95) })).status, "spam");
+  await t.step("links are weighed by the content: a quarter in long text that reads as ham", () => {
+    const links = "see http://a.test/x http://b.test/y http://c.test/z www.a.test/w";
+    const long = { message: `${"The patch applies cleanly to the 2.4 tree. ".repeat(10)}${links}` };
+    assert.deepEqual(scoreSpam(input({ fields: long })).reasons, ["links_4"]);
+    const hammy = scoreSpam(input({ fields: long, content: content(0.05) }));
+    assert.deepEqual([hammy.score, hammy.status], [Math.round(25 / 4), "completed"]);
+    assert.equal(scoreSpam(input({ fields: long, content: content(0.95) })).status, "suspicious");
+    // In a short note the model cannot vouch for links: they count in full, and three
+    // different sites add their own signal.
+    const short = { message: `buy now ${links}` };
+    const v = scoreSpam(input({ fields: short, content: content(0.05) }));
+    assert.deepEqual(v.reasons, ["links_4", "mostly_links", "link_sites_3"]);
+    assert.deepEqual([v.score, v.status], [60, "suspicious"]);
+  });
+
+  await t.step("the model's thresholds and the form's score thresholds apply", () => {
+    const thresholds = { leaning: 0.6, suspicious: 0.7, spam: 0.99 };
+    assert.equal(scoreSpam(input({ content: content(0.72) })).status, "completed");
+    assert.equal(
+      scoreSpam(input({ content: content(0.72), contentThresholds: thresholds })).status,
+      "suspicious",
+    );
+    const lenient = { suspicious_at: 50, spam_at: 101 };
+    assert.equal(
+      scoreSpam(input({ content: content(0.95), scoreThresholds: lenient })).status,
+      "completed",
+    );
+    const never = scoreSpam(input({ content: content(0.9999), scoreThresholds: lenient }));
+    assert.equal(never.status, "suspicious");
+    assert.equal(
+      scoreSpam(input({ content: content(0.8), scoreThresholds: { suspicious_at: 15 } })).status,
+      "suspicious",
+    );
   });
 });
 
@@ -160,7 +187,10 @@ Deno.test("spam - ordinary contact messages read by the model stay completed", a
         };
         const result = scoreText(model, submissionText(form, fields));
         worst = Math.max(worst, result.p);
-        const v = scoreSpam(input({ fields, content: result }));
+        // At the thresholds the model carries, as the scoring job applies them.
+        const v = scoreSpam(
+          input({ fields, content: result, contentThresholds: model.thresholds }),
+        );
         assert.equal(v.status, "completed", `${fields.message}: ${JSON.stringify(v)}`);
       }
     }

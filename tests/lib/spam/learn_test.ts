@@ -33,11 +33,11 @@ const FORM = {
 
 /** A message of a kind the global model has never read (made-up product words). */
 function newKind(i: number): string {
-  const extra = ["today", "this week", "right now", "before friday"][i % 4];
-  return `Hello, we place your brand on Zorvexa partner boards with our Quillomatic ` +
-    `Trivexon bundle ${extra}. Grobnik placements, Zorvexa boards, Trivexon reach. ` +
-    `Reply for the Quillomatic plan number ${i}. Our Velquora crew handles Drimbly ` +
-    `syndication, Ostrava feeds and Plonkett mentions across every Zorvexa board, so your ` +
+  const extra = ["on monday", "this week", "right now", "before friday"][i % 4];
+  return `Hello, we put Zorvexa boards with the Quillomatic ` +
+    `Trivexon bundle ${extra}. Grobnik placements, Zorvexa boards, Trivexon glow. ` +
+    `Ask for the Quillomatic plan number ${i}. The Velquora crew handles Drimbly ` +
+    `syndication, Ostrava feeds and Plonkett mentions across every Zorvexa board, so the ` +
     `Grobnik score climbs while the Trivexon dashboard tracks each Velquora placement.`;
 }
 

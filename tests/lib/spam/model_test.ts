@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { CONTENT_LEANING_P, CONTENT_SUSPICIOUS_P, scoreSpam } from "@/lib/protection/score.ts";
 import { loadModel, loadModelJson, modelLoader } from "@/lib/spam/load.ts";
 import { createSpamModel, scoreText, serializeModel } from "@/lib/spam/model.ts";
-import { type LabelledText, modelHeader, trainModel } from "@/lib/spam/train.ts";
+import { isDeepStrictEqual as deepEqual } from "node:util";
+import { CANDIDATES, type LabelledText, modelHeader, trainModel } from "@/scripts/spam/train.ts";
 
 /** A small fixed sample in the corpus' style (written here; the corpus is not in the repo). */
 const SAMPLE: LabelledText[] = [
@@ -44,7 +45,11 @@ Deno.test("spam model - training is deterministic", async (t) => {
   await t.step("the committed model carries the header the script writes", async () => {
     const committed = await loadModelJson();
     const { messages, tokens, ...header } = committed;
-    assert.deepEqual(header, modelHeader());
+    // The parameters and thresholds are the ones the script chose on grouped validation.
+    assert.deepEqual(header, modelHeader(header.params, header.thresholds));
+    assert.ok(CANDIDATES.some((c) => !c.rejected && deepEqual(c.params, header.params)));
+    const t = header.thresholds!;
+    assert.ok(0.5 <= t.leaning && t.leaning <= t.suspicious && t.suspicious < t.spam && t.spam < 1);
     assert.ok(messages.ham > 1000 && messages.spam > 1000, JSON.stringify(messages));
     assert.ok(Object.keys(tokens).length > 1000);
     // Written by serializeModel, so a retrain can reproduce it byte for byte.

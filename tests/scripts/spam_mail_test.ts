@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { decodeWords, mailText } from "@/lib/spam/mail.ts";
+import { decodeWords, mailText } from "@/scripts/spam/mail.ts";
 
 const HEAD =
   "Return-Path: <a@b.test>\r\nReceived: from x by y\r\n\tfor z\r\nFrom: A <a@b.test>\r\n";
