@@ -17,11 +17,11 @@
 import type { Deps } from "@/lib/deps.ts";
 import { getForm } from "@/lib/forms/forms.ts";
 import { keys } from "@/lib/kv/keys.ts";
-import { Batcher, CommitBudget, type Linger } from "@/lib/kv/batcher.ts";
+import { Batcher, type Linger } from "@/lib/kv/batcher.ts";
 import { CONFLICT, getManyChunked, retryConflicts, withKvRetry } from "@/lib/kv/kv.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
-import { finalVerdict, workspaceModel } from "@/lib/protection/verdict.ts";
-import { type AkismetAnswer, akismetCheck, akismetParams } from "@/lib/protection/akismet.ts";
+import { workspaceModel } from "@/lib/protection/verdict.ts";
+import type { AkismetAnswer } from "@/lib/protection/akismet.ts";
 import type { SpamStats } from "@/lib/spam/learn.ts";
 import type { SpamModel } from "@/lib/spam/model.ts";
 import { CounterDeltas, indexStatusChange } from "@/lib/submissions/indexes.ts";
@@ -31,6 +31,7 @@ import { createdEventId } from "@/lib/notify/events.ts";
 import { commitAppending, type FeedHead, feedHeadKey } from "@/lib/feed/append.ts";
 import type { Job } from "./queue.ts";
 import type { JobContext } from "./types.ts";
+import { askAkismet, chunked, verdictsOf } from "./verdicts.ts";
 import { logger } from "@/lib/observe/log.ts";
 
 /** A step that follows the final verdict, for the submissions one job just scored. */
@@ -47,11 +48,6 @@ export interface VerdictHook {
 /** Observers of every verdict commit in this process (the bench's latency, the soak's count). */
 export const afterVerdict: VerdictHook[] = [];
 
-/**
- * Stay well inside KV's 1000 mutations per atomic operation (a submission's verdict takes
- * four at most: its verdict key, its status index out and in, its feed event).
- */
-const MAX_COMMIT_SUBS = 200;
 /** Verdict commits that lost a race to an admin's edit are retried this many times. */
 const MAX_ATTEMPTS = 20;
 
@@ -259,80 +255,6 @@ async function scoreIds(
 async function stillHolds(kv: Deno.Kv, checks: Deno.AtomicCheck[]): Promise<boolean> {
   const now = await withKvRetry(() => kv.getMany(checks.map((c) => c.key)));
   return now.every((e, i) => e.versionstamp === checks[i].versionstamp);
-}
-
-/** Each submission with its final verdict applied (status, reasons, `scored_at`). */
-function verdictsOf(
-  deps: Deps,
-  form: Form,
-  subs: Submission[],
-  model: SpamModel,
-  opinions: ReadonlyMap<string, AkismetAnswer | null>,
-): [Submission, Submission][] {
-  const at = new Date(deps.now()).toISOString();
-  const out: [Submission, Submission][] = [];
-  for (const s of subs) {
-    const v = finalVerdict(form, s, model, opinions.get(s.id));
-    const after: Submission = { ...s, status: v.status, scored_at: at };
-    // A clean submission keeps no verdict: there is nothing to show or to explain.
-    if (v.score > 0) {
-      after.spam = { score: v.score, reasons: v.reasons, scored_at: at };
-      if (v.content) after.spam.content = v.content;
-    } else delete after.spam;
-    out.push([s, after]);
-  }
-  return out;
-}
-
-/**
- * Asks Akismet (when `AKISMET_KEY` is set) about the submissions it was not asked about yet,
- * a few at a time; a failed call leaves null (the local verdict stands).
- */
-async function askAkismet(
-  deps: Deps,
-  form: Form,
-  subs: Submission[],
-  opinions: Map<string, AkismetAnswer | null>,
-): Promise<void> {
-  const cfg = deps.config.akismet;
-  if (!cfg) return;
-  const ask = subs.filter((s) => !opinions.has(s.id));
-  for (let i = 0; i < ask.length; i += AKISMET_PARALLEL) {
-    const round = await Promise.all(
-      ask.slice(i, i + AKISMET_PARALLEL).map(async (s) => {
-        const answer = await akismetCheck(cfg, akismetParams(cfg, deps.config.baseUrl, form, s));
-        opinions.set(s.id, answer);
-        return answer;
-      }),
-    );
-    // Down, slow or refusing the key for a whole round: the rest go without it.
-    if (round.every((a) => a === null)) {
-      for (const s of ask.slice(i + AKISMET_PARALLEL)) opinions.set(s.id, null);
-      return;
-    }
-  }
-}
-
-/** Akismet calls one verdict run makes at once. */
-const AKISMET_PARALLEL = 8;
-
-/** Splits verdicts into groups one verdict commit can hold. */
-function chunked(scored: [Submission, Submission][]): [Submission, Submission][][] {
-  const chunks: [Submission, Submission][][] = [[]];
-  let budget = new CommitBudget({ items: MAX_COMMIT_SUBS });
-  for (const pair of scored) {
-    // The verdict key, index keys and the feed event (which repeats the verdict): V8
-    // serializes at most two bytes per UTF-16 unit of the verdict's JSON text; 1 KiB covers
-    // the keys, the status and the event's other fields.
-    const size = JSON.stringify(pair[1].spam ?? null).length * 4 + 1024;
-    if (!budget.fits(0, size)) {
-      chunks.push([]);
-      budget = new CommitBudget({ items: MAX_COMMIT_SUBS });
-    }
-    chunks.at(-1)!.push(pair);
-    budget.add(0, size);
-  }
-  return chunks;
 }
 
 async function runAfter(deps: Deps, form: Form, subs: Submission[]): Promise<void> {
