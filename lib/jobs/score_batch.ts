@@ -5,7 +5,7 @@
  * `spam` reasons and `scored_at` move together in one commit per chunk (normally one per
  * batch). The verdict goes in the submission's small verdict key; the record, written by
  * the storing commit, is not written again (submissions/records.ts). Submissions already scored, re-labelled by an admin or deleted are left alone,
- * so a job delivered twice changes nothing. Each commit checks the form's edit stamp
+ * so a job delivered twice changes nothing. Each commit checks the form's edits entry
  * (`submission_edits`), which every commit changing an existing submission sets
  * (submissions/indexes.ts): one check covers the whole batch. The verdict's commit also
  * enqueues `notify_created` (lib/notify) when the form emails or a webhook listens, and
@@ -17,10 +17,11 @@
 import type { Deps } from "@/lib/deps.ts";
 import { getForm } from "@/lib/forms/forms.ts";
 import { keys } from "@/lib/kv/keys.ts";
-import { delay, getManyChunked, withKvRetry } from "@/lib/kv/kv.ts";
+import { Batcher, type Linger } from "@/lib/kv/batcher.ts";
+import { CONFLICT, getManyChunked, retryConflicts, withKvRetry } from "@/lib/kv/kv.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
-import { finalVerdict, workspaceModel } from "@/lib/protection/verdict.ts";
-import { type AkismetAnswer, akismetCheck, akismetParams } from "@/lib/protection/akismet.ts";
+import { workspaceModel } from "@/lib/protection/verdict.ts";
+import type { AkismetAnswer } from "@/lib/protection/akismet.ts";
 import type { SpamStats } from "@/lib/spam/learn.ts";
 import type { SpamModel } from "@/lib/spam/model.ts";
 import { CounterDeltas, indexStatusChange } from "@/lib/submissions/indexes.ts";
@@ -30,6 +31,7 @@ import { createdEventId } from "@/lib/notify/events.ts";
 import { commitAppending, type FeedHead, feedHeadKey } from "@/lib/feed/append.ts";
 import type { Job } from "./queue.ts";
 import type { JobContext } from "./types.ts";
+import { askAkismet, chunked, verdictsOf } from "./verdicts.ts";
 import { logger } from "@/lib/observe/log.ts";
 
 /** A step that follows the final verdict, for the submissions one job just scored. */
@@ -46,25 +48,17 @@ export interface VerdictHook {
 /** Observers of every verdict commit in this process (the bench's latency, the soak's count). */
 export const afterVerdict: VerdictHook[] = [];
 
-/**
- * Stay well inside KV's 800 KiB and 1000 mutations per atomic operation (a submission's
- * verdict takes four at most: its verdict key, its status index out and in, its feed event).
- */
-const MAX_COMMIT_BYTES = 600 * 1024;
-const MAX_COMMIT_SUBS = 200;
 /** Verdict commits that lost a race to an admin's edit are retried this many times. */
 const MAX_ATTEMPTS = 20;
 
 /** Handler of `score_batch`. */
-export async function scoreBatch(
+export function scoreBatch(
   deps: Deps,
   job: Extract<Job, { type: "score_batch" }>,
   ctx: JobContext,
 ): Promise<void> {
-  const q = queueOf(deps.kv, `${job.form_id}/${job.mode}`);
-  await new Promise<void>((resolve, reject) => {
-    q.waiting.push({ ids: job.ids, ctx, resolve, reject });
-    if (!q.running) drain(deps, job, q);
+  return new Promise<void>((resolve, reject) => {
+    runsOf(deps, job).push({ ids: job.ids, ctx, resolve, reject });
   });
 }
 
@@ -76,65 +70,52 @@ interface Waiting {
   reject: (err: unknown) => void;
 }
 
-/** Jobs of one form and mode waiting in this process, and whether a verdict is running. */
-interface FormQueue {
-  waiting: Waiting[];
-  running: boolean;
-}
-
 /** Jobs whose verdicts one run writes together at most. */
 const MAX_GROUP_JOBS = 16;
 /**
- * How long a run waits for more jobs before it reads (unless it already has
- * MAX_GROUP_JOBS). Measured under the bench's submit load: 25 ms took the KV commits per
- * submission from about 0.11 to 0.093 and 201-to-verdict p50 from about 130 to 145 ms.
+ * A run waits this long for more jobs before it reads, unless MAX_GROUP_JOBS already wait:
+ * fewer verdict commits per submission under load, for a later verdict.
  */
-const LINGER_MS = 25;
+const LINGER: Linger = { ms: 25, from: 1, until: MAX_GROUP_JOBS, first: true };
 
-const queues = new WeakMap<Deno.Kv, Map<string, FormQueue>>();
+/** The verdict runs of each form and mode in this process, by KV. */
+const runs = new WeakMap<Deno.Kv, Map<string, Batcher<Waiting>>>();
 
-function queueOf(kv: Deno.Kv, id: string): FormQueue {
-  let m = queues.get(kv);
-  if (!m) queues.set(kv, m = new Map());
+/**
+ * The queue of a form's verdict runs, one at a time: verdict commits all set the form's
+ * edits entry, so concurrent ones would fail each other's check; jobs that arrived
+ * meanwhile, or within the linger, go together in the next run.
+ */
+function runsOf(deps: Deps, job: Extract<Job, { type: "score_batch" }>): Batcher<Waiting> {
+  let m = runs.get(deps.kv);
+  if (!m) runs.set(deps.kv, m = new Map());
+  const id = `${job.form_id}/${job.mode}`;
   let q = m.get(id);
-  if (!q) m.set(id, q = { waiting: [], running: false });
+  if (!q) {
+    m.set(
+      id,
+      q = new Batcher<Waiting>({
+        take: (waiting) => ({
+          batch: waiting.slice(0, MAX_GROUP_JOBS),
+          rest: waiting.slice(MAX_GROUP_JOBS),
+        }),
+        run: async (group) => {
+          const ctx: JobContext = { complete: (op) => group.forEach((w) => w.ctx.complete(op)) };
+          await scoreIds(deps, { ...job, ids: group.flatMap((w) => w.ids) }, ctx);
+          group.forEach((w) => w.resolve());
+        },
+        failed: (group, err) => group.forEach((w) => w.reject(err)),
+        linger: LINGER,
+        idle: () => m!.delete(id),
+      }),
+    );
+  }
   return q;
 }
 
-/**
- * Writes the verdicts of a form's waiting jobs, one group at a time: verdict commits all set
- * the form's edit stamp, so concurrent ones would fail each other's check; jobs that
- * arrived meanwhile, or within LINGER_MS, go together in the next commit (fewer commits
- * under load).
- */
-async function drain(
-  deps: Deps,
-  job: Extract<Job, { type: "score_batch" }>,
-  q: FormQueue,
-): Promise<void> {
-  q.running = true;
-  try {
-    while (q.waiting.length) {
-      // Lets the next jobs join this run: one verdict commit for several group commits.
-      if (q.waiting.length < MAX_GROUP_JOBS) await delay(LINGER_MS);
-      const group = q.waiting.splice(0, MAX_GROUP_JOBS);
-      const ctx: JobContext = { complete: (op) => group.forEach((w) => w.ctx.complete(op)) };
-      try {
-        await scoreIds(deps, { ...job, ids: group.flatMap((w) => w.ids) }, ctx);
-        group.forEach((w) => w.resolve());
-      } catch (err) {
-        group.forEach((w) => w.reject(err));
-      }
-    }
-  } finally {
-    q.running = false;
-    queues.get(deps.kv)?.delete(`${job.form_id}/${job.mode}`);
-  }
-}
-
-/** What one verdict run reads (readRun): the stamp first. */
+/** What one verdict run reads (readRun): the edits entry first. */
 interface RunState {
-  stamp: Deno.AtomicCheck;
+  edits: Deno.AtomicCheck;
   form: Form;
   model: SpamModel;
   /** Who hears of these submissions, with the entry to check. */
@@ -146,7 +127,7 @@ interface RunState {
 }
 
 /**
- * Reads a run's state in as few reads as KV allows: the form's edit stamp (first: any edit
+ * Reads a run's state in as few reads as KV allows: the form's edits entry (first: any edit
  * after it fails the commit's check, and every edit before it is visible in the records
  * read with or after it), the form, the workspace's token statistics and listeners, and
  * the submissions (records and verdicts).
@@ -156,15 +137,17 @@ async function readRun(
   deps: Deps,
   job: Extract<Job, { type: "score_batch" }>,
 ): Promise<RunState | null> {
-  const workspaceId = job.workspace_id ?? (await getForm(deps, job.form_id))?.workspace_id;
+  // A job enqueued before jobs named their workspace reads the form first, and only then.
+  const early = job.workspace_id ? undefined : await getForm(deps, job.form_id);
+  const workspaceId = job.workspace_id ?? early?.workspace_id;
   if (!workspaceId) return null;
   const head: Deno.KvKey[] = [
     keys.submissionEdits(job.form_id, job.mode),
-    keys.form(job.form_id),
     keys.spamStats(workspaceId),
     keys.webhookListeners(workspaceId),
     feedHeadKey(workspaceId, job.mode),
   ];
+  if (!early) head.push(keys.form(job.form_id));
   const all = [
     ...head,
     ...job.ids.flatMap((id) => [
@@ -172,15 +155,16 @@ async function readRun(
       keys.submissionVerdict(job.form_id, id),
     ]),
   ];
-  // The first read (KV takes 10 keys a read) holds the stamp and ends before any later one
-  // starts, so no record is read before it.
+  // The first read (KV takes 10 keys a read) holds the edits entry and ends before any
+  // later one starts, so no record is read before it.
   const first = await withKvRetry(() => deps.kv.getMany<unknown[]>(all.slice(0, 10)));
   const entries = [...first, ...await getManyChunked<unknown>(deps.kv, all.slice(10))];
-  const [stamp, form, stats, listeners, feed] = entries;
-  if (!form.value || (form.value as Form).workspace_id !== workspaceId) return null;
+  const [edits, stats, listeners, feed] = entries;
+  const form = early ?? entries[4].value as Form | null;
+  if (!form || form.workspace_id !== workspaceId) return null;
   return {
-    stamp,
-    form: form.value as Form,
+    edits,
+    form,
     model: await workspaceModel(deps, stats.value as SpamStats | null),
     listeners: await listenersOf(
       deps,
@@ -197,14 +181,14 @@ async function scoreIds(
   job: Extract<Job, { type: "score_batch" }>,
   ctx: JobContext,
 ): Promise<void> {
-  const stampKey = keys.submissionEdits(job.form_id, job.mode);
+  const editsKey = keys.submissionEdits(job.form_id, job.mode);
   // Akismet's answers, asked once per submission whatever the retries.
   const opinions = new Map<string, AkismetAnswer | null>();
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  await retryConflicts(async () => {
     const run = await readRun(deps, job);
     if (!run) return;
     const { form, listeners } = run;
-    let stamp = run.stamp;
+    let edits = run.edits;
     let feed = run.feed;
     // Checked by each verdict commit, so an endpoint added meanwhile makes it retry
     // instead of missing the events.
@@ -217,7 +201,6 @@ async function scoreIds(
     if (!todo.length) return;
     await askAkismet(deps, form, todo, opinions);
     const chunks = chunked(verdictsOf(deps, form, todo, run.model, opinions));
-    let lost = false;
     for (const [i, scored] of chunks.entries()) {
       const finals = scored.map(([, after]) => after);
       const started = performance.now();
@@ -225,7 +208,7 @@ async function scoreIds(
         deps.kv,
         feed,
         (op) => {
-          op.check(stamp).check(listeners.entry);
+          op.check(edits).check(listeners.entry);
           const counters = new CounterDeltas();
           counters.edited(job.form_id, job.mode);
           for (const [before, after] of scored) {
@@ -251,105 +234,27 @@ async function scoreIds(
           }));
         },
         deps.now,
-        () => stillHolds(deps.kv, [stamp, listeners.entry]),
+        () => stillHolds(deps.kv, [edits, listeners.entry]),
       );
       deps.metrics?.commit("verdict", (performance.now() - started) / 1000);
-      if (!res.ok) {
-        lost = true;
-        break;
-      }
+      if (!res.ok) return CONFLICT;
       for (const s of finals) deps.metrics?.verdict(s.status);
-      // This commit set the stamp: the next chunk checks that no one wrote it since.
-      stamp = { key: stampKey, versionstamp: res.versionstamp };
+      // This commit set the edits entry: the next chunk checks that no one wrote it since.
+      edits = { key: editsKey, versionstamp: res.versionstamp };
       feed = res.head;
       await runAfter(deps, form, finals);
     }
-    if (!lost) return;
-    await delay(Math.random() * Math.min(2 ** attempt, 50));
-  }
-  throw new Error("verdict commit kept conflicting");
+  }, {
+    maxAttempts: MAX_ATTEMPTS,
+    maxBackoffMs: 50,
+    exhausted: () => new Error("verdict commit kept conflicting"),
+  });
 }
 
 /** Whether the checked entries are unchanged (a failed commit lost only on the feed's head). */
 async function stillHolds(kv: Deno.Kv, checks: Deno.AtomicCheck[]): Promise<boolean> {
   const now = await withKvRetry(() => kv.getMany(checks.map((c) => c.key)));
   return now.every((e, i) => e.versionstamp === checks[i].versionstamp);
-}
-
-/** Each submission with its final verdict applied (status, reasons, `scored_at`). */
-function verdictsOf(
-  deps: Deps,
-  form: Form,
-  subs: Submission[],
-  model: SpamModel,
-  opinions: ReadonlyMap<string, AkismetAnswer | null>,
-): [Submission, Submission][] {
-  const at = new Date(deps.now()).toISOString();
-  const out: [Submission, Submission][] = [];
-  for (const s of subs) {
-    const v = finalVerdict(form, s, model, opinions.get(s.id));
-    const after: Submission = { ...s, status: v.status, scored_at: at };
-    // A clean submission keeps no verdict: there is nothing to show or to explain.
-    if (v.score > 0) {
-      after.spam = { score: v.score, reasons: v.reasons, scored_at: at };
-      if (v.content) after.spam.content = v.content;
-    } else delete after.spam;
-    out.push([s, after]);
-  }
-  return out;
-}
-
-/**
- * Asks Akismet (when `AKISMET_KEY` is set) about the submissions it was not asked about yet,
- * a few at a time; a failed call leaves null (the local verdict stands).
- */
-async function askAkismet(
-  deps: Deps,
-  form: Form,
-  subs: Submission[],
-  opinions: Map<string, AkismetAnswer | null>,
-): Promise<void> {
-  const cfg = deps.config.akismet;
-  if (!cfg) return;
-  const ask = subs.filter((s) => !opinions.has(s.id));
-  for (let i = 0; i < ask.length; i += AKISMET_PARALLEL) {
-    const round = await Promise.all(
-      ask.slice(i, i + AKISMET_PARALLEL).map(async (s) => {
-        const answer = await akismetCheck(cfg, akismetParams(cfg, deps.config.baseUrl, form, s));
-        opinions.set(s.id, answer);
-        return answer;
-      }),
-    );
-    // Down, slow or refusing the key for a whole round: the rest go without it.
-    if (round.every((a) => a === null)) {
-      for (const s of ask.slice(i + AKISMET_PARALLEL)) opinions.set(s.id, null);
-      return;
-    }
-  }
-}
-
-/** Akismet calls one verdict run makes at once. */
-const AKISMET_PARALLEL = 8;
-
-/** Splits verdicts into groups one verdict commit can hold. */
-function chunked(scored: [Submission, Submission][]): [Submission, Submission][][] {
-  const chunks: [Submission, Submission][][] = [[]];
-  let bytes = 0;
-  for (const pair of scored) {
-    // The verdict key, index keys and the feed event (which repeats the verdict): V8
-    // serializes at most two bytes per UTF-16 unit of the verdict's JSON text; 1 KiB covers
-    // the keys, the status and the event's other fields.
-    const size = JSON.stringify(pair[1].spam ?? null).length * 4 + 1024;
-    const cur = chunks.at(-1)!;
-    if (cur.length && (cur.length >= MAX_COMMIT_SUBS || bytes + size > MAX_COMMIT_BYTES)) {
-      chunks.push([pair]);
-      bytes = size;
-    } else {
-      cur.push(pair);
-      bytes += size;
-    }
-  }
-  return chunks;
 }
 
 async function runAfter(deps: Deps, form: Form, subs: Submission[]): Promise<void> {

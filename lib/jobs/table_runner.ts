@@ -12,6 +12,7 @@
  */
 import { newId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
+import { Batcher } from "@/lib/kv/batcher.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
 import type { Job } from "./queue.ts";
 import type { EnqueueOptions, JobContext, JobRunner, Jobs } from "./types.ts";
@@ -32,6 +33,8 @@ export interface JobEntry {
 export const DEFAULT_BACKOFF = [100, 1_000, 5_000, 30_000, 60_000];
 /** Jobs claimed per commit (KV allows 10 checks per operation). */
 const CLAIM_MAX = 10;
+/** Finished jobs' entries deleted per commit at most (deletes need no checks). */
+const DELETES_PER_COMMIT = 500;
 /** Jobs this process runs at once at most. */
 const MAX_RUNNING = 40;
 /** First look for a job this process enqueued; doubled up to LOCAL_MAX_WAIT_MS per look. */
@@ -70,8 +73,17 @@ export class TableJobs implements Jobs {
   #local = new Set<Local>();
   #adopting: Promise<void> | null = null;
   #running = new Set<Promise<void>>();
-  #finished: Deno.KvKey[] = [];
-  #flushing: Promise<void> | null = null;
+  /** Finished jobs' entries, deleted many per commit. */
+  #finished = new Batcher<Deno.KvKey>({
+    take: (keys) => ({
+      batch: keys.slice(0, DELETES_PER_COMMIT),
+      rest: keys.slice(DELETES_PER_COMMIT),
+    }),
+    run: (batch) => this.#delete(batch),
+    // Left in the table, each is run again (idempotently) once its lease ends.
+    failed: (_, err) =>
+      log("job delete failed", { error: err instanceof Error ? err.name : "unknown" }),
+  });
   #beat: number | null = null;
 
   constructor(kv: Deno.Kv, options: TableJobsOptions = {}) {
@@ -131,7 +143,7 @@ export class TableJobs implements Jobs {
     await this.#passing;
     await this.#adopting;
     while (this.#running.size) await Promise.all([...this.#running]);
-    await this.#flush();
+    await this.#finished.drained();
   }
 
   #schedule(ms: number): void {
@@ -271,22 +283,13 @@ export class TableJobs implements Jobs {
     // complete() went into an operation that may not have committed: delete what is left.
     if (completedInCommit && !(await withKvRetry(() => this.#kv.get(c.key))).versionstamp) return;
     this.#finished.push(c.key);
-    if (!this.#flushing) this.#flushing = this.#flush().finally(() => (this.#flushing = null));
   }
 
-  /** Deletes finished jobs' entries, many per commit. */
-  async #flush(): Promise<void> {
-    while (this.#finished.length) {
-      const batch = this.#finished.splice(0, 500);
-      const op = this.#kv.atomic();
-      for (const key of batch) op.delete(key);
-      try {
-        await withKvRetry(() => op.commit());
-      } catch (err) {
-        // Left in the table, each is run again (idempotently) once its lease ends.
-        log("job delete failed", { error: err instanceof Error ? err.name : "unknown" });
-      }
-    }
+  /** Deletes finished jobs' entries in one commit. */
+  async #delete(keys: Deno.KvKey[]): Promise<void> {
+    const op = this.#kv.atomic();
+    for (const key of keys) op.delete(key);
+    await withKvRetry(() => op.commit());
   }
 
   /** Reschedules a failed job on its backoff, or moves it to undelivered after the last. */

@@ -26,26 +26,89 @@ export function isLockedError(err: unknown): boolean {
   return /database is locked|SQLITE_BUSY|database table is locked/i.test(msg);
 }
 
+/** What an attempt returns when it lost a race: retryConflicts backs off and runs it again. */
+export const CONFLICT: unique symbol = Symbol("conflict");
+/** What `build` may return to have its operation built again at once (not an attempt). */
+export const REBUILD: unique symbol = Symbol("rebuild");
+
+/** The bounds of retryConflicts; every field is optional. */
+export interface RetryBounds {
+  /** Attempts at most (default 20). */
+  maxAttempts?: number;
+  /** Also stops once this long passed since the first attempt (after at least one). */
+  windowMs?: number;
+  /** The longest random backoff after a lost attempt, in ms (default 64). */
+  maxBackoffMs?: number;
+  /** What is thrown once the attempts are spent (default a plain Error). */
+  exhausted?: () => unknown;
+}
+
 /**
- * Commits an optimistic transaction built by `build`, retrying on check failures.
- * `build` is called again on every attempt (it must re-read what it checks). Returns
- * `build`'s result once a commit succeeded, or `null` when `build` returned `null`
- * (nothing to write). Throws after `maxAttempts`.
+ * Runs `attempt` until it returns something other than CONFLICT, with a random backoff
+ * (0 to 2^n ms, at most `maxBackoffMs`) after each lost one; throws once the bounds are
+ * spent. The one conflict-retry loop of every KV commit.
+ */
+export async function retryConflicts<T>(
+  attempt: () => Promise<T | typeof CONFLICT>,
+  bounds: RetryBounds = {},
+): Promise<T> {
+  const maxAttempts = bounds.maxAttempts ?? 20;
+  const giveUpAt = bounds.windowMs === undefined ? Infinity : performance.now() + bounds.windowMs;
+  for (let n = 0; n < maxAttempts && (!n || performance.now() < giveUpAt); n++) {
+    const result = await attempt();
+    if (result !== CONFLICT) return result;
+    await delay(Math.random() * Math.min(2 ** n, bounds.maxBackoffMs ?? 64));
+  }
+  throw bounds.exhausted ? bounds.exhausted() : new Error("KV commit kept conflicting");
+}
+
+/** Bounds and hooks of commitWithRetry; every field is optional. */
+export interface RetryOptions<T> extends RetryBounds {
+  /** Taken before each attempt's build, released after its commit (e.g. budget locks). */
+  hold?: () => Promise<() => void>;
+  /** Runs after the commit succeeded (still holding), with its versionstamp. */
+  committed?: (result: T, versionstamp: string) => void;
+  /** Runs after a commit failed its checks (still holding), before the backoff. */
+  conflicted?: () => void;
+  /** Commits the operation `build` filled (default: `op.commit()`, lock retries included). */
+  commit?: (
+    op: Deno.AtomicOperation,
+    result: T,
+  ) => Promise<Deno.KvCommitResult | Deno.KvCommitError>;
+}
+
+/**
+ * Commits an optimistic transaction built by `build`, retrying on check failures
+ * (retryConflicts). `build` is called again on every attempt (it must re-read what it
+ * checks). Returns `build`'s result once a commit succeeded, or `null` when `build`
+ * returned `null` (nothing to write); `REBUILD` builds again at once.
  */
 export async function commitWithRetry<T>(
   kv: Deno.Kv,
-  build: (op: Deno.AtomicOperation) => Promise<T | null>,
-  maxAttempts = 20,
+  build: (op: Deno.AtomicOperation) => Promise<T | null | typeof REBUILD>,
+  options: number | RetryOptions<T> = {},
 ): Promise<T | null> {
-  for (let attempt = 0; attempt < maxAttempts; attempt++) {
-    const op = kv.atomic();
-    const result = await withKvRetry(() => build(op));
-    if (result === null) return null;
-    const res = await withKvRetry(() => op.commit());
-    if (res.ok) return result;
-    await delay(Math.random() * Math.min(2 ** attempt, 64));
-  }
-  throw new Error("KV commit kept conflicting");
+  const o = typeof options === "number" ? { maxAttempts: options } : options;
+  return await retryConflicts<T | null>(async () => {
+    for (;;) {
+      const release = o.hold ? await o.hold() : () => {};
+      try {
+        const op = kv.atomic();
+        const result = await withKvRetry(() => build(op));
+        if (result === null) return null;
+        if (result === REBUILD) continue;
+        const res = o.commit ? await o.commit(op, result) : await withKvRetry(() => op.commit());
+        if (res.ok) {
+          o.committed?.(result, res.versionstamp);
+          return result;
+        }
+        o.conflicted?.();
+        return CONFLICT;
+      } finally {
+        release();
+      }
+    }
+  }, o);
 }
 
 /** Resolves after `ms` milliseconds (backoff between retries, never in tests' assertions). */

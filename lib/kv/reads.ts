@@ -7,6 +7,7 @@
  * snapshot of its own keys: a request's keys always travel in the same `getMany`.
  * @module
  */
+import { Batcher, type Split } from "./batcher.ts";
 import { withKvRetry } from "./kv.ts";
 import type { KvReader } from "./types.ts";
 
@@ -25,8 +26,12 @@ interface Request {
 
 /** Batches concurrent reads of one KV into few `getMany` calls. */
 export class KvReads implements KvReader {
-  #pending: Request[] = [];
-  #inFlight = 0;
+  #queue = new Batcher<Request>({
+    take,
+    run: (batch) => this.#read(batch),
+    failed: (batch, err) => batch.forEach((req) => req.reject(err)),
+    concurrency: MAX_IN_FLIGHT,
+  });
 
   constructor(readonly kv: Deno.Kv) {}
 
@@ -39,8 +44,7 @@ export class KvReads implements KvReader {
   ): Promise<{ [K in keyof T]: Deno.KvEntryMaybe<T[K]> }> {
     return new Promise((resolve, reject) => {
       const ids = keys.map((k) => JSON.stringify(k));
-      this.#pending.push({ keys, ids, resolve: resolve as Request["resolve"], reject });
-      this.#pump();
+      this.#queue.push({ keys, ids, resolve: resolve as Request["resolve"], reject });
     });
   }
 
@@ -48,37 +52,6 @@ export class KvReads implements KvReader {
   async get<T>(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>> {
     const [entry] = await this.getMany<[T]>([key]);
     return entry;
-  }
-
-  #pump(): void {
-    while (this.#inFlight < MAX_IN_FLIGHT && this.#pending.length) {
-      this.#inFlight++;
-      this.#read(this.#take()).finally(() => {
-        this.#inFlight--;
-        this.#pump();
-      });
-    }
-  }
-
-  /**
-   * Takes queued requests, in order, whose distinct keys fit one `getMany` (an oversized
-   * one alone). Stops at the first that does not fit once the read is full, so a long
-   * queue is not rescanned for every read.
-   */
-  #take(): Request[] {
-    const batch: Request[] = [];
-    const ids = new Set<string>();
-    let i = 0;
-    for (; i < this.#pending.length && ids.size < KEYS_PER_READ; i++) {
-      const req = this.#pending[i];
-      let fresh = 0;
-      for (const id of req.ids) if (!ids.has(id)) fresh++;
-      if (batch.length && ids.size + fresh > KEYS_PER_READ) break;
-      batch.push(req);
-      for (const id of req.ids) ids.add(id);
-    }
-    this.#pending = this.#pending.slice(i);
-    return batch;
   }
 
   async #read(batch: Request[]): Promise<void> {
@@ -97,4 +70,24 @@ export class KvReads implements KvReader {
       for (const req of batch) req.reject(err);
     }
   }
+}
+
+/**
+ * Takes queued requests, in order, whose distinct keys fit one `getMany` (an oversized one
+ * alone). Stops at the first that does not fit once the read is full, so a long queue is
+ * not rescanned for every read.
+ */
+function take(pending: Request[]): Split<Request> {
+  const batch: Request[] = [];
+  const ids = new Set<string>();
+  let i = 0;
+  for (; i < pending.length && ids.size < KEYS_PER_READ; i++) {
+    const req = pending[i];
+    let fresh = 0;
+    for (const id of req.ids) if (!ids.has(id)) fresh++;
+    if (batch.length && ids.size + fresh > KEYS_PER_READ) break;
+    batch.push(req);
+    for (const id of req.ids) ids.add(id);
+  }
+  return { batch, rest: pending.slice(i) };
 }

@@ -1,7 +1,7 @@
 /**
  * The submit-time gates of the protection layer, called by the screen and admit stages of
  * lib/submissions/: origin allowlist, repeat-offender block, honeypot, and the CAPTCHA gate
- * whose token is marked spent inside the submission's own commit (a writer rider), so no
+ * whose token is marked spent inside the submission's own commit (a commit part), so no
  * token is ever accepted twice, even by two processes.
  * @module
  */
@@ -13,7 +13,7 @@ import { FAILURE_BLOCK_AT, failureCount, recordFailure } from "./failures.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
 import type { Form, SubmissionSignals } from "@/lib/schemas.ts";
-import type { CreatedBody, Rider, SubmitContext } from "@/lib/submissions/types.ts";
+import type { CommitPart, CreatedBody, SubmitContext } from "@/lib/submissions/types.ts";
 
 /** Stored under `keys.spentCaptcha`: our own expiry (KV expiry is lazy). */
 interface SpentMarker {
@@ -53,10 +53,10 @@ function filled(v: unknown): boolean {
   return !(Array.isArray(v) && v.length === 0);
 }
 
-/** What the CAPTCHA gate lets through: the signal to keep and the spent-token rider. */
+/** What the CAPTCHA gate lets through: the signal to keep and the spent-token part. */
 export interface CaptchaGate {
   captcha?: SubmissionSignals["captcha"];
-  riders: Rider[];
+  parts: CommitPart[];
   /** Call once the submission's write settled (frees the in-process claim). */
   release: () => void;
   /** Set when an idempotent retry found its original result instead. */
@@ -75,7 +75,7 @@ export async function captchaGate(
   token: string | undefined,
   replay: () => Promise<CreatedBody | null>,
 ): Promise<CaptchaGate> {
-  const open: CaptchaGate = { riders: [], release: () => {} };
+  const open: CaptchaGate = { parts: [], release: () => {} };
   if (ctx.auth || !captchaRequired(form)) return open;
   if (!token) throw errors.captchaRequired();
   const reused = () =>
@@ -112,10 +112,13 @@ export async function captchaGate(
       throw errors.captchaInvalid(result.reason);
     }
     const spentUntil = result.spentUntil;
-    const rider: Rider = {
+    // The first attempt checks the marker as read above; a retry reads it again.
+    let read: Deno.KvEntryMaybe<SpentMarker> | null = spent;
+    const part: CommitPart = {
       checks: 1,
       apply: async (op) => {
-        const entry = await withKvRetry(() => deps.kv.get<SpentMarker>(key!));
+        const entry = read ?? await withKvRetry(() => deps.kv.get<SpentMarker>(key!));
+        read = null;
         const now = deps.now();
         if (entry.value && entry.value.expires_at > now) throw reused();
         op.check(entry).set(key!, { expires_at: spentUntil } satisfies SpentMarker, {
@@ -125,7 +128,7 @@ export async function captchaGate(
     };
     return {
       captcha: { provider: result.provider, score: result.score },
-      riders: [rider],
+      parts: [part],
       release,
     };
   } catch (err) {

@@ -10,7 +10,7 @@
  */
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
-import { delay, withKvRetry } from "@/lib/kv/kv.ts";
+import { commitWithRetry } from "@/lib/kv/kv.ts";
 import type { BudgetLocks, SpendPlan } from "./types.ts";
 
 /** Budgets remembered at most (one per active sender; forgotten all at once). */
@@ -83,7 +83,7 @@ export type Spending<T> = { plan: SpendPlan; result: T } | { unwritten: T };
  * the entries this process knows of them (`known`; `build` reads the others), and anything
  * riding with them. Holds the budgets' locks from read to commit, remembers what a commit
  * left, and forgets what another process moved before retrying (at most 20 attempts, then
- * 503). The submission writer has its own loop: its commits also carry a form's sequence.
+ * 503), through commitWithRetry.
  */
 export async function commitSpending<T>(
   deps: Pick<Deps, "kv" | "budgets">,
@@ -95,28 +95,25 @@ export async function commitSpending<T>(
 ): Promise<T> {
   const { kv, budgets } = deps;
   const names = [...new Set(ids)];
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const release = await budgets.acquire(names);
-    try {
-      const known = new Map<string, Deno.KvEntryMaybe<unknown>>();
-      for (const id of names) {
-        const entry = budgets.known(id);
-        if (entry) known.set(id, entry);
-      }
-      const op = kv.atomic();
-      const built = await build(op, known);
-      if ("unwritten" in built) return built.unwritten;
-      const res = await withKvRetry(() => op.commit());
-      if (res.ok) {
-        budgets.remember(built.plan, res.versionstamp);
-        return built.result;
-      }
-      // Another process wrote meanwhile: the next attempt reads again, after the backoff.
-      budgets.forget(names);
-    } finally {
-      release();
+  let unwritten: { result: T } | null = null;
+  const committed = await commitWithRetry<{ plan: SpendPlan; result: T }>(kv, async (op) => {
+    const known = new Map<string, Deno.KvEntryMaybe<unknown>>();
+    for (const id of names) {
+      const entry = budgets.known(id);
+      if (entry) known.set(id, entry);
     }
-    await delay(Math.random() * Math.min(2 ** attempt, 50));
-  }
-  throw errors.unavailable();
+    const built = await build(op, known);
+    if (!("unwritten" in built)) return built;
+    unwritten = { result: built.unwritten };
+    return null;
+  }, {
+    maxAttempts: MAX_ATTEMPTS,
+    maxBackoffMs: 50,
+    hold: () => budgets.acquire(names),
+    committed: (built, versionstamp) => budgets.remember(built.plan, versionstamp),
+    // Another process wrote meanwhile: the next attempt reads again, after the backoff.
+    conflicted: () => budgets.forget(names),
+    exhausted: () => errors.unavailable(),
+  });
+  return committed ? committed.result : unwritten!.result;
 }

@@ -9,13 +9,11 @@
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
+import { Batcher, CommitBudget, type Split } from "@/lib/kv/batcher.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
 import { commitSpending } from "./budgets.ts";
 import { limitKey, planSpends } from "./rate_limit.ts";
 import type { LimitSpend, LimitSpender } from "./types.ts";
-
-/** KV allows 10 checks per atomic operation: one per distinct budget. */
-const MAX_BUDGETS = 10;
 
 /** How a batch's spends ended: allowed per spend, and whether a commit carried them. */
 interface Settled {
@@ -33,8 +31,11 @@ interface Pending {
 
 /** Per-process batcher of rate-limit spends; one per composition root. */
 export class LimitSpends implements LimitSpender {
-  #pending: Pending[] = [];
-  #running = false;
+  #queue = new Batcher<Pending>({
+    take,
+    run: (batch) => this.#settle(batch),
+    failed: (batch, err) => batch.forEach((p) => p.reject(err)),
+  });
   #deps: Pick<Deps, "kv" | "now" | "budgets">;
   /** Commits made and spends settled, for tests and benchmarks. */
   readonly stats = { commits: 0, spends: 0 };
@@ -47,38 +48,8 @@ export class LimitSpends implements LimitSpender {
   spend(spend: LimitSpend): Promise<boolean> {
     return new Promise((resolve, reject) => {
       const id = JSON.stringify(limitKey(spend));
-      this.#pending.push({ spend, id, resolve, reject });
-      if (!this.#running) this.#drain();
+      this.#queue.push({ spend, id, resolve, reject });
     });
-  }
-
-  async #drain(): Promise<void> {
-    this.#running = true;
-    try {
-      while (this.#pending.length) await this.#settle(this.#take());
-    } finally {
-      this.#running = false;
-    }
-  }
-
-  /**
-   * Takes queued spends, in order, whose budgets fit one operation; a spend of another
-   * budget past the tenth waits for the next batch.
-   */
-  #take(): Pending[] {
-    const batch: Pending[] = [];
-    const rest: Pending[] = [];
-    const ids = new Set<string>();
-    for (const p of this.#pending) {
-      if (ids.has(p.id) || ids.size < MAX_BUDGETS) {
-        ids.add(p.id);
-        batch.push(p);
-      } else {
-        rest.push(p);
-      }
-    }
-    this.#pending = rest;
-    return batch;
   }
 
   /** Commits a batch's spends (refusals write nothing) and settles every one of them. */
@@ -119,4 +90,28 @@ export class LimitSpends implements LimitSpender {
     if (committed) this.stats.commits++;
     return allowed;
   }
+}
+
+/**
+ * Takes queued spends, in order, whose budgets fit one operation (one check each); a spend
+ * of another budget past the last that fits waits for the next batch.
+ */
+function take(pending: Pending[]): Split<Pending> {
+  const batch: Pending[] = [];
+  const rest: Pending[] = [];
+  const budget = new CommitBudget({});
+  const ids = new Set<string>();
+  for (const p of pending) {
+    const fresh = ids.has(p.id) ? 0 : 1;
+    if (fresh && !budget.fits(1, 0)) {
+      rest.push(p);
+      continue;
+    }
+    if (fresh) {
+      ids.add(p.id);
+      budget.add(1, 0);
+    }
+    batch.push(p);
+  }
+  return { batch, rest };
 }

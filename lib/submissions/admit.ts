@@ -75,7 +75,7 @@ export async function admit(
       : undefined,
     limits: [spend],
     size: size + 1024,
-    riders: [...gate.riders, ...attachments.riders],
+    parts: [...gate.parts, ...attachments.parts],
   };
   return { draft, release: gate.release };
 }

@@ -10,7 +10,7 @@ import { errors } from "@/lib/errors.ts";
 import { sha256Hex } from "@/lib/ids.ts";
 import { keys, type Mode } from "@/lib/kv/keys.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
-import type { CreatedBody } from "./types.ts";
+import type { CreatedBody, SubmissionDraft, WriteOutcome } from "./types.ts";
 
 /** How long a key's result is kept. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -60,4 +60,58 @@ export async function findReplay(
       .value;
   if (!rec || rec.expires_at <= deps.now()) return null;
   return replayOrConflict(rec, hash);
+}
+
+/** The KV key of a draft's idempotency record. */
+export function idempotencyKeyOf(d: SubmissionDraft): Deno.KvKey {
+  return keys.idempotency(d.form.id, d.mode, d.idempotency!.key);
+}
+
+/**
+ * Resolves queued drafts whose Idempotency-Key already has a live stored result, given
+ * what was read (`read`, by JSON-encoded key; an expired one still lingering, KV expiry
+ * being lazy, counts as none); returns the rest.
+ */
+export function settleIdempotent<
+  T extends {
+    draft: SubmissionDraft;
+    resolve: (o: WriteOutcome) => void;
+    reject: (e: unknown) => void;
+  },
+>(items: T[], read: ReadonlyMap<string, Deno.KvEntryMaybe<unknown>>, now: number): T[] {
+  return items.filter((item) => {
+    if (!item.draft.idempotency) return true;
+    const entry = read.get(JSON.stringify(idempotencyKeyOf(item.draft))) as
+      | Deno.KvEntryMaybe<IdempotencyRecord>
+      | undefined;
+    const rec = entry?.value;
+    if (!rec || rec.expires_at <= now) return true;
+    try {
+      item.resolve({ replayed: true, body: replayOrConflict(rec, item.draft.idempotency!.hash) });
+    } catch (err) {
+      item.reject(err);
+    }
+    return false;
+  });
+}
+
+/**
+ * Writes a stored submission's result under its draft's Idempotency-Key. No check of its
+ * own: records of a form and mode are written only by submission commits, which all check
+ * the form's sequence, so a record written since the read fails the commit and the retry
+ * replays it.
+ */
+export function writeIdempotency(
+  op: Deno.AtomicOperation,
+  d: SubmissionDraft,
+  body: CreatedBody,
+  now: number,
+): void {
+  if (!d.idempotency) return;
+  const rec: IdempotencyRecord = {
+    hash: d.idempotency.hash,
+    body,
+    expires_at: now + IDEMPOTENCY_TTL_MS,
+  };
+  op.set(idempotencyKeyOf(d), rec, { expireIn: IDEMPOTENCY_TTL_MS });
 }

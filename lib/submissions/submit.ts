@@ -10,7 +10,7 @@ import { mediaType, parseJsonObject, readBody } from "@/lib/http/body.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { AppError, errors } from "@/lib/errors.ts";
 import { parseIdempotencyKey, payloadHash } from "./idempotency.ts";
-import { countingRefusals, ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
+import { countingRefusals, ipIdentity, type LimitSpend } from "@/lib/ratelimit/rate_limit.ts";
 import type { Form } from "@/lib/schemas.ts";
 import { prefersJson } from "@/lib/http/accept.ts";
 import {
@@ -76,11 +76,13 @@ export function submitRequest(deps: Deps, req: SubmitRequest): Promise<SubmitAns
 
 async function submitStages(deps: Deps, req: SubmitRequest): Promise<SubmitAnswer> {
   const identity = ipIdentity(req.ip);
-  let spend = submitSpend(deps, { auth: null, identity });
+  // The budget a refusal spends: the client IP's until the pipeline knows the submit's own.
+  let spend: LimitSpend | null = null;
   let posted: Refused | null = null;
   let ajax = false;
   try {
-    return await countingRefusals(deps, () => spend, async () => {
+    const current = () => spend ?? submitSpend(deps, { auth: null, identity });
+    return await countingRefusals(deps, current, async () => {
       const headers = req.request.headers;
       const authorization = headers.get("authorization");
       const ctx: SubmitContext = {
@@ -97,11 +99,13 @@ async function submitStages(deps: Deps, req: SubmitRequest): Promise<SubmitAnswe
         source: "json",
         onForm: req.onForm,
       };
+      // The submit's own budget, computed once: refusals spend it from where it applies on.
+      const own = submitSpend(deps, ctx);
       const type = mediaType(headers.get("content-type"));
       if (type === "application/json") {
         const body = parseSubmitBody(parseJsonObject(await readBody(req.request)));
-        spend = submitSpend(deps, ctx);
-        return { kind: "json", outcome: await submit(deps, ctx, { body, files: [] }) };
+        spend = own;
+        return { kind: "json", outcome: await submit(deps, ctx, { body, files: [] }, own) };
       }
       if (type !== "application/x-www-form-urlencoded" && type !== "multipart/form-data") {
         throw errors.unsupportedMediaType([...SUBMIT_TYPES]);
@@ -124,8 +128,8 @@ async function submitStages(deps: Deps, req: SubmitRequest): Promise<SubmitAnswe
         // so an identical re-post replays and one with other answers is 409.
         payloadHash: post.files.length ? await payloadHash(postedPayload(post), {}) : undefined,
       };
-      spend = submitSpend(deps, postCtx);
-      const run = () => submit(deps, postCtx, postInput(post));
+      spend = own;
+      const run = () => submit(deps, postCtx, postInput(post), own);
       const key = postCtx.idempotencyKey;
       const outcome = key
         ? await serialised(deps.inflight.posts, `${form.id}/${key}`, run)
@@ -139,13 +143,16 @@ async function submitStages(deps: Deps, req: SubmitRequest): Promise<SubmitAnswe
   }
 }
 
-/** Runs the pipeline's stages after parse; refusals throw, and are counted by the caller. */
+/**
+ * Runs the pipeline's stages after parse; refusals throw, and are counted by the caller.
+ * `spend` is the submit's rate-limit spend (submitSpend of `ctx`).
+ */
 export async function submit(
   deps: Deps,
   ctx: SubmitContext,
   input: SubmitInput,
+  spend: LimitSpend = submitSpend(deps, ctx),
 ): Promise<WriteOutcome> {
-  const spend = submitSpend(deps, ctx);
   const state = await inSpan("submit.read", () => readSubmitState(deps, ctx, spend));
   const screened = await inSpan("submit.screen", () => screen(deps, ctx, input, state, spend));
   if (screened.replay) return { replayed: true, body: screened.replay };

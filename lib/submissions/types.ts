@@ -71,16 +71,17 @@ export interface SubmissionDraft {
   limits: LimitSpend[];
   /** Approximate stored size in bytes (for batch sizing). */
   size: number;
-  /** Extra writes riding in the same commit (spent CAPTCHA tokens, attached files). */
-  riders?: Rider[];
+  /** Other folders' writes in the same commit (spent CAPTCHA tokens, attached files). */
+  parts?: CommitPart[];
 }
 
 /**
- * A write that rides in a submission's commit. `apply` is called on every attempt with
- * fresh reads and may throw an AppError to refuse this submission alone; it adds at most
- * `checks` checks to the operation.
+ * One concern's writes in a submission's commit, owned by the folder of that concern.
+ * `apply` is called on every attempt (reading afresh what it checks, except where the
+ * part says otherwise) and may throw an AppError to refuse this submission alone; it adds
+ * at most `checks` checks to the operation.
  */
-export interface Rider {
+export interface CommitPart {
   checks: number;
   apply: (op: Deno.AtomicOperation, submissionId: string) => Promise<void>;
 }

@@ -1,75 +1,68 @@
 /**
- * Group commit of submissions. Every submit of a form (and mode) joins that form's queue;
- * while one commit is in flight the next requests gather, then go out together in ONE
- * `kv.atomic()` holding, per submission, the record, its indexes, its number from the
- * form's sequence, its first spam score and status (see protection/score_context.ts), the
- * counters, the idempotency record, the rate-limit spend, any attachment writes, and one
- * scoring job for the whole batch (jobs/score_batch.ts writes the final verdicts). Under load
- * a commit waits a few milliseconds to gather more (see LINGER_MS). Clients never retry
- * against each other: a form's commits are serialised in the process, so are commits
- * spending one rate-limit budget (a key's workspace across its forms, see ratelimit/budgets.ts),
- * and conflicts with other processes are retried here, with a bound.
+ * Group commit of submissions. Every submit of a form (and mode) joins that form's queue
+ * (a `Batcher`, kv/batcher.ts); while one commit is in flight the next requests gather,
+ * then go out together in ONE `kv.atomic()`. What that commit writes for each submission,
+ * key by key, is in submissions/commit.ts; this module only batches, reads what the batch
+ * depends on, commits and retries. Under load a commit waits a few milliseconds to gather
+ * more (see LINGER). Clients never retry against each other: a form's commits are
+ * serialised in the process, so are commits spending one rate-limit budget (a key's
+ * workspace across its forms, see ratelimit/budgets.ts), and conflicts with other
+ * processes are retried by `commitWithRetry`, with a bound.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
 import { newId } from "@/lib/ids.ts";
+import { Batcher, type Linger } from "@/lib/kv/batcher.ts";
 import { keys } from "@/lib/kv/keys.ts";
-import { delay, getManyChunked, withKvRetry } from "@/lib/kv/kv.ts";
-import { limitKey, planSpends } from "@/lib/ratelimit/rate_limit.ts";
-import type { Submission } from "@/lib/schemas.ts";
-import { CounterDeltas, indexCreated } from "./indexes.ts";
+import { commitWithRetry, getManyChunked, REBUILD, withKvRetry } from "@/lib/kv/kv.ts";
+import { inSpan } from "@/lib/observe/trace.ts";
+import { catchUpMarks } from "@/lib/protection/score_context.ts";
+import { limitKey, planSpends, type SpendPlan } from "@/lib/ratelimit/rate_limit.ts";
 import {
-  catchUpMarks,
-  CONTEXT_SIZE,
-  markOf,
-  numbered,
-  scoreInContext,
-} from "@/lib/protection/score_context.ts";
-import { addEmailIndex } from "@/lib/privacy/email_index.ts";
-import { privateWho, storedSignals } from "@/lib/privacy/ip.ts";
-import { IDEMPOTENCY_TTL_MS, type IdempotencyRecord } from "./idempotency.ts";
-import {
-  applyRiders,
   asClientError,
   budgetIds,
-  type CreatedBody,
-  forget,
+  forgetSequence,
   type FormQueue,
-  idempotencyKey,
   type Item,
-  MAX_BACKOFF_MS,
-  MAX_CHAIN,
-  quotaCap,
-  quotaKey,
-  RETRY_WINDOW_MS,
-  seenUnchanged,
-  settleIdempotent,
-  settleQuota,
+  knownAbsent,
+  MAX_OWN_COMMITS,
   settleRefused,
-  type SubmissionDraft,
   takeBatch,
-  type WriteOutcome,
 } from "./batch.ts";
-import type { SubmissionWriterPort } from "./types.ts";
-import { inSpan } from "@/lib/observe/trace.ts";
-
-export type { CreatedBody, Rider, SubmissionDraft, WriteOutcome } from "./types.ts";
+import { applyParts, SubmissionsCommit } from "./commit.ts";
+import { idempotencyKeyOf, settleIdempotent } from "./idempotency.ts";
+import { quotaCap, quotaKey, settleQuota } from "./quota.ts";
+import type { CreatedBody, SubmissionDraft, SubmissionWriterPort, WriteOutcome } from "./types.ts";
 
 /** Form queues kept at most, idle ones included (each holds up to CONTEXT_SIZE marks). */
 const MAX_QUEUES = 256;
 /**
- * The linger of a loaded form queue: when LINGER_FROM to LINGER_UNTIL submissions gathered
- * during a commit, the next commit waits LINGER_MS for more (a lone submission never waits).
+ * A loaded form queue's linger: when 4 to 31 submissions gathered during a commit, and the
+ * batch they make is less than half full (of 64 submissions, or of its 10 checks: browser
+ * submits from many addresses spend one each), the next commit waits 4 ms for more (a lone
+ * submission never waits).
  */
-const LINGER_MS = 4;
-const LINGER_FROM = 4;
-const LINGER_UNTIL = 32;
+const LINGER: Linger = { ms: 4, from: 4, until: 32, belowFill: 0.5 };
+/**
+ * How long a batch keeps retrying conflicts with other instances before its items get 503.
+ * A time, not a count of attempts: an instance committing to the same form wins most races
+ * while its cached state lets it commit without a read, so a count would starve the other
+ * instance's batches.
+ */
+export const RETRY_WINDOW_MS = 5_000;
+/** The longest backoff between attempts: the other instance keeps committing meanwhile. */
+const MAX_BACKOFF_MS = 10;
 
-/** How one commit attempt ended, with the items still open. */
-interface Attempt {
-  outcome: "settled" | "conflict" | "rebuild";
+/** Thrown by commitWithRetry when the window is spent: the open items get 503. */
+const GAVE_UP = Symbol("gave up");
+
+/** What one successful commit settles. */
+interface Committed {
   live: Item[];
+  results: CreatedBody[];
+  commit: SubmissionsCommit;
+  plan: SpendPlan;
 }
 
 /** Per-process group committer; one per composition root. */
@@ -85,16 +78,8 @@ export class SubmissionWriter implements SubmissionWriterPort {
 
   /** Queues a submission; resolves once it is durably stored (or replayed). */
   write(draft: SubmissionDraft): Promise<WriteOutcome> {
-    const qid = `${draft.form.id}/${draft.mode}`;
-    let q = this.#queues.get(qid);
-    if (q) {
-      // Most recently used last, so the idle ones evicted first are the longest unused.
-      this.#queues.delete(qid);
-    } else {
-      q = { pending: [], running: false, seq: null, chain: [], marks: null };
-    }
-    this.#queues.set(qid, q);
-    const promise = new Promise<WriteOutcome>((resolve, reject) => {
+    const q = this.#queueOf(`${draft.form.id}/${draft.mode}`);
+    return new Promise<WriteOutcome>((resolve, reject) => {
       const item: Item = {
         draft,
         id: newId("sub"),
@@ -108,27 +93,27 @@ export class SubmissionWriter implements SubmissionWriterPort {
           reject(e);
         },
       };
-      q.pending.push(item);
+      q.items.push(item);
     });
-    if (!q.running) this.#drain(qid, q);
-    return promise;
   }
 
-  async #drain(qid: string, q: FormQueue): Promise<void> {
-    q.running = true;
-    try {
-      for (let first = true; q.pending.length; first = false) {
-        // Under load (several arrived during the last commit) wait a moment for more: fewer,
-        // larger commits, each with one scoring job, cost KV and the jobs less per submission.
-        const waiting = q.pending.length;
-        if (!first && waiting >= LINGER_FROM && waiting < LINGER_UNTIL) await delay(LINGER_MS);
-        await this.#commitIsolating(q, takeBatch(q));
-      }
-    } finally {
-      q.running = false;
-      if (q.pending.length) this.#drain(qid, q);
-      else this.#evictIdle();
+  /** The form's queue, most recently used last (the idle ones evicted first). */
+  #queueOf(qid: string): FormQueue {
+    let q = this.#queues.get(qid);
+    if (q) {
+      this.#queues.delete(qid);
+    } else {
+      const queue: FormQueue = q = { items: null!, seq: null, ownCommits: [], recent: null };
+      q.items = new Batcher<Item>({
+        take: takeBatch,
+        run: (batch) => this.#commitIsolating(queue, batch),
+        failed: (batch, err) => batch.forEach((i) => i.settled || i.reject(err)),
+        linger: LINGER,
+        idle: () => this.#evictIdle(),
+      });
     }
+    this.#queues.set(qid, q);
+    return q;
   }
 
   /**
@@ -140,7 +125,7 @@ export class SubmissionWriter implements SubmissionWriterPort {
   #evictIdle(): void {
     for (const [qid, q] of this.#queues) {
       if (this.#queues.size <= MAX_QUEUES) return;
-      if (!q.running && q.pending.length === 0) this.#queues.delete(qid);
+      if (q.items.idle) this.#queues.delete(qid);
     }
   }
 
@@ -152,7 +137,7 @@ export class SubmissionWriter implements SubmissionWriterPort {
     try {
       await this.#commitBatch(q, batch);
     } catch (err) {
-      forget(q);
+      forgetSequence(q);
       const open = batch.filter((i) => !i.settled);
       if (open.length === 1 || batch.length === 1) {
         for (const item of open) item.reject(asClientError(err));
@@ -162,171 +147,119 @@ export class SubmissionWriter implements SubmissionWriterPort {
     }
   }
 
+  /** Commits the batch's open items, retrying conflicts; settles every one of them. */
   async #commitBatch(q: FormQueue, batch: Item[]): Promise<void> {
-    let live = batch;
-    const giveUpAt = performance.now() + RETRY_WINDOW_MS;
-    for (let attempt = 0; live.length && (!attempt || performance.now() < giveUpAt); attempt++) {
-      // The batch's budgets are this process's to spend until the attempt is over.
-      const release = await this.#deps.budgets.acquire(budgetIds(live));
-      let step: Attempt;
-      try {
-        step = await this.#attempt(q, live);
-      } finally {
-        release();
-      }
-      live = step.live;
-      if (step.outcome === "settled") return;
-      if (step.outcome === "rebuild") {
-        attempt--;
-        continue;
-      }
-      await delay(Math.random() * Math.min(2 ** attempt, MAX_BACKOFF_MS));
+    let open = batch;
+    let budgets: string[] = [];
+    const { budgets: locks } = this.#deps;
+    const done = await commitWithRetry<Committed>(
+      this.#deps.kv,
+      async (op) => {
+        const built = await this.#build(q, open, op);
+        if (built === REBUILD || built === null) {
+          open = open.filter((i) => !i.settled);
+          return open.length ? REBUILD : null;
+        }
+        return built;
+      },
+      {
+        windowMs: RETRY_WINDOW_MS,
+        maxBackoffMs: MAX_BACKOFF_MS,
+        maxAttempts: Infinity,
+        // The batch's budgets are this process's to spend until the attempt is over.
+        hold: () => locks.acquire(budgets = budgetIds(open)),
+        commit: async (op, c) => {
+          const started = performance.now();
+          const res = await inSpan(
+            "submissions.group_commit",
+            () => withKvRetry(() => op.commit()),
+            { "formwell.submissions": c.live.length },
+          );
+          this.#deps.metrics?.commit("submissions", (performance.now() - started) / 1000);
+          return res;
+        },
+        committed: (c, versionstamp) => this.#committed(q, c, versionstamp),
+        conflicted: () => {
+          // Another instance wrote meanwhile (or, near the monthly cap, a commit of another
+          // form). What the commit checked is read again by the retry's one read, after the
+          // backoff: a read taken before the wait would likely fail again.
+          this.stats.conflicts++;
+          forgetSequence(q);
+          locks.forget(budgets);
+          open = open.filter((i) => !i.settled);
+        },
+        exhausted: () => GAVE_UP,
+      },
+    ).catch((err) => {
+      if (err !== GAVE_UP) throw err;
+      for (const item of open) if (!item.settled) item.reject(errors.unavailable());
+      return null;
+    });
+    if (done) {
+      done.live.forEach((item, i) => item.resolve({ replayed: false, body: done.results[i] }));
     }
-    for (const item of live) item.reject(errors.unavailable());
   }
 
   /**
-   * One attempt at committing the batch's open items: settles them (stored, replayed or
-   * refused), or reports a conflict (read again, then retry) or items a rider refused
-   * (rebuild the operation without them).
+   * Builds one attempt at committing the open items: settles those that need no write
+   * (replayed, over quota, rate-limited); null when none is left, REBUILD when a part
+   * refused an item (its writes are in `op`).
    */
-  async #attempt(q: FormQueue, items: Item[]): Promise<Attempt> {
-    const { kv } = this.#deps;
+  async #build(
+    q: FormQueue,
+    items: Item[],
+    op: Deno.AtomicOperation,
+  ): Promise<Committed | null | typeof REBUILD> {
     let live = items;
     const first = live[0].draft;
     // Everything the batch depends on, in one read (KV operations are the cost to count).
     const read = await this.#readState(q, live);
     if (!q.seq) {
       const seqId = JSON.stringify(keys.submissionSeq(first.form.id, first.mode));
-      await this.#adopt(q, read.get(seqId) as Deno.KvEntryMaybe<number>, first);
+      await this.#takeSequence(q, read.get(seqId) as Deno.KvEntryMaybe<number>, first);
     }
     const seq = q.seq!;
     const at = this.#deps.now();
     const quota = settleQuota(settleIdempotent(live, read, at), read, at);
     live = quota.items;
-    if (!live.length) return { outcome: "settled", live };
-
-    const op = kv.atomic();
+    if (!live.length) return null;
     if (quota.check) op.check(quota.check);
-    const spends = live.flatMap((i) => i.draft.limits);
-    const plan = await planSpends(this.#deps, spends, op, read);
+    const plan = await planSpends(this.#deps, live.flatMap((i) => i.draft.limits), op, read);
     live = settleRefused(live, plan.allowed);
-    const refused = await applyRiders(op, live);
-    if (refused.size) {
-      // The operation holds the refused items' rider writes: rebuild it without them.
-      return { outcome: "rebuild", live: live.filter((i) => !refused.has(i)) };
-    }
-
+    if ((await applyParts(op, live)).size) return REBUILD;
+    if (!live.length) return null;
     op.check(seq);
-    const now = this.#deps.now();
-    const created = new Date(now).toISOString();
-    const month = created.slice(0, 7);
-    const counters = new CounterDeltas();
-    let number = seq.value ?? 0;
-    const results: CreatedBody[] = [];
-    const statuses: string[] = [];
-    const marks = [...q.marks ?? []];
-    for (const item of live) {
-      const d = item.draft;
-      const sub: Submission = {
-        id: item.id,
-        form_id: d.form.id,
-        workspace_id: d.workspace.id,
-        mode: d.mode,
-        number: ++number,
-        fields: d.fields,
-        metadata: d.metadata,
-        status: "completed",
-        created_at: created,
-        files: d.files,
-        signals: d.signals,
-        ...(d.ownerMail ? { owner_mail: d.ownerMail } : {}),
-      };
-      const mark = markOf(sub);
-      mark.who = privateWho(this.#deps.secret, mark.who); // a digest: no address in the index
-      const verdict = scoreInContext(sub, mark, marks, d.form);
-      // A clean submission keeps no verdict: there is nothing to show or to explain.
-      if (verdict.score > 0) {
-        sub.status = verdict.status;
-        sub.spam = { score: verdict.score, reasons: verdict.reasons, scored_at: created };
-      }
-      marks.push(numbered(mark, sub.number));
-      sub.signals = storedSignals(d.form, sub.signals); // what the form lets us keep
-      addEmailIndex(op, this.#deps.secret, d.form, sub);
-      op.set(keys.submission(sub.form_id, sub.id), sub);
-      indexCreated(op, counters, sub, mark);
-      // Spam (as scored in this commit) does not count toward the quota.
-      if (d.mode === "live" && sub.status !== "spam") {
-        counters.add(keys.monthlySubmissions(d.workspace.id, month), 1);
-      }
-      const body: CreatedBody = {
-        success: true,
-        submission_id: sub.id,
-        submission_number: sub.number,
-      };
-      results.push(body);
-      statuses.push(sub.status);
-      if (d.idempotency) {
-        const rec: IdempotencyRecord = {
-          hash: d.idempotency.hash,
-          body,
-          expires_at: now + IDEMPOTENCY_TTL_MS,
-        };
-        // No check of its own: idempotency records of a form and mode are written only by
-        // these commits, which all check the form's sequence, so a record written since our
-        // read makes this commit fail and the retry replays it.
-        op.set(keys.idempotency(sub.form_id, d.mode, d.idempotency.key), rec, {
-          expireIn: IDEMPOTENCY_TTL_MS,
-        });
-      }
-    }
-    counters.applyTo(op);
-    op.set(keys.submissionSeq(first.form.id, first.mode), number);
-    // One scoring job per group commit: it writes the final verdicts (jobs/score_batch.ts).
-    this.#deps.jobs.enqueue(op, {
-      type: "score_batch",
-      form_id: first.form.id,
-      workspace_id: first.workspace.id,
-      mode: first.mode,
-      ids: live.map((i) => i.id),
-    });
+    const commit = new SubmissionsCommit(op, this.#deps.now(), seq.value ?? 0, q.recent ?? []);
+    const results = live.map((item) => commit.add(this.#deps, item));
+    commit.finish(this.#deps, live);
+    return { live, results, commit, plan };
+  }
 
-    const started = performance.now();
-    const res = await inSpan("submissions.group_commit", () => withKvRetry(() => op.commit()), {
-      "formwell.submissions": live.length,
-    });
-    this.#deps.metrics?.commit("submissions", (performance.now() - started) / 1000);
-    if (res.ok) {
-      q.seq = { key: seq.key, value: number, versionstamp: res.versionstamp };
-      q.marks = marks.slice(-CONTEXT_SIZE);
-      this.#deps.budgets.remember(plan, res.versionstamp);
-      const written = new Set<string>();
-      for (const item of live) {
-        if (item.draft.idempotency) written.add(item.draft.idempotency.key);
-      }
-      // Checked against the cached sequence (or its absence): no one wrote in between.
-      q.chain.push({ vs: res.versionstamp, idem: written });
-      if (q.chain.length > MAX_CHAIN) q.chain.shift();
-      this.stats.commits++;
-      this.stats.submissions += live.length;
-      for (const status of statuses) this.#deps.metrics?.submissions(status);
-      live.forEach((item, i) => item.resolve({ replayed: false, body: results[i] }));
-      return { outcome: "settled", live };
-    }
-    // Another instance wrote meanwhile (or, near the monthly cap, a commit of another form).
-    // What the commit checked is read again by the retry's one read, after the backoff: the
-    // other side keeps committing, and a read taken before the wait would likely fail again.
-    this.stats.conflicts++;
-    forget(q);
-    this.#deps.budgets.forget(plan.states.keys());
-    return { outcome: "conflict", live };
+  /** Keeps what a successful commit left: the sequence, the marks, the budgets. */
+  #committed(q: FormQueue, c: Committed, versionstamp: string): void {
+    const { commit, live } = c;
+    q.seq = {
+      key: keys.submissionSeq(live[0].draft.form.id, live[0].draft.mode),
+      value: commit.number,
+      versionstamp,
+    };
+    q.recent = commit.recentKept;
+    this.#deps.budgets.remember(c.plan, versionstamp);
+    const written = new Set<string>();
+    for (const item of live) if (item.draft.idempotency) written.add(item.draft.idempotency.key);
+    // Checked against the cached sequence (or its absence): no one wrote in between.
+    q.ownCommits.push({ versionstamp, idempotencyKeys: written });
+    if (q.ownCommits.length > MAX_OWN_COMMITS) q.ownCommits.shift();
+    this.stats.commits++;
+    this.stats.submissions += live.length;
+    for (const status of commit.statuses) this.#deps.metrics?.submissions(status);
   }
 
   /**
    * Reads, in one `getMany` (chunked past 10 keys), the form's sequence (unless cached),
-   * the items' idempotency records (unless the request's own read still holds), the
-   * monthly quota counter and the rate-limit states (unless remembered). Returns the
-   * entries by JSON-encoded key, remembered ones included.
+   * the items' idempotency records (unless known absent), the monthly quota counter and
+   * the rate-limit states (unless remembered). Returns the entries by JSON-encoded key,
+   * remembered ones included.
    */
   async #readState(q: FormQueue, items: Item[]): Promise<Map<string, Deno.KvEntryMaybe<unknown>>> {
     const first = items[0].draft;
@@ -334,9 +267,11 @@ export class SubmissionWriter implements SubmissionWriterPort {
     const want = (key: Deno.KvKey) => wanted.set(JSON.stringify(key), key);
     const read = new Map<string, Deno.KvEntryMaybe<unknown>>();
     if (!q.seq) want(keys.submissionSeq(first.form.id, first.mode));
-    for (const { draft } of items) {
-      if (draft.idempotency && !(q.seq && seenUnchanged(q, draft))) want(idempotencyKey(draft));
-      for (const spend of draft.limits) {
+    for (const item of items) {
+      if (item.draft.idempotency && !(q.seq && knownAbsent(q, item))) {
+        want(idempotencyKeyOf(item.draft));
+      }
+      for (const spend of item.draft.limits) {
         const key = limitKey(spend);
         const id = JSON.stringify(key);
         const remembered = this.#deps.budgets.known(id);
@@ -351,12 +286,18 @@ export class SubmissionWriter implements SubmissionWriterPort {
   }
 
   /**
-   * Takes a sequence entry just read as the queue's cached one: the chain of commits known
-   * to have written nothing else starts there, and the scoring marks catch up to it.
+   * Takes a sequence entry just read as the queue's cached one: the queue's own commits
+   * are counted from there, and the scoring marks catch up to it.
    */
-  async #adopt(q: FormQueue, seq: Deno.KvEntryMaybe<number>, d: SubmissionDraft): Promise<void> {
+  async #takeSequence(
+    q: FormQueue,
+    seq: Deno.KvEntryMaybe<number>,
+    d: SubmissionDraft,
+  ): Promise<void> {
     q.seq = seq;
-    q.chain = seq.versionstamp ? [{ vs: seq.versionstamp, idem: new Set() }] : [];
-    q.marks = await catchUpMarks(this.#deps.kv, d.form.id, d.mode, q.marks, seq.value ?? 0);
+    q.ownCommits = seq.versionstamp
+      ? [{ versionstamp: seq.versionstamp, idempotencyKeys: new Set() }]
+      : [];
+    q.recent = await catchUpMarks(this.#deps.kv, d.form.id, d.mode, q.recent, seq.value ?? 0);
   }
 }

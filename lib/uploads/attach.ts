@@ -1,6 +1,6 @@
 /**
  * Attaching uploaded files to a submission: every file value resolves to its verified
- * grant, and a rider marks the grant attached inside the submission's own commit.
+ * grant, and a part marks the grant attached inside the submission's own commit.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
@@ -8,7 +8,7 @@ import { AppError, errors, type FieldError } from "@/lib/errors.ts";
 import { keys, type Mode } from "@/lib/kv/keys.ts";
 import { u64Value, withKvRetry } from "@/lib/kv/kv.ts";
 import { type Field, type Form, isFileType } from "@/lib/schemas.ts";
-import type { Rider } from "@/lib/submissions/types.ts";
+import type { CommitPart } from "@/lib/submissions/types.ts";
 import { verifyUpload } from "./files.ts";
 import {
   fileError,
@@ -28,16 +28,16 @@ import { logger } from "@/lib/observe/log.ts";
  */
 export const MAX_FILES_PER_SUBMISSION = 6;
 
-/** What a submission needs to attach its files: the paths and one rider per file. */
+/** What a submission needs to attach its files: the paths and one part per file. */
 export interface Attachments {
   files: string[];
-  riders: Rider[];
+  parts: CommitPart[];
 }
 
 /**
  * Resolves every file-like value of a validated submission to its verified grant
  * (verifying S3 uploads now), replaces the client's reference with the stored one, and
- * returns the riders that attach the grants in the submission's own commit.
+ * returns the parts that attach the grants in the submission's own commit.
  * Any problem is a 422 with items of type `file`.
  */
 export async function prepareAttachments(
@@ -47,7 +47,7 @@ export async function prepareAttachments(
   values: Record<string, unknown>,
 ): Promise<Attachments> {
   const fields = form.fields.filter((f) => isFileType(f.type) && values[f.name] !== undefined);
-  if (!fields.length) return { files: [], riders: [] };
+  if (!fields.length) return { files: [], parts: [] };
   if (fields.length > MAX_FILES_PER_SUBMISSION) {
     throw errors.validation(
       fields.slice(MAX_FILES_PER_SUBMISSION).map((f) =>
@@ -56,7 +56,7 @@ export async function prepareAttachments(
     );
   }
   const problems: FieldError[] = [];
-  const out: Attachments = { files: [], riders: [] };
+  const out: Attachments = { files: [], parts: [] };
   const seen = new Set<string>();
   for (const field of fields) {
     const path = (values[field.name] as { path?: unknown }).path;
@@ -72,7 +72,7 @@ export async function prepareAttachments(
     seen.add(result.path);
     values[field.name] = fileRefOf(result);
     out.files.push(result.path);
-    out.riders.push(attachRider(deps, form, field, result.path, mode));
+    out.parts.push(attachPart(deps, form, field, result.path, mode));
   }
   if (problems.length) throw errors.validation(problems);
   return out;
@@ -112,7 +112,7 @@ async function resolveGrant(
  * bytes are charged to the workspace's `storage_used` there (refused with 422 when they
  * would pass the plan's storage) and leave the client's pending pool.
  */
-function attachRider(deps: Deps, form: Form, field: Field, path: string, mode: Mode): Rider {
+function attachPart(deps: Deps, form: Form, field: Field, path: string, mode: Mode): CommitPart {
   return {
     checks: 1,
     apply: async (op, submissionId) => {

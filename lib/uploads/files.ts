@@ -21,7 +21,7 @@ export const HEAD_BYTES = 256 * 1024;
  * throws the 503 `scanner_unavailable` and leaves the grant as it was). Good bytes move to their final key (only the version
  * inspected) and the grant is marked verified; bad bytes are deleted and the grant is
  * marked rejected with the reason. Verified bytes are not charged to the workspace yet:
- * that happens when a submission attaches them (see attachRider). A grant with nothing
+ * that happens when a submission attaches them (see attachPart). A grant with nothing
  * uploaded yet is returned unchanged.
  */
 export async function verifyUpload(

@@ -11,11 +11,8 @@ import {
 import { loadModel } from "@/lib/spam/load.ts";
 import { scoreText } from "@/lib/spam/model.ts";
 import { submissionText } from "@/lib/spam/submission_text.ts";
-import {
-  type CreatedBody,
-  type SubmissionDraft,
-  SubmissionWriter,
-} from "@/lib/submissions/writer.ts";
+import type { CreatedBody, SubmissionDraft } from "@/lib/submissions/types.ts";
+import { SubmissionWriter } from "@/lib/submissions/writer.ts";
 import {
   makeForm,
   makeKey,

@@ -3,8 +3,8 @@ import { AppError } from "@/lib/errors.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import type { Form, Workspace } from "@/lib/schemas.ts";
 import { delay, utcMonth } from "@/lib/kv/kv.ts";
-import type { SubmissionDraft } from "@/lib/submissions/writer.ts";
-import { RETRY_WINDOW_MS } from "@/lib/submissions/batch.ts";
+import type { SubmissionDraft } from "@/lib/submissions/types.ts";
+import { RETRY_WINDOW_MS } from "@/lib/submissions/writer.ts";
 import { buildDeps } from "@/lib/runtime.ts";
 import { createApp } from "@/routes/mod.ts";
 import {
@@ -17,7 +17,7 @@ import {
 } from "@/tests/helpers.ts";
 import { assertCountersExact } from "@/tests/recount.ts";
 
-/** A live submission of contact data number `i`, with no limits, files or riders. */
+/** A live submission of contact data number `i`, with no limits, files or other parts. */
 function liveDraft(form: Form, workspace: Workspace, i: number): SubmissionDraft {
   return {
     form,
@@ -38,8 +38,8 @@ Deno.test("submission writer - a value KV refuses fails only its own submission"
   const form = await makeForm(env.deps, ws);
   const draft = (i: number, oversized = false): SubmissionDraft => ({
     ...liveDraft(form, ws, i),
-    // A rider writing a value over KV's 64 KiB makes the whole batch's commit throw.
-    riders: oversized
+    // A part writing a value over KV's 64 KiB makes the whole batch's commit throw.
+    parts: oversized
       ? [{ checks: 0, apply: (op) => Promise.resolve(void op.set(["x", i], "x".repeat(70_000))) }]
       : [],
   });

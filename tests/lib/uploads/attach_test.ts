@@ -31,7 +31,7 @@ Deno.test("uploads attach - one file attaches to one submission, even within one
         signals: {},
         limits: [],
         size: 200,
-        riders: att.riders,
+        parts: att.parts,
       };
     };
     const [d0, d1, d2] = [

@@ -1,0 +1,155 @@
+/**
+ * The one batching primitive of the KV paths. Work arriving while a KV operation is in
+ * flight waits in a `Batcher`'s queue; the next operation takes as much of it as one KV
+ * operation holds (the caller's `take`, usually sized with a `CommitBudget`), so a burst
+ * pays one trip to KV instead of one each. Users: the submission writer
+ * (submissions/writer.ts), the rate-limit spends (ratelimit/spends.ts), the coalesced reads
+ * (kv/reads.ts), the verdict runs (jobs/score_batch.ts) and the job table's deletions
+ * (jobs/table_runner.ts). A batch's conflicts with other processes are retried, with a
+ * bound and backoff, by `commitWithRetry` (kv/kv.ts).
+ * @module
+ */
+import { delay } from "./kv.ts";
+
+/** KV allows 10 checks per atomic operation (remote KV enforces it). */
+export const MAX_CHECKS = 10;
+/** Stays well inside KV's 800 KiB per atomic operation. */
+export const MAX_COMMIT_BYTES = 600 * 1024;
+
+/** A batch taken from the queue and the items left waiting, in their order. */
+export interface Split<T> {
+  batch: T[];
+  rest: T[];
+  /** How full the batch is by its tightest limit, 0 to 1 (see CommitBudget.fill). */
+  fill?: number;
+}
+
+/**
+ * When a batch waits for more work before it goes out: only while `from` to `until - 1`
+ * items wait (a lone one never waits; a long queue has enough), only while the batch they
+ * make is less than `belowFill` full (default 1: not full) by its tightest limit, and from
+ * a drain's first batch on only when `first` is set.
+ */
+export interface Linger {
+  ms: number;
+  from: number;
+  until: number;
+  belowFill?: number;
+  first?: boolean;
+}
+
+/** How a Batcher packs and runs its batches. */
+export interface BatcherOptions<T> {
+  /** Splits the queue into the next batch (at least one item) and the rest. */
+  take: (pending: T[]) => Split<T>;
+  /** Runs one batch; settles its items (a throw is passed to `failed`). */
+  run: (batch: T[]) => Promise<void>;
+  /** Settles a batch whose run threw. */
+  failed: (batch: T[], err: unknown) => void;
+  linger?: Linger;
+  /** Batches in flight at once (default 1: each waits for the one before). */
+  concurrency?: number;
+  /** Called when the queue is empty and nothing runs. */
+  idle?: () => void;
+}
+
+/** A queue of pending work drained in batches, one (or `concurrency`) at a time. */
+export class Batcher<T> {
+  #pending: T[] = [];
+  #running = 0;
+  #opts: BatcherOptions<T>;
+  #waiters: (() => void)[] = [];
+
+  constructor(opts: BatcherOptions<T>) {
+    this.#opts = opts;
+  }
+
+  /** Whether nothing waits and nothing runs. */
+  get idle(): boolean {
+    return this.#running === 0 && this.#pending.length === 0;
+  }
+
+  /** Resolves once nothing waits and nothing runs. */
+  drained(): Promise<void> {
+    if (this.idle) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  /** Queues an item; a batch starts at once when fewer than `concurrency` run. */
+  push(item: T): void {
+    this.#pending.push(item);
+    while (this.#running < (this.#opts.concurrency ?? 1) && this.#pending.length) {
+      this.#running++;
+      this.#drain();
+    }
+  }
+
+  async #drain(): Promise<void> {
+    const { take, run, failed, linger } = this.#opts;
+    for (let first = true; this.#pending.length; first = false) {
+      if (linger && (!first || linger.first) && this.#shouldLinger(linger)) {
+        await delay(linger.ms);
+      }
+      const { batch, rest } = take(this.#pending);
+      this.#pending = rest;
+      try {
+        await run(batch);
+      } catch (err) {
+        failed(batch, err);
+      }
+    }
+    this.#running--;
+    if (!this.idle) return;
+    this.#opts.idle?.();
+    for (const resolve of this.#waiters.splice(0)) resolve();
+  }
+
+  /** Whether waiting could make the next batch larger (see Linger). */
+  #shouldLinger(l: Linger): boolean {
+    const waiting = this.#pending.length;
+    if (waiting < l.from || waiting >= l.until) return false;
+    // A batch already (nearly) bounded by its operation's limits gains little by waiting.
+    const { rest, fill = 0 } = this.#opts.take(this.#pending);
+    return rest.length === 0 && fill < (l.belowFill ?? 1);
+  }
+}
+
+/**
+ * The checks, bytes and items a KV operation has taken so far, against its limits: the
+ * first item always fits (an oversized one goes alone, and KV decides).
+ */
+export class CommitBudget {
+  checks: number;
+  bytes = 0;
+  items = 0;
+  #limits: { checks: number; bytes: number; items: number };
+
+  constructor(limits: { checks?: number; bytes?: number; items?: number; reserved?: number }) {
+    this.#limits = {
+      checks: limits.checks ?? MAX_CHECKS,
+      bytes: limits.bytes ?? MAX_COMMIT_BYTES,
+      items: limits.items ?? Infinity,
+    };
+    this.checks = limits.reserved ?? 0;
+  }
+
+  /** Whether one more item adding `checks` and `bytes` fits. */
+  fits(checks: number, bytes: number): boolean {
+    const l = this.#limits;
+    return this.items === 0 ||
+      (this.items < l.items && this.checks + checks <= l.checks && this.bytes + bytes <= l.bytes);
+  }
+
+  /** How full the operation is by its tightest limit (0 to 1). */
+  get fill(): number {
+    const l = this.#limits;
+    return Math.max(this.checks / l.checks, this.bytes / l.bytes, this.items / l.items);
+  }
+
+  /** Counts an item in. */
+  add(checks: number, bytes: number): void {
+    this.items++;
+    this.checks += checks;
+    this.bytes += bytes;
+  }
+}

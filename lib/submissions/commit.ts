@@ -1,0 +1,159 @@
+/**
+ * What one submission's commit writes, every key of it, each concern's writes owned by its
+ * folder and called from here (the writer, submissions/writer.ts, only batches, commits and
+ * retries). A batch of submissions of one form and mode shares one atomic operation
+ * (key names as in kv/keys.ts):
+ *
+ * - record and indexes (submissions/indexes.ts): `submission`, `submissionByNumber` (holding
+ *   the scoring mark), `submissionByStatus`;
+ * - counters and quota (submissions/indexes.ts, submissions/quota.ts): the per-status,
+ *   block, daily and analytics counters, and `monthlySubmissions` (live and not spam;
+ *   checked near the plan's cap);
+ * - the form's sequence `submissionSeq` (checked; the submissions' numbers);
+ * - idempotency (submissions/idempotency.ts): `idempotency`, with an `Idempotency-Key`;
+ * - rate-limit spend (ratelimit/rate_limit.ts `planSpends`, called by the writer for the
+ *   batch): `rateLimit` per budget (checked);
+ * - email index (privacy/email_index.ts): `submissionByEmail` per email value;
+ * - first verdict (protection/score_context.ts): the status and `spam` on the record;
+ * - other folders' parts (`CommitPart`, from admit): `spentCaptcha` (protection/gates.ts,
+ *   checked), the attached files' upload grants and storage counter (uploads/attach.ts);
+ * - job enqueue: one `score_batch` job per batch (jobs/score_batch.ts writes the final
+ *   verdict).
+ * @module
+ */
+import type { Deps } from "@/lib/deps.ts";
+import { keys } from "@/lib/kv/keys.ts";
+import { addEmailIndex } from "@/lib/privacy/email_index.ts";
+import { privateWho, storedSignals } from "@/lib/privacy/ip.ts";
+import {
+  CONTEXT_SIZE,
+  markOf,
+  numbered,
+  type NumberedMark,
+  scoreInContext,
+} from "@/lib/protection/score_context.ts";
+import type { Submission } from "@/lib/schemas.ts";
+import { writeIdempotency } from "./idempotency.ts";
+import { CounterDeltas, indexCreated } from "./indexes.ts";
+import type { CommitPart, CreatedBody, SubmissionDraft } from "./types.ts";
+
+/** A queued submission: its draft and the id it is stored under. */
+export interface Stored {
+  draft: SubmissionDraft;
+  id: string;
+}
+
+/** What the submissions of one commit share. */
+export class SubmissionsCommit {
+  readonly counters = new CounterDeltas();
+  readonly created: string;
+  /** The scoring marks of the form's latest submissions, this commit's appended. */
+  readonly recent: NumberedMark[];
+  /** The last number given (the sequence's value once committed). */
+  number: number;
+  /** Each submission's first status, in order (for the metrics). */
+  readonly statuses: string[] = [];
+
+  constructor(
+    readonly op: Deno.AtomicOperation,
+    readonly now: number,
+    lastNumber: number,
+    recent: readonly NumberedMark[],
+  ) {
+    this.created = new Date(now).toISOString();
+    this.number = lastNumber;
+    this.recent = [...recent];
+  }
+
+  /** Writes one submission (numbered next) and every key it owns; returns its 201 body. */
+  add(deps: Pick<Deps, "secret">, item: Stored): CreatedBody {
+    const { op, counters, created } = this;
+    const d = item.draft;
+    const sub: Submission = {
+      id: item.id,
+      form_id: d.form.id,
+      workspace_id: d.workspace.id,
+      mode: d.mode,
+      number: ++this.number,
+      fields: d.fields,
+      metadata: d.metadata,
+      status: "completed",
+      created_at: created,
+      files: d.files,
+      signals: d.signals,
+      ...(d.ownerMail ? { owner_mail: d.ownerMail } : {}),
+    };
+    const mark = markOf(sub);
+    mark.who = privateWho(deps.secret, mark.who); // a digest: no address in the index
+    const verdict = scoreInContext(sub, mark, this.recent, d.form);
+    // A clean submission keeps no verdict: there is nothing to show or to explain.
+    if (verdict.score > 0) {
+      sub.status = verdict.status;
+      sub.spam = { score: verdict.score, reasons: verdict.reasons, scored_at: created };
+    }
+    this.recent.push(numbered(mark, sub.number));
+    this.statuses.push(sub.status);
+    sub.signals = storedSignals(d.form, sub.signals); // what the form lets us keep
+    addEmailIndex(op, deps.secret, d.form, sub);
+    op.set(keys.submission(sub.form_id, sub.id), sub);
+    indexCreated(op, counters, sub, mark);
+    // Spam (as scored in this commit) does not count toward the quota.
+    if (d.mode === "live" && sub.status !== "spam") {
+      counters.add(keys.monthlySubmissions(d.workspace.id, created.slice(0, 7)), 1);
+    }
+    const body: CreatedBody = {
+      success: true,
+      submission_id: sub.id,
+      submission_number: sub.number,
+    };
+    writeIdempotency(op, d, body, this.now);
+    return body;
+  }
+
+  /**
+   * Ends the commit: the counters, the form's new sequence and one scoring job for all its
+   * submissions (jobs/score_batch.ts writes their final verdicts).
+   */
+  finish(deps: Pick<Deps, "jobs">, stored: Stored[]): void {
+    const first = stored[0].draft;
+    this.counters.applyTo(this.op);
+    this.op.set(keys.submissionSeq(first.form.id, first.mode), this.number);
+    deps.jobs.enqueue(this.op, {
+      type: "score_batch",
+      form_id: first.form.id,
+      workspace_id: first.workspace.id,
+      mode: first.mode,
+      ids: stored.map((i) => i.id),
+    });
+  }
+
+  /** The marks a queue keeps for its next commit. */
+  get recentKept(): NumberedMark[] {
+    return this.recent.slice(-CONTEXT_SIZE);
+  }
+}
+
+/**
+ * Applies every item's other parts (CommitPart); rejects and returns the items a part
+ * refused (their writes are in the operation: the caller builds it again without them).
+ */
+export async function applyParts<T extends Stored & { reject: (e: unknown) => void }>(
+  op: Deno.AtomicOperation,
+  items: T[],
+): Promise<Set<T>> {
+  const refused = new Set<T>();
+  for (const item of items) {
+    try {
+      for (const part of item.draft.parts ?? []) await part.apply(op, item.id);
+    } catch (err) {
+      item.reject(err);
+      refused.add(item);
+    }
+  }
+  return refused;
+}
+
+/** The checks a draft's other parts add. */
+export function partChecks(parts: CommitPart[] | undefined): number {
+  return (parts ?? []).reduce((n, p) => n + p.checks, 0);
+}
