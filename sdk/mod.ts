@@ -5,11 +5,7 @@
  * @module
  */
 export { Formwell } from "./src/client.ts";
-export type {
-  FormwellOptions,
-  OutboxEvent,
-  SubmitOptions,
-} from "./src/client.ts";
+export type { FormwellOptions, OutboxEvent, SubmitOptions } from "./src/client.ts";
 export { FormwellError } from "./src/errors.ts";
 export type { EnhanceOptions } from "./src/enhance.ts";
 export type { OutboxStore } from "./src/stores.ts";

@@ -6,15 +6,10 @@
 import { useCallback, useState } from "react";
 import { createUseFormwell } from "./src/hook.ts";
 
-export type {
-  FormwellState,
-  UseFormwell,
-  UseFormwellOptions,
-} from "./src/hook.ts";
+export type { FormwellState, UseFormwell, UseFormwellOptions } from "./src/hook.ts";
 
 /** `const { submit, status, fieldErrors } = useFormwell("fAbc123")`. */
-export const useFormwell: ReturnType<typeof createUseFormwell> =
-  createUseFormwell({
-    useState,
-    useCallback,
-  });
+export const useFormwell: ReturnType<typeof createUseFormwell> = createUseFormwell({
+  useState,
+  useCallback,
+});

@@ -10,12 +10,7 @@
  */
 import type { Formwell } from "./client.ts";
 import type { FormwellError } from "./errors.ts";
-import type {
-  FieldError,
-  FormField,
-  PublicSchema,
-  SubmitResult,
-} from "./types.ts";
+import type { FieldError, FormField, PublicSchema, SubmitResult } from "./types.ts";
 
 /** Callbacks and texts of an enhanced form. */
 export interface EnhanceOptions {
@@ -58,11 +53,7 @@ function valueOf(
   const el = form.elements.namedItem(name);
   const input = (el && "type" in el ? el : null) as HTMLInputElement | null;
   const type = f?.type ??
-    (input?.type === "number"
-      ? "number"
-      : input?.type === "checkbox"
-      ? "boolean"
-      : "");
+    (input?.type === "number" ? "number" : input?.type === "checkbox" ? "boolean" : "");
   if (
     type === "multiselect" ||
     (!f &&
@@ -131,9 +122,7 @@ function showErrors(form: HTMLFormElement, err: FormwellError): void {
   box.tabIndex = -1;
   const items = err.errors.map((e) => [e, fieldError(form, e)] as const);
   const head = box.appendChild(document.createElement("p"));
-  head.textContent = items.length
-    ? "Please correct the following:"
-    : err.message;
+  head.textContent = items.length ? "Please correct the following:" : err.message;
   const list = box.appendChild(document.createElement("ul"));
   for (const [e, el] of items) {
     const li = list.appendChild(document.createElement("li"));

@@ -53,9 +53,7 @@ export function createUseFormwell(react: Hooks) {
     publicId: string,
     opts: UseFormwellOptions = {},
   ): UseFormwell {
-    const [client] = react.useState(() =>
-      opts.client ?? new Formwell({ baseUrl: opts.baseUrl })
-    );
+    const [client] = react.useState(() => opts.client ?? new Formwell({ baseUrl: opts.baseUrl }));
     const [state, setState] = react.useState<FormwellState>({ status: "idle" });
     const submit = react.useCallback(
       async (data: Record<string, unknown>, o: SubmitOptions = {}) => {

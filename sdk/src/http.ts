@@ -4,12 +4,7 @@
  * service sends no `Retry-After`). Fetch, clock, randomness and sleep are injected.
  * @module
  */
-import {
-  abortError,
-  errorFromAnswer,
-  FormwellError,
-  networkError,
-} from "./errors.ts";
+import { abortError, errorFromAnswer, FormwellError, networkError } from "./errors.ts";
 
 /** What the client takes from its environment; tests replace any of it. */
 export interface Runtime {

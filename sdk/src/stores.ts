@@ -31,8 +31,7 @@ export function indexedDbStore(name = "formwell"): OutboxStore {
   const open = () =>
     db ??= new Promise((resolve, reject) => {
       const req = indexedDB.open(name, 1);
-      req.onupgradeneeded = () =>
-        req.result.createObjectStore("outbox", { keyPath: "id" });
+      req.onupgradeneeded = () => req.result.createObjectStore("outbox", { keyPath: "id" });
       req.onsuccess = () => resolve(req.result);
       req.onerror = () => reject(req.error);
     });

@@ -101,8 +101,7 @@ export async function uploadFile(
   opts: { signal?: AbortSignal; onProgress?: (p: UploadProgress) => void } = {},
 ): Promise<FileRef> {
   const name = (file as File).name || field;
-  const report = (loaded: number) =>
-    opts.onProgress?.({ field, loaded, total: file.size });
+  const report = (loaded: number) => opts.onProgress?.({ field, loaded, total: file.size });
   const grant = await send<UploadGrant>(ep, {
     method: "POST",
     path: `/api/v1/forms/p/${encodeURIComponent(publicId)}/upload-url`,

@@ -45,9 +45,7 @@ function problemOf(f: FieldRule, v: unknown): [string, string] | null {
   if (FILE_TYPES.includes(f.type)) {
     const ok = typeof v === "object" &&
       typeof (v as { path?: unknown }).path === "string";
-    return ok
-      ? null
-      : ["file", `${label} must be a file reference {path, ...}.`];
+    return ok ? null : ["file", `${label} must be a file reference {path, ...}.`];
   }
   if (f.type === "number" || f.type === "integer") {
     if (typeof v !== "number" || !isFinite(v)) {
@@ -132,9 +130,7 @@ export function checkData(
   for (const f of fields) {
     const p = problemOf(
       f,
-      Object.prototype.hasOwnProperty.call(values, f.name)
-        ? values[f.name]
-        : undefined,
+      Object.prototype.hasOwnProperty.call(values, f.name) ? values[f.name] : undefined,
     );
     if (p) problems.push({ field: f.name, type: p[0], message: p[1] });
   }

@@ -58,8 +58,7 @@ export function formsApi(call: Caller) {
   return {
     page,
     list: lister<Form, FormListQuery>(page, "forms"),
-    get: (id: string) =>
-      call<{ form: Form }>({ path: at("forms", id) }).then((r) => r.form),
+    get: (id: string) => call<{ form: Form }>({ path: at("forms", id) }).then((r) => r.form),
     analytics: (id: string) =>
       call<{ analytics: Analytics }>({ path: at("forms", id, "analytics") })
         .then((r) => r.analytics),
@@ -144,9 +143,7 @@ export function privacyApi(call: Caller) {
       })
         .then((r) => r.job),
     job: (id: string) =>
-      call<{ job: PrivacyJob }>({ path: at("privacy", "jobs", id) }).then((r) =>
-        r.job
-      ),
+      call<{ job: PrivacyJob }>({ path: at("privacy", "jobs", id) }).then((r) => r.job),
     export: (email: string) =>
       call<PrivacyExport>({ path: at("privacy", "export"), query: { email } }),
   };

@@ -66,8 +66,7 @@ export function webhooksApi(call: Caller) {
         path: at(id, "rotate"),
       })
         .then((r) => r.webhook),
-    test: (id: string) =>
-      call<QueuedEvent>({ method: "POST", path: at(id, "test") }),
+    test: (id: string) => call<QueuedEvent>({ method: "POST", path: at(id, "test") }),
     deliveriesPage,
     deliveries: (id: string, query: Omit<PageQuery, "page"> = {}) =>
       lister<WebhookDelivery, PageQuery>(
