@@ -7,11 +7,11 @@ import { AppError } from "@/lib/errors.ts";
 import { page } from "@/lib/ui/define.ts";
 import { retryUndelivered, type SystemStatus, systemStatus } from "@/lib/ops/system.ts";
 import { Csrf, PageHead, Time } from "./_layout.tsx";
-import { define, field, type PageContext } from "./_page.ts";
+import { define, field, type PageContext, RoleRefused } from "./_page.ts";
 
 function requireOwner(ctx: PageContext): void {
   if (!ctx.state?.user.owner) {
-    throw new AppError(403, "forbidden", "Only an instance owner can see the system status.");
+    throw new RoleRefused("Only an instance owner can see the system status.");
   }
 }
 

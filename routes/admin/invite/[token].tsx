@@ -10,9 +10,9 @@ import { clientIp } from "@/lib/http/http.ts";
 import { findUserByEmail } from "@/lib/admin/users.ts";
 import { getWorkspace } from "@/lib/workspaces/workspaces.ts";
 import type { Role } from "@/lib/schemas.ts";
-import { Csrf } from "./_layout.tsx";
-import { define, type PageContext } from "./_page.ts";
-import { type LinkData, linkHandlers, NewPasswordFields } from "./_account.tsx";
+import { Csrf } from "@/routes/admin/_layout.tsx";
+import { define, type PageContext } from "@/routes/admin/_page.ts";
+import { type LinkData, linkHandlers, NewPasswordFields } from "@/routes/admin/_account.tsx";
 
 /** Reachable without a session (the invitee may have no account yet). */
 export const isPublic = true;

@@ -7,9 +7,9 @@
 import { completePasswordReset, findReset, RESET_GONE } from "@/lib/admin/reset.ts";
 import { sessionCookie } from "@/lib/admin/sessions.ts";
 import { clientIp } from "@/lib/http/http.ts";
-import { Csrf } from "./_layout.tsx";
-import { define, type PageContext } from "./_page.ts";
-import { type LinkData, linkHandlers, NewPasswordFields } from "./_account.tsx";
+import { Csrf } from "@/routes/admin/_layout.tsx";
+import { define, type PageContext } from "@/routes/admin/_page.ts";
+import { type LinkData, linkHandlers, NewPasswordFields } from "@/routes/admin/_account.tsx";
 
 /** Reachable without a session. */
 export const isPublic = true;
