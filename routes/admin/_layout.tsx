@@ -139,6 +139,33 @@ export function Csrf({ token }: { token: string }) {
   return <input type="hidden" name="_csrf" value={token} />;
 }
 
+/**
+ * A one-button POST form: the CSRF token, `action` and `fields` as hidden inputs. `to` is
+ * the page posted to (default: this one); `kind` the button's classes.
+ */
+export function ActionButton(
+  { csrf, action, fields = {}, label, to, kind = "secondary small", disabled }: {
+    csrf: string;
+    action: string;
+    fields?: Record<string, string>;
+    label: string;
+    to?: string;
+    kind?: string;
+    disabled?: boolean;
+  },
+) {
+  return (
+    <form method="post" action={to} class="inline">
+      <Csrf token={csrf} />
+      <input type="hidden" name="action" value={action} />
+      {Object.entries(fields).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      <button type="submit" class={kind || undefined} disabled={disabled}>{label}</button>
+    </form>
+  );
+}
+
 /** A date-time shown in UTC, readable and unambiguous. */
 export function Time({ iso }: { iso: string | null | undefined }) {
   if (!iso) return <span class="muted">never</span>;

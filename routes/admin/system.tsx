@@ -6,7 +6,7 @@
 import { AppError } from "@/lib/errors.ts";
 import { page } from "@/lib/ui/define.ts";
 import { retryUndelivered, type SystemStatus, systemStatus } from "@/lib/ops/system.ts";
-import { Csrf, PageHead, Time } from "./_layout.tsx";
+import { ActionButton, PageHead, Time } from "./_layout.tsx";
 import { define, field, type PageContext, RoleRefused } from "./_page.ts";
 
 function requireOwner(ctx: PageContext): void {
@@ -97,12 +97,12 @@ export default define.page<typeof handler>(function System({ data, csrf }) {
                       </td>
                       <td class="mono">{j.summary}</td>
                       <td>
-                        <form method="post" class="inline">
-                          <Csrf token={csrf} />
-                          <input type="hidden" name="action" value="retry" />
-                          <input type="hidden" name="job_id" value={j.id} />
-                          <button type="submit" class="secondary small">Retry</button>
-                        </form>
+                        <ActionButton
+                          csrf={csrf}
+                          action="retry"
+                          fields={{ job_id: j.id }}
+                          label="Retry"
+                        />
                       </td>
                     </tr>
                   ))}

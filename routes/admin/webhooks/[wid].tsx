@@ -11,7 +11,7 @@ import { requireWebhook, type WebhookView, webhookView } from "@/lib/notify/webh
 import { resendDelivery, sendTestEvent } from "@/lib/notify/manual.ts";
 import { assertNotSuspended } from "@/lib/workspaces/suspension.ts";
 import { auditBy } from "@/routes/admin/_audit.ts";
-import { Csrf, PageHead, Time } from "@/routes/admin/_layout.tsx";
+import { ActionButton, PageHead, Time } from "@/routes/admin/_layout.tsx";
 import { define, field, idField, requireWorkspace } from "@/routes/admin/_page.ts";
 
 interface Data {
@@ -67,11 +67,13 @@ export default define.page<typeof handler>(function Deliveries({ data, csrf }) {
         }${hook.mode} mode)`}
       >
         <a class="button secondary" href="/admin/webhooks">All endpoints</a>
-        <form method="post" action={`/admin/webhooks/${hook.id}`} class="inline">
-          <Csrf token={csrf} />
-          <input type="hidden" name="action" value="test" />
-          <button type="submit">Send test event</button>
-        </form>
+        <ActionButton
+          csrf={csrf}
+          to={`/admin/webhooks/${hook.id}`}
+          action="test"
+          label="Send test event"
+          kind=""
+        />
       </PageHead>
       {!hook.enabled && (
         <p class="notice error" role="alert">
@@ -118,12 +120,13 @@ export default define.page<typeof handler>(function Deliveries({ data, csrf }) {
                     <pre class="pre response">{d.error ? `${d.error}\n` : ""}{d.response}</pre>
                   </td>
                   <td>
-                    <form method="post" action={`/admin/webhooks/${hook.id}`} class="inline">
-                      <Csrf token={csrf} />
-                      <input type="hidden" name="action" value="resend" />
-                      <input type="hidden" name="delivery_id" value={d.id} />
-                      <button type="submit" class="secondary small">Resend</button>
-                    </form>
+                    <ActionButton
+                      csrf={csrf}
+                      to={`/admin/webhooks/${hook.id}`}
+                      action="resend"
+                      fields={{ delivery_id: d.id }}
+                      label="Resend"
+                    />
                   </td>
                 </tr>
               ))}

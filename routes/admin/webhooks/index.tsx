@@ -28,7 +28,7 @@ import {
 import { assertNotSuspended } from "@/lib/workspaces/suspension.ts";
 import type { Workspace } from "@/lib/schemas.ts";
 import { auditBy } from "@/routes/admin/_audit.ts";
-import { Csrf, PageHead, Time } from "@/routes/admin/_layout.tsx";
+import { ActionButton, Csrf, PageHead, Time } from "@/routes/admin/_layout.tsx";
 import { SecretReveal } from "@/routes/admin/_reveal.tsx";
 import {
   define,
@@ -176,12 +176,14 @@ function RowAction(
   },
 ) {
   return (
-    <form method="post" action="/admin/webhooks" class="inline">
-      <Csrf token={csrf} />
-      <input type="hidden" name="id" value={id} />
-      <input type="hidden" name="action" value={action} />
-      <button type="submit" class={`${danger ? "danger" : "secondary"} small`}>{label}</button>
-    </form>
+    <ActionButton
+      csrf={csrf}
+      to="/admin/webhooks"
+      action={action}
+      fields={{ id }}
+      label={label}
+      kind={`${danger ? "danger" : "secondary"} small`}
+    />
   );
 }
 

@@ -17,7 +17,7 @@ import type { Delivery } from "@/lib/notify/deliver.ts";
 import type { Form } from "@/lib/schemas.ts";
 import { writableWorkspace } from "@/lib/workspaces/suspension.ts";
 import { auditBy } from "@/routes/admin/_audit.ts";
-import { Csrf, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
+import { ActionButton, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
 import { define, field, requireForm } from "@/routes/admin/_page.ts";
 
 interface Data {
@@ -75,19 +75,6 @@ function LastDelivery({ d }: { d: Delivery | null }) {
   );
 }
 
-function TestButton(
-  { csrf, action, id, disabled }: { csrf: string; action: string; id?: string; disabled?: boolean },
-) {
-  return (
-    <form method="post" class="inline">
-      <Csrf token={csrf} />
-      <input type="hidden" name="action" value={action} />
-      {id && <input type="hidden" name="id" value={id} />}
-      <button type="submit" class="secondary small" disabled={disabled}>Send test</button>
-    </form>
-  );
-}
-
 /** The Integrations tab. */
 export default define.page<typeof handler>(function Integrations({ data, csrf }) {
   const { form, integrations: i } = data;
@@ -121,7 +108,12 @@ export default define.page<typeof handler>(function Integrations({ data, csrf })
                 <LastMail e={i.lastOwnerMail} />
               </td>
               <td class="actions">
-                <TestButton csrf={csrf} action="test_mail" disabled={i.emails.length === 0} />
+                <ActionButton
+                  csrf={csrf}
+                  action="test_mail"
+                  label="Send test"
+                  disabled={i.emails.length === 0}
+                />
               </td>
             </tr>
             {i.autoresponder && (
@@ -154,7 +146,12 @@ export default define.page<typeof handler>(function Integrations({ data, csrf })
                   <LastDelivery d={last} />
                 </td>
                 <td class="actions">
-                  <TestButton csrf={csrf} action="test_webhook" id={hook.id} />
+                  <ActionButton
+                    csrf={csrf}
+                    action="test_webhook"
+                    fields={{ id: hook.id }}
+                    label="Send test"
+                  />
                 </td>
               </tr>
             ))}
