@@ -54,12 +54,13 @@ import type { Role } from "@/lib/schemas.ts";
 import { logger } from "@/lib/observe/log.ts";
 
 /**
- * The least workspace role a method of a page needs, where it differs from the default:
- * GET needs a viewer, POST an admin (read-only unless stated). Pages enforce it when they
- * load their workspace or form (routes/admin/_page.ts); the roles table is in
- * docs/decisions/team-roles.md.
+ * Who may use a page. A workspace page states the least role a method needs where it differs
+ * from the default (GET viewer, POST admin); the page enforces it when it loads its workspace
+ * or form (routes/admin/_page.ts; roles in docs/decisions/team-roles.md). An instance page
+ * (`instanceOwner`) admits instance owners only, checked here before its handler runs; anyone
+ * else is refused "Only an instance owner can <instanceOwner>."
  */
-type Access = { GET?: Role; POST?: Role };
+type Access = { GET?: Role; POST?: Role } | { instanceOwner: string };
 
 /** A page module bound to the router: its data type is closed over by {@linkcode mount}. */
 type Mounted = { [M in "GET" | "POST"]?: (deps: Deps, c: Context<AppEnv>) => Promise<Response> };
@@ -70,7 +71,7 @@ const PAGES: [string, Mounted][] = [
   ["/login", mount(login)],
   ["/logout", mount(logout, { POST: "viewer" })],
   ["/switch", mount(sw, { POST: "viewer" })],
-  ["/workspaces", mount(workspaces)],
+  ["/workspaces", mount(workspaces, { instanceOwner: "manage workspaces" })],
   ["/forms", mount(forms)],
   ["/forms/new", mount(formNew, { GET: "admin" })],
   ["/forms/:id", mount(formShow)],
@@ -95,7 +96,7 @@ const PAGES: [string, Mounted][] = [
   ["/reset/:token", mount(resetToken)],
   ["/privacy", mount(privacy, { GET: "admin" })],
   ["/audit", mount(auditLog, { GET: "admin" })],
-  ["/system", mount(system)],
+  ["/system", mount(system, { instanceOwner: "see the system status" })],
 ];
 
 /** Admin pages whose POST may carry a file (multipart), up to MAX_UPLOAD_BYTES. */
@@ -175,10 +176,17 @@ function mount<T>(mod: AdminPageModule<T>, access: Access = {}): Mounted {
   const bind = (method: "GET" | "POST") => {
     const handler = mod.handler[method];
     if (!handler) return undefined;
-    const need = access[method] ?? (method === "GET" ? "viewer" : "admin");
+    const instance = "instanceOwner" in access ? access.instanceOwner : null;
+    // An instance owner is an owner of every workspace.
+    const need = "instanceOwner" in access
+      ? "owner"
+      : access[method] ?? (method === "GET" ? "viewer" : "admin");
     return async (deps: Deps, c: Context<AppEnv>): Promise<Response> => {
       const ctx = await context(deps, c, mod, method, need);
       if (ctx instanceof Response) return ctx;
+      if (instance !== null && !ctx.state?.user.owner) {
+        throw new RoleRefused(`Only an instance owner can ${instance}.`);
+      }
       const result = await handler(ctx);
       if (!isPageResult(result)) return result;
       const csrf = ctx.state?.session.csrf ?? "";
