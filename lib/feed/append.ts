@@ -11,7 +11,7 @@ import type { EventType } from "@/lib/notify/events.ts";
 import { keys, type Mode } from "@/lib/kv/keys.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
 import { type StoredVerdict, verdictOf } from "@/lib/submissions/records.ts";
-import { withKvRetry } from "@/lib/kv/kv.ts";
+import { commitWithRetry, withKvRetry } from "@/lib/kv/kv.ts";
 
 /** How long the feed keeps an event: 30 days (readers hide older ones; see read.ts). */
 export const FEED_KEEP_MS = 30 * 86_400_000;
@@ -99,7 +99,7 @@ export function advanced(head: FeedHead, value: number, versionstamp: string): F
 const latest = new WeakMap<Deno.Kv, Map<string, FeedHead>>();
 /** The tail of each feed's in-process commit line (see {@linkcode commitAppending}). */
 const lines = new WeakMap<Deno.Kv, Map<string, Promise<void>>>();
-/** Builds one commit at most this many times while only the feed moved under it. */
+/** Attempts at one commit at most while only the feed moved under it. */
 const MAX_FEED_TRIES = 10;
 
 function mapOf<V>(m: WeakMap<Deno.Kv, Map<string, V>>, kv: Deno.Kv): Map<string, V> {
@@ -116,20 +116,21 @@ function freshest(kv: Deno.Kv, head: FeedHead): FeedHead {
     : head;
 }
 
-/** Runs `fn` after this process's earlier commits to the same feed finished. */
-async function inLine<T>(kv: Deno.Kv, id: string, fn: () => Promise<T>): Promise<T> {
+/**
+ * Waits for this process's earlier commits to the feed `id` to finish; resolves to the
+ * release that lets the next one go.
+ */
+async function takeTurn(kv: Deno.Kv, id: string): Promise<() => void> {
   const m = mapOf(lines, kv);
   const before = m.get(id) ?? Promise.resolve();
   let done!: () => void;
   const tail = before.then(() => new Promise<void>((r) => done = r));
   m.set(id, tail);
   await before;
-  try {
-    return await fn();
-  } finally {
+  return () => {
     done();
     if (m.get(id) === tail) m.delete(id);
-  }
+  };
 }
 
 /**
@@ -137,8 +138,9 @@ async function inLine<T>(kv: Deno.Kv, id: string, fn: () => Promise<T>): Promise
  * and returns the events, on every attempt. This process's commits to one feed take turns
  * from the newest head it committed, so they never conflict with each other; when another
  * process appended meanwhile and `unchanged` says the change's own checks still hold, it
- * builds again on the new head. Returns the versionstamp and the head after the commit,
- * or `ok: false` when the change's checks failed (the caller reads again).
+ * builds again on the new head (commitWithRetry, at most MAX_FEED_TRIES attempts). Returns
+ * the versionstamp and the head after the commit, or `ok: false` when the change's checks
+ * failed (the caller reads again).
  */
 export async function commitAppending(
   kv: Deno.Kv,
@@ -148,20 +150,34 @@ export async function commitAppending(
   unchanged: () => Promise<boolean>,
 ): Promise<{ ok: true; versionstamp: string; head: FeedHead } | { ok: false }> {
   const id = JSON.stringify(head.key);
-  for (let tries = 0; tries < MAX_FEED_TRIES; tries++) {
-    const done = await inLine(kv, id, async () => {
-      const from = freshest(kv, head);
-      const op = kv.atomic();
-      const at = appendFeed(op, from, build(op), now());
-      const res = await withKvRetry(() => op.commit());
-      if (!res.ok) return null;
-      const after = advanced(from, at, res.versionstamp);
-      mapOf(latest, kv).set(id, after);
-      return { ok: true as const, versionstamp: res.versionstamp, head: after };
-    });
-    if (done) return done;
-    if (!(await unchanged())) return { ok: false };
-    head = await withKvRetry(() => kv.get<number>(head.key));
-  }
-  return { ok: false };
+  const done: { head?: FeedHead } = {};
+  let lost = false;
+  const built = await commitWithRetry<{ from: FeedHead; at: number }>(kv, async (op) => {
+    if (lost) {
+      // The last attempt failed a check: the feed moved, or the change's own checks did.
+      if (!(await unchanged())) return null;
+      head = await withKvRetry(() => kv.get<number>(head.key));
+    }
+    lost = true;
+    const from = freshest(kv, head);
+    return { from, at: appendFeed(op, from, build(op), now()) };
+  }, {
+    maxAttempts: MAX_FEED_TRIES,
+    maxBackoffMs: 8,
+    hold: () => takeTurn(kv, id),
+    committed: ({ from, at }, versionstamp) => {
+      done.head = advanced(from, at, versionstamp);
+      mapOf(latest, kv).set(id, done.head);
+    },
+    exhausted: () => FEED_KEPT_MOVING,
+  }).catch((err) => {
+    if (err === FEED_KEPT_MOVING) return null;
+    throw err;
+  });
+  return built && done.head
+    ? { ok: true, versionstamp: done.head.versionstamp!, head: done.head }
+    : { ok: false };
 }
+
+/** Thrown by commitWithRetry when the feed kept moving under every attempt. */
+const FEED_KEPT_MOVING = Symbol("feed kept moving");
