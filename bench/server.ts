@@ -7,7 +7,7 @@
 import { loadConfig } from "@/lib/config.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { dispatch } from "@/lib/jobs/mod.ts";
-import { afterVerdict } from "@/lib/jobs/score_batch.ts";
+import { afterVerdict } from "@/lib/protection/verdict.ts";
 import { buildDeps, openKv } from "@/lib/runtime.ts";
 import { createApp } from "@/routes/mod.ts";
 
@@ -145,7 +145,7 @@ export async function startFormwell(
   afterVerdict.push({
     after: (d, _form, subs) => {
       // Each server counts its own verdicts (the metrics-on server runs beside this one).
-      if (d !== deps) return Promise.resolve();
+      if (d.kv !== deps.kv) return Promise.resolve();
       const now = Date.now();
       for (const sub of subs) verdictLatencies.push(now - Date.parse(sub.created_at));
       return Promise.resolve();

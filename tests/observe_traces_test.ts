@@ -82,7 +82,6 @@ async function oneTrace(jobs: string): Promise<void> {
       "submit.admit",
       "submit.write",
       "submissions.group_commit",
-      "job score_batch",
       "job notify_created",
       "job deliver_webhook",
     ];

@@ -8,17 +8,24 @@
  */
 import { loadConfig } from "@/lib/config.ts";
 import { dispatch } from "@/lib/jobs/mod.ts";
-import { afterVerdict } from "@/lib/jobs/score_batch.ts";
+import { afterVerdict } from "@/lib/protection/verdict.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { buildDeps } from "@/lib/runtime.ts";
 import { SOAK_SECRET, soakEnv } from "./process.ts";
+
+/** The second opinion's settings the parent passed (the scoring scenario's), if any. */
+function secondOpinionEnv(): Record<string, string> {
+  const key = Deno.env.get("AKISMET_KEY");
+  const url = Deno.env.get("AKISMET_URL");
+  return key && url ? { AKISMET_KEY: key, AKISMET_URL: url } : {};
+}
 
 if (import.meta.main) {
   const [kvPath, mode] = Deno.args;
   const kv = await Deno.openKv(kvPath);
   const deps = await buildDeps(
     kv,
-    loadConfig({ ...soakEnv(kvPath, 8000, "/tmp"), SECRET: SOAK_SECRET }),
+    loadConfig({ ...soakEnv(kvPath, 8000, "/tmp"), SECRET: SOAK_SECRET, ...secondOpinionEnv() }),
   );
   // Every verdict commit also counts, atomically, each submission it scored.
   afterVerdict.push({

@@ -9,12 +9,19 @@ import { probeCount, waitDeadlinesPassed, waitQueueDrained } from "./queue_table
 
 const poll = (ms = 20) => new Promise((r) => setTimeout(r, ms));
 
-/** Starts a queue worker child on `kvPath`; the returned function kills it (SIGKILL). */
-function child(kvPath: string, mode: "hang" | "work"): () => Promise<void> {
+/**
+ * Starts a queue worker child on `kvPath` (with `env` added to its environment); the returned
+ * function kills it (SIGKILL).
+ */
+function child(
+  kvPath: string,
+  mode: "hang" | "work",
+  env: Record<string, string>,
+): () => Promise<void> {
   const proc = new Deno.Command(DENO, {
     args: ["run", "-A", "bench/soak/queue_child.ts", kvPath, mode],
     cwd: new URL("../../", import.meta.url).pathname,
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...env },
     stdin: "null",
     stdout: "null",
     stderr: "null",
@@ -32,12 +39,14 @@ function child(kvPath: string, mode: "hang" | "work"): () => Promise<void> {
 /**
  * Kills a hanging worker once a job is inside its handler (its delivery recorded, never
  * finished), waits out KV's in-flight deadlines, then lets a working one drain the queue.
- * Returns the deliveries seen before the kill and the messages left at the end.
+ * Returns the deliveries seen before the kill and the messages left at the end. `env` goes
+ * to the workers (e.g. a second opinion's settings).
  */
 export async function killMidJobThenDrain(
   kvPath: string,
+  env: Record<string, string> = {},
 ): Promise<{ inFlight: number; left: number }> {
-  const killHang = child(kvPath, "hang");
+  const killHang = child(kvPath, "hang", env);
   let inFlight = 0;
   try {
     for (let i = 0; i < 1000 && inFlight === 0; i++) {
@@ -48,7 +57,7 @@ export async function killMidJobThenDrain(
     await killHang();
   }
   await waitDeadlinesPassed(kvPath);
-  const killWork = child(kvPath, "work");
+  const killWork = child(kvPath, "work", env);
   let left = -1;
   try {
     left = await waitQueueDrained(kvPath);

@@ -1,6 +1,8 @@
 /**
- * Queue faults for scoring jobs: submissions are stored (each group commit enqueueing its
- * scoring job) by a process that runs no jobs; a worker takes the jobs and is killed with
+ * Queue faults for scoring jobs: with a second opinion on (a local server answering as
+ * Akismet does for ham), the storing commits leave final verdicts to the scoring job.
+ * Submissions are stored (each group commit enqueueing its scoring job) by a process that
+ * runs no jobs; a worker takes the jobs and is killed with
  * SIGKILL while holding them; after a restart every submission ends scored exactly once
  * (each verdict commit counts the submissions it scored, in the same commit).
  * @module
@@ -17,13 +19,25 @@ import { createApp } from "@/routes/mod.ts";
 import { soakEnv } from "./process.ts";
 import { killMidJobThenDrain } from "./queue_kill.ts";
 
+/** A second opinion that calls every message ham: Akismet's `false` answer, over HTTP. */
+function secondOpinion(): { env: Record<string, string>; close: () => Promise<void> } {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => new Response("false", { headers: { "content-type": "text/plain" } }),
+  );
+  return {
+    env: { AKISMET_KEY: "soak-key", AKISMET_URL: `http://127.0.0.1:${server.addr.port}` },
+    close: () => server.shutdown(),
+  };
+}
+
 /** Stores `n` submissions through the real app; returns the form id and the jobs enqueued. */
-async function store(kvPath: string, dir: string, n: number) {
+async function store(kvPath: string, dir: string, n: number, env: Record<string, string>) {
   const kv = await Deno.openKv(kvPath);
   try {
     const deps = await buildDeps(
       kv,
-      loadConfig({ ...soakEnv(kvPath, 8000, dir), TRUST_PROXY: "1" }),
+      loadConfig({ ...soakEnv(kvPath, 8000, dir), TRUST_PROXY: "1", ...env }),
     );
     const ws = await createWorkspace(deps, { name: "scoring", plan: "business" });
     const form = await createForm(deps, ws.id, {
@@ -53,8 +67,17 @@ async function store(kvPath: string, dir: string, n: number) {
 /** Runs the scenario over `n` submissions; returns its figures. */
 export async function scoringJobFaults(dir: string, n: number) {
   const kvPath = `${dir}/scoring.kv`;
-  const { formId, jobs } = await store(kvPath, dir, n);
-  const { inFlight, left } = await killMidJobThenDrain(kvPath);
+  const opinion = secondOpinion();
+  let stored: Awaited<ReturnType<typeof store>>;
+  let drained: Awaited<ReturnType<typeof killMidJobThenDrain>>;
+  try {
+    stored = await store(kvPath, dir, n, opinion.env);
+    drained = await killMidJobThenDrain(kvPath, opinion.env);
+  } finally {
+    await opinion.close();
+  }
+  const { formId, jobs } = stored;
+  const { inFlight, left } = drained;
   const kv = await Deno.openKv(kvPath);
   let once = 0;
   let twice = 0;

@@ -67,6 +67,7 @@ export async function learnLabel(
     reported = sub;
     return true;
   });
+  deps.writer.learned(job.workspace_id);
   // Akismet learns the label too (best effort: its failure never undoes ours).
   const cfg = deps.config.akismet;
   if (cfg && form && reported) {

@@ -20,7 +20,7 @@ import { keys } from "@/lib/kv/keys.ts";
 import { Batcher, type Linger } from "@/lib/kv/batcher.ts";
 import { CONFLICT, getManyChunked, retryConflicts, withKvRetry } from "@/lib/kv/kv.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
-import { workspaceModel } from "@/lib/protection/verdict.ts";
+import { afterVerdict, runAfterVerdict, workspaceModel } from "@/lib/protection/verdict.ts";
 import type { AkismetAnswer } from "@/lib/protection/akismet.ts";
 import type { SpamStats } from "@/lib/spam/learn.ts";
 import type { SpamModel } from "@/lib/spam/model.ts";
@@ -32,21 +32,6 @@ import { commitAppending, type FeedHead, feedHeadKey } from "@/lib/feed/append.t
 import type { Job } from "./queue.ts";
 import type { JobContext } from "./types.ts";
 import { askAkismet, chunked, verdictsOf } from "./verdicts.ts";
-import { logger } from "@/lib/observe/log.ts";
-
-/** A step that follows the final verdict, for the submissions one job just scored. */
-export interface VerdictHook {
-  /**
-   * Adds writes to the verdict's commit (e.g. `deps.jobs.enqueue` of a notification):
-   * they happen exactly when, and only if, the verdict is stored.
-   */
-  inCommit?: (deps: Deps, op: Deno.AtomicOperation, form: Form, subs: Submission[]) => void;
-  /** Runs after the commit; best effort (a throw is logged, never retried). */
-  after?: (deps: Deps, form: Form, subs: Submission[]) => Promise<void>;
-}
-
-/** Observers of every verdict commit in this process (the bench's latency, the soak's count). */
-export const afterVerdict: VerdictHook[] = [];
 
 /** Verdict commits that lost a race to an admin's edit are retried this many times. */
 const MAX_ATTEMPTS = 20;
@@ -242,7 +227,7 @@ async function scoreIds(
       // This commit set the edits entry: the next chunk checks that no one wrote it since.
       edits = { key: editsKey, versionstamp: res.versionstamp };
       feed = res.head;
-      await runAfter(deps, form, finals);
+      await runAfterVerdict(deps, form, finals);
     }
   }, {
     maxAttempts: MAX_ATTEMPTS,
@@ -255,17 +240,4 @@ async function scoreIds(
 async function stillHolds(kv: Deno.Kv, checks: Deno.AtomicCheck[]): Promise<boolean> {
   const now = await withKvRetry(() => kv.getMany(checks.map((c) => c.key)));
   return now.every((e, i) => e.versionstamp === checks[i].versionstamp);
-}
-
-async function runAfter(deps: Deps, form: Form, subs: Submission[]): Promise<void> {
-  for (const hook of afterVerdict) {
-    if (!hook.after) continue;
-    try {
-      await hook.after(deps, form, subs);
-    } catch (err) {
-      logger.warn("after-verdict hook failed", {
-        error: err instanceof Error ? err.name : "unknown",
-      });
-    }
-  }
 }

@@ -1,9 +1,10 @@
 /**
  * Spam scoring at write time. The submission writer scores each new submission against
- * the marks (sender, value digest, time) of the form's previous submissions and stores
- * it with its first status in the same commit, with that context in its signals; the
- * scoring job (jobs/score_batch.ts) then writes the final verdict. The
- * writer keeps the latest marks in memory while its cached sequence proves that no other
+ * the marks (sender, value digest, time) of the form's previous submissions, and its
+ * content, and stores it with its final verdict in the same commit, with that context in
+ * its signals; when a second opinion (Akismet) is on, the commit stores a first verdict
+ * from the signals alone and the scoring job (jobs/score_batch.ts) writes the final one.
+ * The writer keeps the latest marks in memory while its cached sequence proves that no other
  * process wrote to the form; otherwise it reads them here, as one forward range.
  * @module
  */
@@ -14,6 +15,9 @@ import { withKvRetry } from "@/lib/kv/kv.ts";
 import { ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
 import { RECENT_WINDOW_MS, scoreSpam, type SpamInput, type SpamVerdict } from "./score.ts";
+import type { AkismetAnswer } from "./akismet.ts";
+import { scoreSubmission } from "@/lib/spam/submission_text.ts";
+import type { SpamModel } from "@/lib/spam/model.ts";
 
 /** How many earlier submissions of the form the rate and duplicate signals look at. */
 export const CONTEXT_SIZE = 100;
@@ -118,17 +122,40 @@ export function spamInputOf(form: Form, sub: Submission): SpamInput {
 }
 
 /**
+ * The verdict on a stored submission: its signals (with the context the writer recorded)
+ * and, given a model, what the content model reads in its text, with Akismet's answer when
+ * it gave one. Pure.
+ */
+export function scoreStored(
+  form: Form,
+  sub: Submission,
+  model?: SpamModel,
+  secondOpinion?: AkismetAnswer | null,
+): SpamVerdict {
+  const input = spamInputOf(form, sub);
+  if (model) {
+    input.content = scoreSubmission(model, form, sub.fields);
+    if (model.thresholds) input.contentThresholds = model.thresholds;
+  }
+  if (secondOpinion) input.secondOpinion = secondOpinion;
+  return scoreSpam(input);
+}
+
+/**
  * Scores a new submission whose mark is `mark` against the marks of the submissions
- * before it, recording that context in its signals first (the scoring job reads it).
+ * before it, recording that context in its signals first; with `model`, its content
+ * counts too (the final verdict), else the verdict is the signals' alone (a first one,
+ * which the scoring job replaces).
  */
 export function scoreInContext(
   sub: Submission,
   mark: SubmissionMark,
   earlier: readonly NumberedMark[],
   form: Form,
+  model?: SpamModel,
 ): SpamVerdict {
   const { recent, duplicate } = contextOf(mark, earlier);
   // Kept only when they say something (most submissions have neither).
   if (recent || duplicate) sub.signals = { ...sub.signals, recent, duplicate };
-  return scoreSpam(spamInputOf(form, sub));
+  return scoreStored(form, sub, model);
 }

@@ -7,11 +7,11 @@
 import type { Deps } from "@/lib/deps.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
 import type { AkismetAnswer } from "./akismet.ts";
-import { scoreSpam, type SpamVerdict } from "./score.ts";
-import { spamInputOf } from "./score_context.ts";
-import { scoreSubmission } from "@/lib/spam/submission_text.ts";
+import type { SpamVerdict } from "./score.ts";
+import { scoreStored } from "./score_context.ts";
 import { blendModel, type SpamStats } from "@/lib/spam/learn.ts";
 import type { SpamModel } from "@/lib/spam/model.ts";
+import { logger } from "@/lib/observe/log.ts";
 
 /**
  * The content model for a workspace's verdicts: the global model blended with what its
@@ -35,7 +35,45 @@ export function finalVerdict(
   model: SpamModel,
   secondOpinion?: AkismetAnswer | null,
 ): SpamVerdict {
-  const content = scoreSubmission(model, form, sub.fields);
-  const input = { ...spamInputOf(form, sub), content, ...(secondOpinion ? { secondOpinion } : {}) };
-  return scoreSpam(model.thresholds ? { ...input, contentThresholds: model.thresholds } : input);
+  return scoreStored(form, sub, model, secondOpinion);
+}
+
+/** A step that follows a final verdict, for the submissions one commit just gave theirs. */
+export interface VerdictHook {
+  /**
+   * Adds writes to the verdict's commit: they happen exactly when, and only if, the verdict
+   * is stored.
+   */
+  inCommit?: (
+    deps: Omit<Deps, "writer">,
+    op: Deno.AtomicOperation,
+    form: Form,
+    subs: Submission[],
+  ) => void;
+  /** Runs after the commit; best effort (a throw is logged, never retried). */
+  after?: (deps: Omit<Deps, "writer">, form: Form, subs: Submission[]) => Promise<void>;
+}
+
+/**
+ * Observers of every final verdict's commit in this process (the submission writer's and
+ * the second-opinion job's): the bench's latency, the soak's count.
+ */
+export const afterVerdict: VerdictHook[] = [];
+
+/** Runs the hooks' `after` steps for `subs`, logging a throw. */
+export async function runAfterVerdict(
+  deps: Omit<Deps, "writer">,
+  form: Form,
+  subs: Submission[],
+): Promise<void> {
+  for (const hook of afterVerdict) {
+    if (!hook.after) continue;
+    try {
+      await hook.after(deps, form, subs);
+    } catch (err) {
+      logger.warn("after-verdict hook failed", {
+        error: err instanceof Error ? err.name : "unknown",
+      });
+    }
+  }
 }

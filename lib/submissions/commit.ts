@@ -14,11 +14,16 @@
  * - rate-limit spend (ratelimit/rate_limit.ts `planSpends`, called by the writer for the
  *   batch): `rateLimit` per budget (checked);
  * - email index (privacy/email_index.ts): `submissionByEmail` per email value;
- * - first verdict (protection/score_context.ts): the status and `spam` on the record;
+ * - verdict (protection/score_context.ts): the status, `spam` and `scored_at` on the record;
+ * - announcement (without a second opinion): a `submission.created` event per submission in
+ *   the workspace's feed (feed/append.ts: `feedSeq` checked and set, `feedEvent`), the
+ *   workspace's `webhookListeners` entry checked, and one `notify_created` job when the form
+ *   emails or a webhook listens;
  * - other folders' parts (`CommitPart`, from admit): `spentCaptcha` (protection/gates.ts,
  *   checked), the attached files' upload grants and storage counter (uploads/attach.ts);
- * - job enqueue: one `score_batch` job per batch (jobs/score_batch.ts writes the final
- *   verdict).
+ * - with a second opinion (Akismet) on: the verdict is a first one from the signals alone,
+ *   without `scored_at`, and one `score_batch` job per batch (jobs/score_batch.ts) writes the
+ *   final verdict and announces it.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
@@ -32,7 +37,12 @@ import {
   type NumberedMark,
   scoreInContext,
 } from "@/lib/protection/score_context.ts";
-import type { Submission } from "@/lib/schemas.ts";
+import type { Form, Submission } from "@/lib/schemas.ts";
+import { appendFeed, type FeedHead } from "@/lib/feed/append.ts";
+import { createdEventId } from "@/lib/notify/events.ts";
+import { type Listeners, listens } from "@/lib/notify/webhooks.ts";
+import { afterVerdict } from "@/lib/protection/verdict.ts";
+import type { SpamModel } from "@/lib/spam/model.ts";
 import { writeIdempotency } from "./idempotency.ts";
 import { CounterDeltas, indexCreated } from "./indexes.ts";
 import type { CommitPart, CreatedBody, SubmissionDraft } from "./types.ts";
@@ -43,6 +53,16 @@ export interface Stored {
   id: string;
 }
 
+/**
+ * What a commit that gives final verdicts reads of the form's workspace: its content model,
+ * its feed head (for the mode) and its webhook listeners.
+ */
+export interface FinalState {
+  model: SpamModel;
+  feed: FeedHead;
+  listeners: Listeners;
+}
+
 /** What the submissions of one commit share. */
 export class SubmissionsCommit {
   readonly counters = new CounterDeltas();
@@ -51,14 +71,18 @@ export class SubmissionsCommit {
   readonly recent: NumberedMark[];
   /** The last number given (the sequence's value once committed). */
   number: number;
-  /** Each submission's first status, in order (for the metrics). */
-  readonly statuses: string[] = [];
+  /** The submissions written, as stored, in order. */
+  readonly subs: Submission[] = [];
+  /** The feed head's value once committed (final verdicts only). */
+  feedSeq = 0;
 
+  /** `final` when the commit gives final verdicts; null when the scoring job will. */
   constructor(
     readonly op: Deno.AtomicOperation,
     readonly now: number,
     lastNumber: number,
     recent: readonly NumberedMark[],
+    readonly final: FinalState | null,
   ) {
     this.created = new Date(now).toISOString();
     this.number = lastNumber;
@@ -85,14 +109,16 @@ export class SubmissionsCommit {
     };
     const mark = markOf(sub);
     mark.who = privateWho(deps.secret, mark.who); // a digest: no address in the index
-    const verdict = scoreInContext(sub, mark, this.recent, d.form);
+    const verdict = scoreInContext(sub, mark, this.recent, d.form, this.final?.model);
     // A clean submission keeps no verdict: there is nothing to show or to explain.
     if (verdict.score > 0) {
       sub.status = verdict.status;
       sub.spam = { score: verdict.score, reasons: verdict.reasons, scored_at: created };
+      if (verdict.content) sub.spam.content = verdict.content;
     }
+    if (this.final) sub.scored_at = created;
     this.recent.push(numbered(mark, sub.number));
-    this.statuses.push(sub.status);
+    this.subs.push(sub);
     sub.signals = storedSignals(d.form, sub.signals); // what the form lets us keep
     addEmailIndex(op, deps.secret, d.form, sub);
     op.set(keys.submission(sub.form_id, sub.id), sub);
@@ -111,13 +137,17 @@ export class SubmissionsCommit {
   }
 
   /**
-   * Ends the commit: the counters, the form's new sequence and one scoring job for all its
-   * submissions (jobs/score_batch.ts writes their final verdicts).
+   * Ends the commit: the counters, the form's new sequence, and the announcement of the
+   * final verdicts (or one scoring job for all its submissions, see the module's note).
    */
-  finish(deps: Pick<Deps, "jobs">, stored: Stored[]): void {
+  finish(deps: Omit<Deps, "writer">, stored: Stored[]): void {
     const first = stored[0].draft;
     this.counters.applyTo(this.op);
     this.op.set(keys.submissionSeq(first.form.id, first.mode), this.number);
+    if (this.final) {
+      this.#announce(deps, this.final, first.form, first.mode);
+      return;
+    }
     deps.jobs.enqueue(this.op, {
       type: "score_batch",
       form_id: first.form.id,
@@ -125,6 +155,44 @@ export class SubmissionsCommit {
       mode: first.mode,
       ids: stored.map((i) => i.id),
     });
+  }
+
+  /**
+   * The final verdicts' events, and the notification job when someone hears of them. The
+   * listeners entry is checked, so an endpoint added meanwhile makes the commit retry
+   * instead of missing the events.
+   */
+  #announce(
+    deps: Omit<Deps, "writer">,
+    final: FinalState,
+    form: Form,
+    mode: Submission["mode"],
+  ): void {
+    const { op, subs } = this;
+    this.feedSeq = appendFeed(
+      op,
+      final.feed,
+      subs.map((s) => ({
+        id: createdEventId(s.id),
+        type: "submission.created" as const,
+        form,
+        submission: s,
+      })),
+      this.now,
+    );
+    op.check(final.listeners.entry);
+    // Mail goes for live submissions only; endpoints hear their own mode's.
+    if (
+      (mode === "live" && !!form.notifications) ||
+      listens(final.listeners, "submission.created", form.id, mode)
+    ) {
+      deps.jobs.enqueue(op, {
+        type: "notify_created",
+        form_id: form.id,
+        ids: subs.map((s) => s.id),
+      });
+    }
+    for (const hook of afterVerdict) hook.inCommit?.(deps, op, form, subs);
   }
 
   /** The marks a queue keeps for its next commit. */

@@ -105,4 +105,9 @@ export interface SubmissionWriterPort {
   write(draft: SubmissionDraft): Promise<WriteOutcome>;
   /** Commits made, submissions stored and conflicts met, for tests and benchmarks. */
   readonly stats: { commits: number; submissions: number; conflicts: number };
+  /**
+   * Says the workspace's spam statistics changed (an admin's label was learned here): its
+   * next verdicts read them again (other processes' within MODEL_TTL_MS, writer.ts).
+   */
+  learned(workspaceId: string): void;
 }

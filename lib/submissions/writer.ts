@@ -30,7 +30,12 @@ import {
   settleRefused,
   takeBatch,
 } from "./batch.ts";
-import { applyParts, SubmissionsCommit } from "./commit.ts";
+import { applyParts, type FinalState, SubmissionsCommit } from "./commit.ts";
+import { feedHeadKey } from "@/lib/feed/append.ts";
+import { type Listeners, listenersOf, type Listening } from "@/lib/notify/webhooks.ts";
+import { runAfterVerdict, workspaceModel } from "@/lib/protection/verdict.ts";
+import type { SpamStats } from "@/lib/spam/learn.ts";
+import type { SpamModel } from "@/lib/spam/model.ts";
 import { idempotencyKeyOf, settleIdempotent } from "./idempotency.ts";
 import { quotaCap, quotaKey, settleQuota } from "./quota.ts";
 import type { CreatedBody, SubmissionDraft, SubmissionWriterPort, WriteOutcome } from "./types.ts";
@@ -55,6 +60,15 @@ export const RETRY_WINDOW_MS = 5_000;
 /** The longest backoff between attempts: the other instance keeps committing meanwhile. */
 const MAX_BACKOFF_MS = 10;
 
+/**
+ * How long a workspace's content model (the global one blended with what its admins' labels
+ * taught) is used before its statistics are read again: a label teaches later submissions
+ * within this time.
+ */
+const MODEL_TTL_MS = 1_000;
+/** Workspaces whose model and listeners are kept at most (all forgotten at once past it). */
+const MAX_WORKSPACES = 1_000;
+
 /** Thrown by commitWithRetry when the window is spent: the open items get 503. */
 const GAVE_UP = Symbol("gave up");
 
@@ -70,6 +84,10 @@ interface Committed {
 export class SubmissionWriter implements SubmissionWriterPort {
   #queues = new Map<string, FormQueue>();
   #deps: Omit<Deps, "writer">;
+  /** Each workspace's content model, with when its statistics were read (performance.now). */
+  #models = new Map<string, { model: SpamModel; at: number }>();
+  /** Each workspace's listeners as computed from the entry they hold. */
+  #listeners = new Map<string, Listeners>();
   /** Commits made and submissions stored, for benchmarks. */
   readonly stats = { commits: 0, submissions: 0, conflicts: 0 };
 
@@ -96,6 +114,11 @@ export class SubmissionWriter implements SubmissionWriterPort {
       };
       q.items.push(item);
     });
+  }
+
+  /** Forgets the workspace's content model: the next batch reads its statistics. */
+  learned(workspaceId: string): void {
+    this.#models.delete(workspaceId);
   }
 
   /** The form's queue, most recently used last (the idle ones evicted first). */
@@ -168,7 +191,10 @@ export class SubmissionWriter implements SubmissionWriterPort {
         maxBackoffMs: MAX_BACKOFF_MS,
         maxAttempts: Infinity,
         // The batch's budgets are this process's to spend until the attempt is over.
-        hold: () => locks.acquire(budgets = budgetIds(open)),
+        hold: () =>
+          locks.acquire(
+            budgets = [...budgetIds(open), ...this.#sharedKeys(open).map((k) => JSON.stringify(k))],
+          ),
         commit: async (op, c) => {
           const started = performance.now();
           const res = await inSpan(
@@ -230,7 +256,14 @@ export class SubmissionWriter implements SubmissionWriterPort {
     if ((await applyParts(op, live)).size) return REBUILD;
     if (!live.length) return null;
     op.check(seq);
-    const commit = new SubmissionsCommit(op, this.#deps.now(), seq.value ?? 0, q.recent ?? []);
+    const final = this.#secondOpinion ? null : await this.#finalState(first, read);
+    const commit = new SubmissionsCommit(
+      op,
+      this.#deps.now(),
+      seq.value ?? 0,
+      q.recent ?? [],
+      final,
+    );
     const results = live.map((item) => commit.add(this.#deps, item));
     commit.finish(this.#deps, live);
     return { live, results, commit, plan };
@@ -253,7 +286,65 @@ export class SubmissionWriter implements SubmissionWriterPort {
     if (q.ownCommits.length > MAX_OWN_COMMITS) q.ownCommits.shift();
     this.stats.commits++;
     this.stats.submissions += live.length;
-    for (const status of commit.statuses) this.#deps.metrics?.submissions(status);
+    for (const s of commit.subs) this.#deps.metrics?.submissions(s.status);
+    if (commit.final) {
+      const feed = commit.final.feed;
+      this.#deps.budgets.learn([[
+        JSON.stringify(feed.key),
+        { key: feed.key, value: commit.feedSeq, versionstamp },
+      ]]);
+      for (const s of commit.subs) this.#deps.metrics?.verdict(s.status);
+      // Best effort, after the commit (the bench's latency); never delays the 201.
+      runAfterVerdict(this.#deps, live[0].draft.form, commit.subs);
+    }
+  }
+
+  /** Whether a second opinion (Akismet) is on: the scoring job then gives final verdicts. */
+  get #secondOpinion(): boolean {
+    return !!this.#deps.config.akismet;
+  }
+
+  /**
+   * The entries a final verdict's commit checks beside the items' budgets: the workspace's
+   * feed head (for the mode) and its listeners. Commits of one workspace take turns on them
+   * in this process, as on a shared budget (ratelimit/budgets.ts).
+   */
+  #sharedKeys(items: Item[]): Deno.KvKey[] {
+    if (this.#secondOpinion || !items.length) return [];
+    const d = items[0].draft;
+    return [feedHeadKey(d.workspace.id, d.mode), keys.webhookListeners(d.workspace.id)];
+  }
+
+  /** What a final verdict's commit needs of the workspace, from the batch's read. */
+  async #finalState(
+    d: SubmissionDraft,
+    read: Map<string, Deno.KvEntryMaybe<unknown>>,
+  ): Promise<FinalState> {
+    const ws = d.workspace.id;
+    if (this.#models.size > MAX_WORKSPACES) this.#models.clear();
+    if (this.#listeners.size > MAX_WORKSPACES) this.#listeners.clear();
+    const statsKey = keys.spamStats(ws);
+    let stats = read.get(JSON.stringify(statsKey));
+    if (!stats && !this.#models.has(ws)) {
+      stats = await withKvRetry(() => this.#deps.kv.get(statsKey));
+    }
+    if (stats) {
+      const model = await workspaceModel(this.#deps, stats.value as SpamStats | null);
+      this.#models.set(ws, { model, at: performance.now() });
+    }
+    const entry = read.get(JSON.stringify(keys.webhookListeners(ws))) as Deno.KvEntryMaybe<
+      Record<string, Listening>
+    >;
+    let listeners = this.#listeners.get(ws);
+    if (listeners?.entry.versionstamp !== entry.versionstamp) {
+      listeners = await listenersOf(this.#deps, ws, entry);
+      this.#listeners.set(ws, listeners);
+    }
+    return {
+      model: this.#models.get(ws)!.model,
+      feed: read.get(JSON.stringify(feedHeadKey(ws, d.mode))) as Deno.KvEntryMaybe<number>,
+      listeners,
+    };
   }
 
   /**
@@ -281,8 +372,22 @@ export class SubmissionWriter implements SubmissionWriterPort {
       }
     }
     if (quotaCap(first) !== null) want(quotaKey(first, this.#deps.now()));
+    const shared = this.#sharedKeys(items).map((k) => [JSON.stringify(k), k] as const);
+    for (const [id, key] of shared) {
+      const remembered = this.#deps.budgets.known(id);
+      if (remembered) read.set(id, remembered);
+      else want(key);
+    }
+    const model = this.#models.get(first.workspace.id);
+    if (shared.length && (!model || performance.now() - model.at > MODEL_TTL_MS)) {
+      want(keys.spamStats(first.workspace.id));
+    }
     const entries = wanted.size ? await getManyChunked(this.#deps.kv, [...wanted.values()]) : [];
     [...wanted.keys()].forEach((id, i) => read.set(id, entries[i]));
+    // The shared entries just read are this process's to reuse until a check fails.
+    this.#deps.budgets.learn(
+      shared.filter(([id]) => wanted.has(id)).map(([id]) => [id, read.get(id)!]),
+    );
     return read;
   }
 

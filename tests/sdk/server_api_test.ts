@@ -195,7 +195,11 @@ Deno.test("sdk server - the Server Data API through new Formwell({ apiKey })", a
         })).submission_id,
       ]);
       const next = await fw.events.page({ after: pages.at(-1)!.next_cursor });
-      assert.deepEqual(next.events.map((e) => e.type), ["submission.deleted"]);
+      // Stored with its final verdict, then deleted: both events, in that order.
+      assert.deepEqual(next.events.map((e) => e.type), [
+        "submission.created",
+        "submission.deleted",
+      ]);
     },
   );
 

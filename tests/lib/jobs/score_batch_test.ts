@@ -1,5 +1,6 @@
 /**
- * The post-commit scoring job, in both job modes (KV queue and job table): one job per
+ * The post-commit scoring job (it gives the final verdicts when a second opinion, Akismet,
+ * is on: here against a local fake), in both job modes (KV queue and job table): one job per
  * group commit; the final verdict moves status, index and counters together and sets
  * `scored_at` (shown as `metadata.scored_at`); re-labelled and deleted submissions are
  * left alone; a second delivery changes nothing; a job that keeps failing lands
@@ -30,6 +31,7 @@ import {
 } from "@/tests/helpers.ts";
 import { within } from "@/tests/processes.ts";
 import { assertCountersExact, recordsOf } from "@/tests/recount.ts";
+import { akismetEnv, fakeAkismet } from "@/tests/akismet_fake.ts";
 
 const MODES = {
   queue: (kv: Deno.Kv, backoff?: number[]): Jobs => new QueueJobs(kv, { backoffSchedule: backoff }),
@@ -61,7 +63,8 @@ async function enqueueScore(deps: Deps, form: Form, ids: string[]): Promise<void
 
 for (const [mode, make] of Object.entries(MODES)) {
   Deno.test(`score job (${mode}) - one job per group commit scores every submission`, async () => {
-    const env = await testEnv({ JOBS: mode }, { jobs: (kv) => make(kv) });
+    const akismet = fakeAkismet();
+    const env = await testEnv({ JOBS: mode, ...akismetEnv(akismet) }, { jobs: (kv) => make(kv) });
     const seen = startJobs(env);
     try {
       const ws = await makeWorkspace(env.deps, "pro");
@@ -98,9 +101,15 @@ for (const [mode, make] of Object.entries(MODES)) {
       assert.equal(res.status, 200);
       const { submission } = await res.json();
       assert.equal(typeof submission.metadata.scored_at, "string");
+      assert.equal(
+        akismet.calls.filter((c) => c.path === "/1.1/comment-check").length,
+        40,
+        "Akismet asked once about each",
+      );
     } finally {
       await env.deps.jobs.stop();
       env.close();
+      await akismet.server.shutdown();
     }
   });
 
@@ -191,7 +200,11 @@ for (const [mode, make] of Object.entries(MODES)) {
   });
 
   Deno.test(`score job (${mode}) - a failing job lands undelivered, first status kept`, async () => {
-    const env = await testEnv({ JOBS: mode }, { jobs: (kv) => make(kv, [10, 10]) });
+    const akismet = fakeAkismet();
+    const env = await testEnv(
+      { JOBS: mode, ...akismetEnv(akismet) },
+      { jobs: (kv) => make(kv, [10, 10]) },
+    );
     // The handler's KV reads fail every time (the writer's own KV is untouched).
     const failing: Deps = {
       ...env.deps,
@@ -247,6 +260,7 @@ for (const [mode, make] of Object.entries(MODES)) {
     } finally {
       await env.deps.jobs.stop();
       env.close();
+      await akismet.server.shutdown();
     }
   });
 }

@@ -2,7 +2,8 @@
  * `JOBS=table` across real processes sharing one KV file: a job enqueued by a process
  * that runs no jobs is run by another within a few seconds (no 60 s queue rescan), and
  * jobs whose lease-holder was killed with SIGKILL are claimed again and finished, every
- * submission scored exactly once.
+ * submission scored exactly once. The scoring job exists with a second opinion (Akismet,
+ * here a local fake) on: without one, the storing commit gives the final verdict.
  * @module
  */
 import assert from "node:assert/strict";
@@ -11,6 +12,7 @@ import { u64Value } from "@/lib/kv/kv.ts";
 import { makeForm, makeWorkspace, postJson, type TestEnv, testEnv } from "@/tests/helpers.ts";
 import { DENO, ROOT, startServer, within } from "@/tests/processes.ts";
 import { assertCountersExact, recordsOf } from "@/tests/recount.ts";
+import { akismetEnv, fakeAkismet } from "@/tests/akismet_fake.ts";
 
 async function submitMany(env: TestEnv, formId: string, n: number): Promise<string[]> {
   return await Promise.all(Array.from({ length: n }, async (_, i) => {
@@ -63,8 +65,10 @@ Deno.test("jobs (table, 2 processes) - another process runs the jobs within seco
   const dir = await Deno.makeTempDir({ prefix: "formwell-jobs-" });
   const kvPath = `${dir}/kv.sqlite`;
   // This process serves submissions and never runs jobs; main.ts in another runs them.
-  const env = await testEnv({ KV_PATH: kvPath, JOBS: "table" });
+  const akismet = fakeAkismet();
+  const env = await testEnv({ KV_PATH: kvPath, JOBS: "table", ...akismetEnv(akismet) });
   const server = await startServer({
+    ...akismetEnv(akismet),
     KV_PATH: kvPath,
     JOBS: "table",
     FORMWELL_ENV: "test",
@@ -83,9 +87,11 @@ Deno.test("jobs (table, 2 processes) - another process runs the jobs within seco
     assert.ok(elapsed < 5_000, `${elapsed} ms`);
     await assertCountersExact(env.deps.kv, form.id, "live");
     assert.notEqual(await within(3_000, async () => (await tableLeft(env.deps.kv)) === 0), null);
+    assert.ok(akismet.calls.length >= 30, "the other process asked the second opinion");
   } finally {
     await server.stop();
     env.close();
+    await akismet.server.shutdown();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 });
@@ -93,7 +99,8 @@ Deno.test("jobs (table, 2 processes) - another process runs the jobs within seco
 Deno.test("jobs (table, 2 processes) - a killed lease-holder's jobs finish elsewhere, once", async () => {
   const dir = await Deno.makeTempDir({ prefix: "formwell-jobs-" });
   const kvPath = `${dir}/kv.sqlite`;
-  const env = await testEnv({ KV_PATH: kvPath, JOBS: "table" });
+  const akismet = fakeAkismet();
+  const env = await testEnv({ KV_PATH: kvPath, JOBS: "table", ...akismetEnv(akismet) });
   const lease = 1_000;
   try {
     const ws = await makeWorkspace(env.deps, "pro");
@@ -148,6 +155,7 @@ Deno.test("jobs (table, 2 processes) - a killed lease-holder's jobs finish elsew
     assert.equal(undelivered, 0);
   } finally {
     env.close();
+    await akismet.server.shutdown();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 });

@@ -283,8 +283,16 @@ Deno.test("webhook: a verdict enqueues notify_created only while someone listens
   const rx = receiver(() => 200);
   const notifyJobs: string[][] = [];
   const enqueue = env.deps.jobs.enqueue.bind(env.deps.jobs);
+  // Counts the notify jobs committed (an attempt that lost its check enqueued nothing).
   env.deps.jobs.enqueue = (op, job, opts) => {
-    if (job.type === "notify_created") notifyJobs.push(job.ids);
+    if (job.type === "notify_created") {
+      const commit = op.commit.bind(op);
+      op.commit = async () => {
+        const res = await commit();
+        if (res.ok) notifyJobs.push(job.ids);
+        return res;
+      };
+    }
     enqueue(op, job, opts);
   };
   const jobs = runJobs(env.deps);
