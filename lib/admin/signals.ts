@@ -13,6 +13,23 @@ const REASONS: [RegExp, (m: RegExpMatchArray) => string][] = [
   [/^mostly_links$/, () => "The text is mostly links"],
   [/^links_(\d+)$/, (m) => `${m[1]} links in the values`],
   [/^link_sites_(\d+)$/, (m) => `A short note linking to ${m[1]} different sites`],
+  [/^link_ip$/, () => "A short note linking to a bare IP address"],
+  [
+    /^link_shortener$/,
+    () => "A short note with a shortened link (bit.ly and the like): it hides where it leads",
+  ],
+  [
+    /^link_tld_([a-z0-9-]+)$/,
+    (m) => `A short note linking to a .${m[1]} site (a domain ending much used for spam)`,
+  ],
+  [
+    /^pitch_words_(\d+)$/,
+    (m) =>
+      `A short note with a link and ${m[1]} sales-pitch phrase${
+        m[1] === "1" ? "" : "s"
+      } (money, SEO, crypto, “guaranteed”, “click here”…)`,
+  ],
+  [/^shouting$/, () => "A short note with a link that shouts (words in capitals, “!!!”)"],
   [/^recent_failures_(\d+)$/, (m) => `${m[1]} failed CAPTCHA or honeypot checks just before`],
   [/^burst_from_identity_(\d+)$/, (m) => `${m[1]} submissions from the same sender just before`],
   [/^captcha_score_(.+)$/, (m) => `Low CAPTCHA score (${m[1]})`],

@@ -8,6 +8,7 @@
 import type { Status, SubmissionSignals } from "@/lib/schemas.ts";
 import type { ContentResult, ContentThresholds } from "@/lib/spam/model.ts";
 import type { AkismetAnswer } from "./akismet.ts";
+import { pitchSigns } from "./pitch.ts";
 
 /** At or above this score a submission is `suspicious`. */
 export const SUSPICIOUS_AT = 40;
@@ -25,6 +26,8 @@ export const DEFAULT_CONTENT_THRESHOLDS: ContentThresholds = {
   suspicious: CONTENT_SUSPICIOUS_P,
   spam: CONTENT_SPAM_P,
 };
+/** In a short note with a link, content at or above this probability adds 10. */
+export const SHORT_LINK_LEANING_P = 0.6;
 /** Below this probability the content reads as ham, and links weigh a quarter. */
 export const CONTENT_HAM_P = 0.3;
 /** Window for the per-identity rate and duplicate signals. */
@@ -36,6 +39,11 @@ export interface SpamInput {
   fields: Record<string, unknown>;
   /** Names of `url`-typed fields: a link there is expected, not a signal. */
   urlFields: ReadonlySet<string>;
+  /**
+   * The sites (registrable domains) of the sender's e-mail address and of the page the form
+   * was sent from: a link to one of them in a short note is no pitch sign (lib/protection/pitch.ts).
+   */
+  ownSites?: ReadonlySet<string>;
   /** Earlier submissions to this form from the same identity within RECENT_WINDOW_MS. */
   recentFromIdentity: number;
   /** Whether an earlier submission of this form in the window had the same values. */
@@ -111,6 +119,17 @@ function hasMessage(fields: Record<string, unknown>): boolean {
   );
 }
 
+const NO_SITES: ReadonlySet<string> = new Set();
+
+/** The free text of the fields (url-typed fields excluded), one value a line. */
+function freeText(fields: Record<string, unknown>, urlFields: ReadonlySet<string>): string {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    if (!urlFields.has(name)) out.push(...textsOf(value));
+  }
+  return out.join("\n");
+}
+
 function textsOf(value: unknown): string[] {
   if (typeof value === "string") return [value];
   if (Array.isArray(value)) return value.filter((v): v is string => typeof v === "string");
@@ -158,7 +177,11 @@ export function scoreSpam(input: SpamInput): SpamVerdict {
     const all = input.contentThresholds ?? DEFAULT_CONTENT_THRESHOLDS;
     const t = chars < SHORT_TEXT_CHARS && all.short ? all.short : all;
     const add = p >= t.spam ? 70 : p >= t.suspicious ? 40 : p >= t.leaning ? 15 : 0;
-    if (add) parts.push([add, `content_${Math.floor(p * 1000) / 1000}`]);
+    // A short note with a link whose words lean spam, below the leaning threshold: a little.
+    const lean = !add && links > 0 && chars < SHORT_TEXT_CHARS && p >= SHORT_LINK_LEANING_P
+      ? 10
+      : 0;
+    if (add || lean) parts.push([add || lean, `content_${Math.floor(p * 1000) / 1000}`]);
   }
 
   // Akismet's opinion: spam counts as suspicious on its own, blatant spam as spam.
@@ -180,6 +203,13 @@ export function scoreSpam(input: SpamInput): SpamVerdict {
   // A short note linking to three or more different sites is a pitch, not a question
   // about a page (long mail links to many sites for other reasons: newsletters, lists).
   if (sites >= 3 && chars < SHORT_TEXT_CHARS) link(15, `link_sites_${sites}`);
+  // A short note linking to another site: where the links lead, pitch phrases, shouting.
+  if (links && chars < SHORT_TEXT_CHARS) {
+    const text = freeText(input.fields, input.urlFields);
+    for (const [points, reason] of pitchSigns(text, input.ownSites ?? NO_SITES)) {
+      parts.push([points, reason]);
+    }
+  }
 
   const score = Math.min(100, parts.reduce((n, [p]) => n + p, 0));
   const spamAt = input.scoreThresholds?.spam_at ?? SPAM_AT;

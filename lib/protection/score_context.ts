@@ -14,6 +14,7 @@ import { keys, type Mode } from "@/lib/kv/keys.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
 import { ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
+import { siteOf } from "./pitch.ts";
 import { RECENT_WINDOW_MS, scoreSpam, type SpamInput, type SpamVerdict } from "./score.ts";
 import type { AkismetAnswer } from "./akismet.ts";
 import { scoreSubmission } from "@/lib/spam/submission_text.ts";
@@ -110,11 +111,20 @@ export function contextOf(
  */
 export function spamInputOf(form: Form, sub: Submission): SpamInput {
   const urlFields = new Set<string>();
-  for (const f of form.fields) if (f.type === "url") urlFields.add(f.name);
+  const ownSites = new Set<string>();
+  for (const f of form.fields) {
+    if (f.type === "url") urlFields.add(f.name);
+    const value = sub.fields[f.name];
+    if (f.type === "email" && typeof value === "string" && siteOf(value)) {
+      ownSites.add(siteOf(value));
+    }
+  }
+  if (sub.signals.origin && siteOf(sub.signals.origin)) ownSites.add(siteOf(sub.signals.origin));
   return {
     signals: sub.signals,
     fields: sub.fields,
     urlFields,
+    ownSites,
     recentFromIdentity: sub.signals.recent ?? 0,
     duplicate: sub.signals.duplicate ?? false,
     ...(form.spam_filter ? { scoreThresholds: form.spam_filter } : {}),

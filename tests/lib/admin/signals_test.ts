@@ -8,6 +8,18 @@ Deno.test("admin signals - spam reasons and the sender in words", () => {
     reasonInWords("burst_from_identity_7"),
     "7 submissions from the same sender just before",
   );
+  assert.equal(
+    reasonInWords("link_tld_xyz"),
+    "A short note linking to a .xyz site (a domain ending much used for spam)",
+  );
+  assert.match(
+    reasonInWords("pitch_words_3"),
+    /^A short note with a link and 3 sales-pitch phrases/,
+  );
+  assert.match(reasonInWords("pitch_words_1"), /and 1 sales-pitch phrase \(/);
+  assert.match(reasonInWords("link_shortener"), /shortened link/);
+  assert.equal(reasonInWords("link_ip"), "A short note linking to a bare IP address");
+  assert.match(reasonInWords("shouting"), /shouts/);
   // A code this list does not know yet still reads as words.
   assert.equal(reasonInWords("model_spammy_text"), "Model spammy text");
   assert.equal(

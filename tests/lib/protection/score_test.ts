@@ -124,7 +124,7 @@ Deno.test("spam - content joins behaviour in one verdict", async (t) => {
     assert.equal(scoreSpam(input({ fields: long, content: content(0.95) })).status, "suspicious");
     // In a short note the model cannot vouch for links: they count in full, and three
     // different sites add their own signal.
-    const short = { message: `buy now ${links}` };
+    const short = { message: `more at ${links}` };
     const v = scoreSpam(input({ fields: short, content: content(0.05) }));
     assert.deepEqual(v.reasons, ["links_4", "mostly_links", "link_sites_3"]);
     assert.deepEqual([v.score, v.status], [60, "suspicious"]);
