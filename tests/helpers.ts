@@ -72,6 +72,16 @@ export const CONTACT_FORM: FormDefinition = {
   honeypot: "_gotcha",
 };
 
+/** A form with a free-text message (for tests of what the content model reads). */
+export const MESSAGE_FORM: FormDefinition = {
+  name: "Contact",
+  fields: [
+    { name: "name", type: "text" },
+    { name: "email", type: "email" },
+    { name: "message", type: "textarea" },
+  ],
+};
+
 /** A form in a workspace. */
 export async function makeForm(
   deps: Deps,

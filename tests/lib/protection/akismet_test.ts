@@ -9,7 +9,14 @@ import { dispatch } from "@/lib/jobs/mod.ts";
 import { akismetCheck, akismetSubmit, akismetVerifyKey } from "@/lib/protection/akismet.ts";
 import type { Form } from "@/lib/schemas.ts";
 import { setSubmissionStatus } from "@/lib/submissions/status.ts";
-import { makeForm, makeWorkspace, postJson, type TestEnv, testEnv } from "@/tests/helpers.ts";
+import {
+  makeForm,
+  makeWorkspace,
+  MESSAGE_FORM,
+  postJson,
+  type TestEnv,
+  testEnv,
+} from "@/tests/helpers.ts";
 import { within } from "@/tests/processes.ts";
 import { finalVerdictOf } from "@/tests/scoring.ts";
 import { fakeAkismet, GOOD_KEY } from "@/tests/akismet_fake.ts";
@@ -41,15 +48,6 @@ Deno.test("akismet - the protocol: verify-key, comment-check answers, a bad key"
   );
 });
 
-const FORM = {
-  name: "Contact",
-  fields: [
-    { name: "name", type: "text" as const },
-    { name: "email", type: "email" as const },
-    { name: "message", type: "textarea" as const },
-  ],
-};
-
 async function submitAndScore(env: TestEnv, form: Form, message: string, i: number) {
   const res = await postJson(
     env,
@@ -68,7 +66,7 @@ Deno.test("akismet - a second opinion in the scoring job; labels reported; down 
   env.deps.jobs.start((msg, ctx) => dispatch(env.deps, msg, ctx));
   try {
     const ws = await makeWorkspace(env.deps, "pro");
-    const form = await makeForm(env.deps, ws, FORM);
+    const form = await makeForm(env.deps, ws, MESSAGE_FORM);
     const plain = "What are your opening hours on Saturday?";
 
     const ok = await submitAndScore(env, form, plain, 1);

@@ -13,7 +13,14 @@ import { keys } from "@/lib/kv/keys.ts";
 import { createWebhook } from "@/lib/notify/webhook_edits.ts";
 import type { FeedEntry } from "@/lib/feed/append.ts";
 import { readSubmission } from "@/lib/submissions/records.ts";
-import { makeForm, makeWorkspace, postJson, type TestEnv, testEnv } from "@/tests/helpers.ts";
+import {
+  makeForm,
+  makeWorkspace,
+  MESSAGE_FORM,
+  postJson,
+  type TestEnv,
+  testEnv,
+} from "@/tests/helpers.ts";
 import { assertCountersExact, recordsOf } from "@/tests/recount.ts";
 
 /** The jobs waiting in the job table (none run: the env never starts its jobs). */
@@ -32,15 +39,6 @@ async function feedOf(env: TestEnv, workspaceId: string): Promise<FeedEntry[]> {
   return out;
 }
 
-const FORM = {
-  name: "Contact",
-  fields: [
-    { name: "name", type: "text" as const },
-    { name: "email", type: "email" as const },
-    { name: "message", type: "textarea" as const },
-  ],
-};
-
 const PITCH = "CLICK HERE to claim your FREE prize!!! Make money fast, guaranteed income, " +
   "visit http://cheap-prizes.xyz http://win-now.biz http://free-cash.ru today";
 
@@ -58,7 +56,7 @@ Deno.test("final verdict in the commit - scored, announced, no scoring job", asy
   const env = await testEnv({ JOBS: "table" });
   try {
     const ws = await makeWorkspace(env.deps, "pro");
-    const form = await makeForm(env.deps, ws, FORM);
+    const form = await makeForm(env.deps, ws, MESSAGE_FORM);
     const sent = await Promise.all(Array.from({ length: 12 }, async (_, i) => {
       const res = await post(env, form.id, i, i % 4 === 0 ? PITCH : "What are your opening hours?");
       assert.equal(res.status, 201);
@@ -96,7 +94,7 @@ Deno.test("final verdict in the commit - notify job when someone listens, even a
   const env = await testEnv({ JOBS: "table" });
   try {
     const ws = await makeWorkspace(env.deps, "pro");
-    const form = await makeForm(env.deps, ws, FORM);
+    const form = await makeForm(env.deps, ws, MESSAGE_FORM);
     const first = await post(env, form.id, 1, "Hello");
     assert.equal(first.status, 201);
     await first.body?.cancel();
