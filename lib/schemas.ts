@@ -354,8 +354,9 @@ export interface Submission {
   /** Digests under which the email index holds it (privacy), so a delete removes exactly those. */
   email_digests?: string[];
   /**
-   * When the post-commit scoring job wrote the final verdict (absent until then: the
-   * status is the first, in-commit one). The API shows it as `metadata.scored_at`.
+   * When the final verdict was given: by the storing commit, or with Akismet on by the
+   * scoring job (absent until then: the status is the signals' alone). The API shows it as
+   * `metadata.scored_at`.
    */
   scored_at?: string;
 }

@@ -21,7 +21,8 @@ const jobKinds = z.discriminatedUnion("type", [
   // erase by person, retention of one form's data
   z.object({ type: z.literal("privacy_erase"), job_id: z.string().max(100) }),
   z.object({ type: z.literal("retention"), form_id: z.string().max(100) }),
-  // One per group commit of submissions: scores them and writes the final verdict.
+  // One per group commit of submissions when Akismet is on: asks it and writes the final
+  // verdicts.
   z.object({
     type: z.literal("score_batch"),
     form_id: z.string(),

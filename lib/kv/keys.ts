@@ -34,8 +34,9 @@ export const keys = {
   /** Prefix of all submissions of a form (both modes). */
   submissions: (formId: string) => ["submissions", formId] as const,
   /**
-   * A submission's verdict once scored or re-labelled (status, `spam`, `scored_at`): it
-   * overrides the record's, which is written once (lib/submissions/records.ts).
+   * A submission's verdict once the scoring job scored it or an admin re-labelled it (status,
+   * `spam`, `scored_at`): it overrides the record's, which is written once
+   * (lib/submissions/records.ts).
    */
   submissionVerdict: (formId: string, id: string) => ["submission_verdicts", formId, id] as const,
   /** Prefix of the verdicts of a form's submissions. */
@@ -188,7 +189,8 @@ export const keys = {
   jobsDue: () => ["jobs_due"] as const,
   /**
    * Stamp of a form and mode's submission edits: every commit changing an existing
-   * submission (status, delete, final verdict) sets it, so a verdict commit checks it once.
+   * submission (status, delete, the scoring job's verdict) sets it, so a job's verdict commit
+   * checks it once.
    */
   submissionEdits: (formId: string, mode: Mode) => ["submission_edits", formId, mode] as const,
   // --- admin UI ---
@@ -217,7 +219,8 @@ export const keys = {
     ["webhooks_by_workspace", workspaceId, id] as const,
   /**
    * What each of a workspace's webhooks listens to (events, forms), kept in one value by
-   * every change of them: the verdict reads it to skip notifying when no one listens.
+   * every change of them: a final verdict's commit checks it, to skip notifying when no one
+   * listens.
    */
   webhookListeners: (workspaceId: string) => ["webhook_listeners", workspaceId] as const,
   /** Prefix of a workspace's webhook endpoints. */

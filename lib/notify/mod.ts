@@ -226,8 +226,9 @@ export async function notifySubmission(
 }
 
 /**
- * Handler of `notify_created`, enqueued by the verdict commit: a `submission.created`
- * event per submission it scored, each once (its event id is fixed by the submission).
+ * Handler of `notify_created`, enqueued by the commit that gave the final verdicts (the
+ * storing one, or the scoring job's): a `submission.created` event per submission it scored,
+ * each once (its event id is fixed by the submission).
  */
 export async function notifyCreatedJob(
   deps: Deps,

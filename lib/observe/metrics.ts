@@ -94,7 +94,7 @@ export class Metrics implements MetricsPort {
     this.#verdicts = new CountMap(
       r,
       "formwell_spam_verdicts_total",
-      "Final spam verdicts written by the scoring job, by resulting status.",
+      "Final spam verdicts (by the storing commit, or the scoring job with Akismet), by status.",
       ["status"],
     );
     this.#webhooks = new CountMap(
@@ -124,7 +124,7 @@ export class Metrics implements MetricsPort {
     });
     this.#commit = new Histogram({
       name: "formwell_kv_commit_duration_seconds",
-      help: "KV commit latency: submissions (the group commit), verdict (the scoring job).",
+      help: "KV commit latency: submissions (the group commit), verdict (the scoring job's).",
       labelNames: ["kind"],
       buckets: COMMIT_BUCKETS,
       registers: [r],

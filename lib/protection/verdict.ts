@@ -1,7 +1,8 @@
 /**
- * The final verdict on a stored submission, computed by the post-commit scoring job
- * (jobs/score_batch.ts): the behavioural signals stored with it plus what the content
- * model (lib/spam) reads in its text, in one score (protection/score.ts).
+ * The final verdict on a submission: the behavioural signals stored with it plus what the
+ * workspace's content model (lib/spam) reads in its text, in one score (protection/score.ts).
+ * The storing commit gives it (submissions/writer.ts), or with Akismet on the scoring job
+ * (jobs/score_batch.ts); both run the `afterVerdict` hooks.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
@@ -16,7 +17,8 @@ import { logger } from "@/lib/observe/log.ts";
 /**
  * The content model for a workspace's verdicts: the global model blended with what its
  * admins' labels taught (lib/spam/learn.ts), given its statistics as read
- * (`keys.spamStats`, null when it has none). A job run reads them once.
+ * (`keys.spamStats`, null when it has none). The writer keeps one per workspace (re-read
+ * every second or after a label); a job run reads them once.
  */
 export async function workspaceModel(
   deps: Pick<Deps, "spamModel">,

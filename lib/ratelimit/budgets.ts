@@ -5,7 +5,8 @@
  * (one key submitting to many forms at once). A spender holds the budget's lock from read
  * to commit, so they take turns, and the entry its commit left is remembered, so the next
  * spender need not read it. Only another process can still move a budget: the next commit's check
- * fails, and the spender forgets the entry and reads it afresh (retries are bounded).
+ * fails, and the spender forgets the entry and reads it afresh (retries are bounded). The
+ * submission writer holds a workspace's feed head and webhook listeners here the same way.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";

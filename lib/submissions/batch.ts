@@ -105,9 +105,9 @@ const NO_IDS: ReadonlySet<string> = new Set();
 
 /**
  * Packs the next batch: as many pending items as fit the check, size and count bounds
- * (the sequence, the feed head, the listeners and, with a capped plan, the quota counter are
- * checked once; each distinct
- * rate-limit budget and each part's checks add theirs). A second item with an
+ * (a check each is reserved for the sequence, the workspace's feed head and listeners and,
+ * with a capped plan, the quota counter; each distinct rate-limit budget and each part's
+ * checks add theirs). A second item with an
  * Idempotency-Key already in the batch waits for the next batch, where it finds the first
  * one's record and replays it.
  */

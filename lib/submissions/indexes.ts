@@ -36,7 +36,8 @@ export class CounterDeltas {
 
   /**
    * Records that the commit changes existing submissions of a form and mode: `applyTo`
-   * sets their `submission_edits` stamp, which a verdict commit checks (jobs/score_batch.ts).
+   * sets their `submission_edits` stamp, which the scoring job's verdict commit checks
+   * (jobs/score_batch.ts).
    */
   edited(formId: string, mode: Mode): void {
     const key = keys.submissionEdits(formId, mode);

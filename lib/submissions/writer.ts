@@ -4,9 +4,11 @@
  * then go out together in ONE `kv.atomic()`. What that commit writes for each submission,
  * key by key, is in submissions/commit.ts; this module only batches, reads what the batch
  * depends on, commits and retries. Under load a commit waits a few milliseconds to gather
- * more (see LINGER). Clients never retry against each other: a form's commits are
- * serialised in the process, so are commits spending one rate-limit budget (a key's
- * workspace across its forms, see ratelimit/budgets.ts), and conflicts with other
+ * more (see LINGER). Without Akismet each commit gives its submissions their final verdicts
+ * and announces them (feed events, notification job). Clients never retry against each
+ * other: a form's commits are serialised in the process, so are commits spending one
+ * rate-limit budget (a key's workspace across its forms, see ratelimit/budgets.ts) and
+ * commits checking one workspace's feed head and listeners, and conflicts with other
  * processes are retried by `commitWithRetry`, with a bound.
  * @module
  */
@@ -349,9 +351,10 @@ export class SubmissionWriter implements SubmissionWriterPort {
 
   /**
    * Reads, in one `getMany` (chunked past 10 keys), the form's sequence (unless cached),
-   * the items' idempotency records (unless known absent), the monthly quota counter and
-   * the rate-limit states (unless remembered). Returns the entries by JSON-encoded key,
-   * remembered ones included.
+   * the items' idempotency records (unless known absent), the monthly quota counter, the
+   * rate-limit states and, for final verdicts, the workspace's feed head and listeners
+   * (unless remembered) and its spam statistics (when the model is older than
+   * MODEL_TTL_MS). Returns the entries by JSON-encoded key, remembered ones included.
    */
   async #readState(q: FormQueue, items: Item[]): Promise<Map<string, Deno.KvEntryMaybe<unknown>>> {
     const first = items[0].draft;
