@@ -98,7 +98,7 @@ const AGENTS = [
 
 Deno.test("scoring - 1,000 ordinary submissions stay completed (at most 0.5%)", async () => {
   const env = await testEnv({ RATE_LIMITS: '{"submit":100000}' });
-  // The scoring job runs, so the counts below are the final verdicts (content included).
+  // The verdicts counted below are final (content included): the storing commit gives them.
   env.deps.jobs.start((msg, ctx) => dispatch(env.deps, msg, ctx));
   try {
     const ws = await makeWorkspace(env.deps, "pro");

@@ -1,6 +1,7 @@
 /**
  * A form's own score thresholds (`spam_filter`): validated with the definition, kept by an
- * update that omits them, and applied by both the first status and the final verdict.
+ * update that omits them, and applied by every verdict (the storing commit's and the scoring
+ * job's).
  * @module
  */
 import assert from "node:assert/strict";
