@@ -57,10 +57,9 @@ export function submitSpend(
 function stateKeys(
   formId: string,
   mode: "live" | "test",
-  spend: LimitSpend,
   idempotencyKey: string | undefined,
 ): Deno.KvKey[] {
-  const wanted: Deno.KvKey[] = [keys.form(formId), limitKey(spend)];
+  const wanted: Deno.KvKey[] = [keys.form(formId)];
   if (idempotencyKey) {
     // The sequence rides along: every record is written with it, see SubmissionDraft.
     wanted.push(keys.idempotency(formId, mode, idempotencyKey), keys.submissionSeq(formId, mode));
@@ -69,27 +68,33 @@ function stateKeys(
 }
 
 /**
- * Reads the form, its workspace, the caller's rate-limit state, the idempotency record and
- * a browser sender's protection failures in ONE KV operation (the workspace in a second
- * one the first time a browser submits to a form): KV operations are the cost to count on
- * this path. A key's workspace is read here, not when the key was authenticated, and
- * checked as authenticateKey would.
+ * Reads the form, its workspace, the caller's rate-limit state (unless this process knows it
+ * from its own last spend), the idempotency record and a browser sender's protection
+ * failures in ONE KV operation (the workspace in a second one the first time a browser
+ * submits to a form): KV operations are the cost to count on this path. A key's workspace is
+ * read here, not when the key was authenticated, and checked as authenticateKey would.
  */
 export async function readSubmitState(
-  deps: Pick<Deps, "reads" | "formWorkspaces" | "now">,
+  deps: Pick<Deps, "reads" | "formWorkspaces" | "now" | "budgets">,
   ctx: SubmitContext,
   spend: LimitSpend,
 ): Promise<SubmitState> {
   if (ctx.auth) requireScope(ctx.auth, "submit");
   if (!isPlausibleFormId(ctx.formId)) throw errors.formNotFound();
   const mode = ctx.auth?.mode ?? "live";
-  const wanted = stateKeys(ctx.formId, mode, spend, ctx.idempotencyKey);
+  const wanted = stateKeys(ctx.formId, mode, ctx.idempotencyKey);
   const wsId = ctx.auth?.workspace.id ?? deps.formWorkspaces.get(ctx.formId);
   const failuresAt = ctx.auth ? -1 : wanted.push(keys.protectionFailures(ctx.identity)) - 1;
   const wsAt = wsId ? wanted.push(keys.workspace(wsId)) - 1 : -1;
+  // A budget this process spends from is known as its last commit left it (another
+  // instance can only have spent more: the writer's check catches that).
+  const limitId = limitKey(spend);
+  const known = deps.budgets.known(JSON.stringify(limitId));
+  const limitAt = known ? -1 : wanted.push(limitId) - 1;
   const entries = await deps.reads.getMany(wanted);
-  const [formEntry, limit] = entries;
-  const [idem, seq] = ctx.idempotencyKey ? entries.slice(2, 4) : [];
+  const formEntry = entries[0];
+  const limit = known ?? entries[limitAt];
+  const [idem, seq] = ctx.idempotencyKey ? entries.slice(1, 3) : [];
   const read = wsAt >= 0 ? entries[wsAt].value as Workspace | null : null;
   const form = formEntry.value as Form | null;
   let workspace: Workspace | null;
