@@ -123,16 +123,27 @@ export function listensTo(w: Webhook): Listening {
     : { mode: w.mode, events: [], forms: [] };
 }
 
+/** A workspace's listeners as an edit reads them: with its feed heads, which it moves too. */
+export interface ListenersRead extends Listeners {
+  /** The live and test feed heads (`feed_seq`) as read with the listeners. */
+  heads: Deno.KvEntryMaybe<number>[];
+}
+
 /**
- * A workspace's listeners. Endpoints stored before the listeners value existed are read
- * once from the endpoints themselves (the next change of any of them writes the value).
+ * A workspace's listeners, for an edit (with its feed heads, see setListeners). Endpoints
+ * stored before the listeners value existed are read once from the endpoints themselves (the
+ * next change of any of them writes the value).
  */
 export async function readListeners(
   deps: Pick<Deps, "kv">,
   workspaceId: string,
-): Promise<Listeners> {
-  const entry = await deps.kv.get<Record<string, Listening>>(keys.webhookListeners(workspaceId));
-  return await listenersOf(deps, workspaceId, entry);
+): Promise<ListenersRead> {
+  const [entry, ...heads] = await deps.kv.getMany<[Record<string, Listening>, number, number]>([
+    keys.webhookListeners(workspaceId),
+    keys.feedSeq(workspaceId, "live"),
+    keys.feedSeq(workspaceId, "test"),
+  ]);
+  return { ...await listenersOf(deps, workspaceId, entry), heads };
 }
 
 /** A workspace's listeners from its `webhook_listeners` entry as read (see readListeners). */
@@ -157,13 +168,19 @@ export function listens(l: Listeners, event: EventType, formId: string, mode: Mo
   return Object.values(l.value).some((x) => (x.mode ?? "live") === mode && hears(x, event, formId));
 }
 
-/** Adds the write of a workspace's new listeners, checked against what was read, to `op`. */
+/**
+ * Adds the write of a workspace's new listeners, checked against what was read, to `op`. It
+ * also sets the workspace's feed heads again, to the same values: a submission commit that
+ * announces to the listeners it holds checks the feed head, not the listeners
+ * (submissions/commit.ts), so it fails and reads both again.
+ */
 export function setListeners(
   op: Deno.AtomicOperation,
-  read: Listeners,
+  read: ListenersRead,
   next: Record<string, Listening>,
 ): void {
   op.check(read.entry).set(read.entry.key, next);
+  for (const head of read.heads) op.check(head).set(head.key, head.value ?? 0);
 }
 
 /** A workspace's endpoints, oldest first; with `mode`, only that mode's. */

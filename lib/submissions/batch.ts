@@ -105,9 +105,9 @@ const NO_IDS: ReadonlySet<string> = new Set();
 
 /**
  * Packs the next batch: as many pending items as fit the check, size and count bounds
- * (a check each is reserved for the sequence, the workspace's feed head and listeners and,
- * with a capped plan, the quota counter; each distinct rate-limit budget and each part's
- * checks add theirs). A second item with an
+ * (a check each is reserved for the sequence, the workspace's feed head and, with a capped
+ * plan, the quota counter; each distinct rate-limit budget and each part's checks add
+ * theirs). A second item with an
  * Idempotency-Key already in the batch waits for the next batch, where it finds the first
  * one's record and replays it.
  */
@@ -118,8 +118,8 @@ export function takeBatch(pending: Item[]): Split<Item> {
   const first = pending[0]?.draft;
   const budget = new CommitBudget({
     items: MAX_BATCH_ITEMS,
-    // The sequence, the workspace's feed head and listeners, and a capped plan's quota.
-    reserved: first && quotaCap(first) !== null ? 4 : 3,
+    // The sequence, the workspace's feed head, and a capped plan's quota.
+    reserved: first && quotaCap(first) !== null ? 3 : 2,
   });
   // The batch's distinct rate-limit keys (one check each), kept as it grows.
   const limitIds = new Set<string>();

@@ -16,9 +16,10 @@
  * - email index (privacy/email_index.ts): `submissionByEmail` per email value;
  * - verdict (protection/score_context.ts): the status, `spam` and `scored_at` on the record;
  * - announcement (without a second opinion): a `submission.created` event per submission in
- *   the workspace's feed (feed/append.ts: `feedSeq` checked and set, `feedEvent`), the
- *   workspace's `webhookListeners` entry checked, and one `notify_created` job when the form
- *   emails or a webhook listens;
+ *   the workspace's feed (feed/append.ts: `feedSeq` checked and set, `feedEvent`), and one
+ *   `notify_created` job when the form emails or a webhook listens (the workspace's
+ *   `webhookListeners` as read with the feed head: every change of them sets the head, so
+ *   its check covers them);
  * - other folders' parts (`CommitPart`, from admit): `spentCaptcha` (protection/gates.ts,
  *   checked), the attached files' upload grants and storage counter (uploads/attach.ts);
  * - with a second opinion (Akismet) on: the verdict is a first one from the signals alone,
@@ -158,9 +159,9 @@ export class SubmissionsCommit {
   }
 
   /**
-   * The final verdicts' events, and the notification job when someone hears of them. The
-   * listeners entry is checked, so an endpoint added meanwhile makes the commit retry
-   * instead of missing the events.
+   * The final verdicts' events, and the notification job when someone hears of them. An
+   * endpoint added meanwhile moved the feed head (notify/webhooks.ts `setListeners`), so the
+   * commit retries with both read again instead of missing the events.
    */
   #announce(
     deps: Omit<Deps, "writer">,
@@ -180,7 +181,6 @@ export class SubmissionsCommit {
       })),
       this.now,
     );
-    op.check(final.listeners.entry);
     // Mail goes for live submissions only; endpoints hear their own mode's.
     if (
       (mode === "live" && !!form.notifications) ||

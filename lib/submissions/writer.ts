@@ -307,9 +307,10 @@ export class SubmissionWriter implements SubmissionWriterPort {
   }
 
   /**
-   * The entries a final verdict's commit checks beside the items' budgets: the workspace's
-   * feed head (for the mode) and its listeners. Commits of one workspace take turns on them
-   * in this process, as on a shared budget (ratelimit/budgets.ts).
+   * The entries a final verdict's commit depends on beside the items' budgets: the
+   * workspace's feed head (for the mode; checked) and its listeners (covered by the head's
+   * check, see notify/webhooks.ts `setListeners`). Commits of one workspace take turns on
+   * them in this process, as on a shared budget (ratelimit/budgets.ts).
    */
   #sharedKeys(items: Item[]): Deno.KvKey[] {
     if (this.#secondOpinion || !items.length) return [];
@@ -375,12 +376,14 @@ export class SubmissionWriter implements SubmissionWriterPort {
       }
     }
     if (quotaCap(first) !== null) want(quotaKey(first, this.#deps.now()));
+    // The feed head and the listeners are a pair: the head's check covers the listeners
+    // only when both come from one read or both from this process's last commit.
     const shared = this.#sharedKeys(items).map((k) => [JSON.stringify(k), k] as const);
-    for (const [id, key] of shared) {
-      const remembered = this.#deps.budgets.known(id);
-      if (remembered) read.set(id, remembered);
+    const known = shared.map(([id]) => this.#deps.budgets.known(id));
+    shared.forEach(([id, key], i) => {
+      if (known.every(Boolean)) read.set(id, known[i]!);
       else want(key);
-    }
+    });
     const model = this.#models.get(first.workspace.id);
     if (shared.length && (!model || performance.now() - model.at > MODEL_TTL_MS)) {
       want(keys.spamStats(first.workspace.id));
