@@ -59,15 +59,18 @@ export function submissionView(s: Submission): PublicSubmission {
 }
 
 /**
- * A submission's metadata as shown: `scored_at` is the server's, present once the final
- * verdict is written (a client's own `scored_at` is never shown).
+ * A submission's metadata as shown: the client's, with the server's `scored_at` once a final
+ * verdict came after the submission was stored (a second opinion's); a verdict given by the
+ * storing commit shows none, since the status was final from the start. A client's own
+ * `scored_at` is never shown.
  */
 export function metadataView(s: Submission): Record<string, unknown> {
+  const later = s.scored_at && s.scored_at !== s.created_at ? s.scored_at : null;
   if (!("scored_at" in s.metadata)) {
-    return s.scored_at ? { ...s.metadata, scored_at: s.scored_at } : s.metadata;
+    return later ? { ...s.metadata, scored_at: later } : s.metadata;
   }
   const { scored_at: _client, ...rest } = s.metadata;
-  return s.scored_at ? { ...rest, scored_at: s.scored_at } : rest;
+  return later ? { ...rest, scored_at: later } : rest;
 }
 
 /** The file reference a field holds for `path`, with the field's name; `{path}` if none. */

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { dispatch } from "@/lib/jobs/mod.ts";
 import { readSubmission } from "@/lib/submissions/records.ts";
+import { seedSubmissions } from "@/bench/seed.ts";
 import { page, PASSWORD, signIn } from "@/tests/admin_support.ts";
 import { createUser } from "@/lib/admin/users.ts";
 import { contactData, makeForm, makeWorkspace, postJson } from "@/tests/helpers.ts";
@@ -65,19 +66,32 @@ Deno.test("admin details - sizes, select preview, spam button, metadata, plans",
       assert.match(list.html, /value="confirm_delete" class="danger small"/);
     });
 
-    await t.step("metadata shows the server's scored_at, as the API does", async () => {
-      await dispatch(env.deps, {
-        type: "score_batch",
-        form_id: contact.id,
-        mode: "live",
-        ids: [sid],
-      });
-      const stored = await readSubmission(env.deps.kv, contact.id, sid);
-      assert.ok(stored?.scored_at, "the final verdict was written");
-      const { html } = await page(env, cookie, one);
-      assert.doesNotMatch(html, /No metadata was sent/);
-      assert.ok(html.includes(`&quot;scored_at&quot;: &quot;${stored.scored_at}&quot;`), html);
-    });
+    await t.step(
+      "metadata shows the server's scored_at as the API does: a later verdict's",
+      async () => {
+        // Final when stored: no scored_at to show, and no metadata was sent.
+        const stored = await readSubmission(env.deps.kv, contact.id, sid);
+        assert.equal(stored?.scored_at, stored?.created_at, "scored by the storing commit");
+        assert.match((await page(env, cookie, one)).html, /No metadata was sent/);
+        // One the scoring job scored after it was stored (as with a second opinion) shows it.
+        const [seeded] = await seedSubmissions(env.deps, contact, 1, { status: () => "completed" });
+        await dispatch(env.deps, {
+          type: "score_batch",
+          form_id: contact.id,
+          mode: "live",
+          ids: [seeded],
+        });
+        const later = await readSubmission(env.deps.kv, contact.id, seeded);
+        assert.ok(later?.scored_at && later.scored_at !== later.created_at, "a later verdict");
+        const { html } = await page(
+          env,
+          cookie,
+          `/admin/forms/${contact.id}/submissions/${seeded}`,
+        );
+        assert.doesNotMatch(html, /No metadata was sent/);
+        assert.ok(html.includes(`&quot;scored_at&quot;: &quot;${later.scored_at}&quot;`), html);
+      },
+    );
 
     await t.step("plan caps say how a self-hosted server changes a plan", async () => {
       const { html } = await page(env, cookie, "/admin/keys");

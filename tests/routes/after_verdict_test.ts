@@ -72,7 +72,8 @@ Deno.test("after the verdict - content scoring, owner email and webhooks, once e
     const [hamEvent] = of("submission.created", ham);
     const [spamEvent] = of("submission.created", spam);
     assert.equal(hamEvent.data.submission.status, "completed");
-    assert.ok(hamEvent.data.submission.metadata.scored_at, "sent after the verdict");
+    // Final when stored: the payload's metadata is the client's, with no later verdict.
+    assert.equal(hamEvent.data.submission.metadata.scored_at, undefined);
     assert.equal(spamEvent.data.submission.status, "spam");
     const stored = await readSubmission(env.deps.kv, form.id, spam);
     const reasons = stored?.spam?.reasons ?? [];
