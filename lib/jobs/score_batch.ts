@@ -3,9 +3,9 @@
  * writer's group commit stores first verdicts (signals alone) and enqueues one per batch,
  * naming the submissions it stored (without Akismet the commit gives final verdicts and
  * enqueues none). This job asks Akismet (when on), computes each one's final verdict
- * (protection/verdict.ts) and writes it: status, status index, per-status counters, the
- * `spam` reasons and `scored_at` move together in one commit per chunk (normally one per
- * batch). The verdict goes in the submission's small verdict key; the record, written by
+ * (protection/score_context.ts `scoreStored`) and writes it: status, status index,
+ * per-status counters, the `spam` reasons and `scored_at` move together in one commit per
+ * chunk (normally one per batch). The verdict goes in the submission's small verdict key; the record, written by
  * the storing commit, is not written again (submissions/records.ts). Submissions already
  * scored (`scored_at`), re-labelled by an admin or deleted are left alone, so a job
  * delivered twice changes nothing; any other it is given (a seeded one) is scored, Akismet

@@ -1,13 +1,13 @@
 /**
  * The verdicts of one verdict run (jobs/score_batch.ts): each submission's final verdict
- * (protection/verdict.ts, with Akismet's answer when it is on), and the groups one verdict
- * commit can hold.
+ * (protection/score_context.ts `scoreStored`, with Akismet's answer when it is on), and the
+ * groups one verdict commit can hold.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
 import { CommitBudget } from "@/lib/kv/batcher.ts";
 import { type AkismetAnswer, akismetCheck, akismetParams } from "@/lib/protection/akismet.ts";
-import { finalVerdict } from "@/lib/protection/verdict.ts";
+import { scoreStored } from "@/lib/protection/score_context.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
 import type { SpamModel } from "@/lib/spam/model.ts";
 
@@ -28,7 +28,7 @@ export function verdictsOf(
   const at = new Date(deps.now()).toISOString();
   const out: [Submission, Submission][] = [];
   for (const s of subs) {
-    const v = finalVerdict(form, s, model, opinions.get(s.id));
+    const v = scoreStored(form, s, model, opinions.get(s.id));
     const after: Submission = { ...s, status: v.status, scored_at: at };
     // A clean submission keeps no verdict: there is nothing to show or to explain.
     if (v.score > 0) {

@@ -1,15 +1,11 @@
 /**
- * The final verdict on a submission: the behavioural signals stored with it plus what the
- * workspace's content model (lib/spam) reads in its text, in one score (protection/score.ts).
- * The storing commit gives it (submissions/writer.ts), or with Akismet on the scoring job
- * (jobs/score_batch.ts); both run the `afterVerdict` hooks.
+ * What a final verdict needs beside its score (protection/score_context.ts `scoreStored`):
+ * the workspace's content model, and the `afterVerdict` hooks that the storing commit
+ * (submissions/writer.ts) and, with Akismet on, the scoring job (jobs/score_batch.ts) run.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
-import type { AkismetAnswer } from "./akismet.ts";
-import type { SpamVerdict } from "./score.ts";
-import { scoreStored } from "./score_context.ts";
 import { blendModel, type SpamStats } from "@/lib/spam/learn.ts";
 import type { SpamModel } from "@/lib/spam/model.ts";
 import { logger } from "@/lib/observe/log.ts";
@@ -25,19 +21,6 @@ export async function workspaceModel(
   stats: SpamStats | null,
 ): Promise<SpamModel> {
   return blendModel(await deps.spamModel(), stats);
-}
-
-/**
- * The final verdict on `sub`, a submission of `form`, read with `model` (the workspace's,
- * from `workspaceModel`) and Akismet's answer when it gave one. Pure.
- */
-export function finalVerdict(
-  form: Form,
-  sub: Submission,
-  model: SpamModel,
-  secondOpinion?: AkismetAnswer | null,
-): SpamVerdict {
-  return scoreStored(form, sub, model, secondOpinion);
 }
 
 /** A step that follows a final verdict, for the submissions one commit just gave theirs. */
