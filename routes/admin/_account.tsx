@@ -31,6 +31,29 @@ export async function spendSignInBudget(deps: Deps, ip: string): Promise<boolean
 /** The message when {@linkcode spendSignInBudget} refuses. */
 export const TOO_MANY = "Too many attempts from your network. Wait a minute and try again.";
 
+/** The account's email as a hidden `username`: lets password managers tie a password to it. */
+export function AccountName({ email }: { email: string }) {
+  return (
+    <input type="email" name="username" autocomplete="username" value={email} hidden readOnly />
+  );
+}
+
+/** The account's password (`password`), as signing in asks for it. */
+export function PasswordField() {
+  return (
+    <>
+      <label for="password">Password</label>
+      <input
+        id="password"
+        name="password"
+        type="password"
+        autocomplete="current-password"
+        required
+      />
+    </>
+  );
+}
+
 /** The new password and its confirmation (`new_password`, `confirm_password`). */
 export function NewPasswordFields() {
   return (

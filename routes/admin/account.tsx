@@ -12,7 +12,13 @@ import { changePassword } from "@/lib/admin/users.ts";
 import { Csrf, PageHead } from "./_layout.tsx";
 import { auditBy } from "./_audit.ts";
 import { define } from "./_page.ts";
-import { confirmProblem, NewPasswordFields, spendSignInBudget, TOO_MANY } from "./_account.tsx";
+import {
+  AccountName,
+  confirmProblem,
+  NewPasswordFields,
+  spendSignInBudget,
+  TOO_MANY,
+} from "./_account.tsx";
 
 interface Data {
   error?: string;
@@ -74,15 +80,7 @@ export default define.page<typeof handler>(function Account({ data, csrf, state 
       {data.error && <p class="notice error" role="alert">{data.error}</p>}
       <form method="post" class="card">
         <Csrf token={csrf} />
-        {/* Lets password managers tie the new password to this account. */}
-        <input
-          type="email"
-          name="username"
-          autocomplete="username"
-          value={user.email}
-          hidden
-          readOnly
-        />
+        <AccountName email={user.email} />
         <label for="current-password">Current password</label>
         <input
           id="current-password"

@@ -14,6 +14,7 @@ import { deviceCookie, readDeviceCookie } from "@/lib/admin/devices.ts";
 import { audit } from "@/lib/privacy/audit.ts";
 import { define, field } from "./_page.ts";
 import { safeAdminPath } from "./_session.ts";
+import { PasswordField } from "./_account.tsx";
 
 /** Reachable without a session. */
 export const isPublic = true;
@@ -88,14 +89,7 @@ export default define.page<typeof handler>(function Login({ data }) {
           value={data.email}
           autofocus
         />
-        <label for="password">Password</label>
-        <input
-          id="password"
-          name="password"
-          type="password"
-          autocomplete="current-password"
-          required
-        />
+        <PasswordField />
         <p>
           <button type="submit">Sign in</button>
         </p>

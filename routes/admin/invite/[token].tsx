@@ -12,7 +12,13 @@ import { getWorkspace } from "@/lib/workspaces/workspaces.ts";
 import type { Role } from "@/lib/schemas.ts";
 import { Csrf } from "@/routes/admin/_layout.tsx";
 import { define, type PageContext } from "@/routes/admin/_page.ts";
-import { type LinkData, linkHandlers, NewPasswordFields } from "@/routes/admin/_account.tsx";
+import {
+  AccountName,
+  type LinkData,
+  linkHandlers,
+  NewPasswordFields,
+  PasswordField,
+} from "@/routes/admin/_account.tsx";
 
 /** Reachable without a session (the invitee may have no account yet). */
 export const isPublic = true;
@@ -80,26 +86,12 @@ export default define.page<typeof handler>(function Invite({ data, csrf }) {
       {data.error && <p class="notice error" role="alert">{data.error}</p>}
       <form method="post">
         <Csrf token={csrf} />
-        <input
-          type="email"
-          name="username"
-          autocomplete="username"
-          value={data.email}
-          hidden
-          readOnly
-        />
+        <AccountName email={data.email} />
         {data.existing
           ? (
             <>
               <p>You already have an account: enter its password to join.</p>
-              <label for="password">Password</label>
-              <input
-                id="password"
-                name="password"
-                type="password"
-                autocomplete="current-password"
-                required
-              />
+              <PasswordField />
             </>
           )
           : (

@@ -9,7 +9,12 @@ import { sessionCookie } from "@/lib/admin/sessions.ts";
 import { clientIp } from "@/lib/http/http.ts";
 import { Csrf } from "@/routes/admin/_layout.tsx";
 import { define, type PageContext } from "@/routes/admin/_page.ts";
-import { type LinkData, linkHandlers, NewPasswordFields } from "@/routes/admin/_account.tsx";
+import {
+  AccountName,
+  type LinkData,
+  linkHandlers,
+  NewPasswordFields,
+} from "@/routes/admin/_account.tsx";
 
 /** Reachable without a session. */
 export const isPublic = true;
@@ -56,14 +61,7 @@ export default define.page<typeof handler>(function ResetPassword({ data, csrf }
       {data.error && <p class="notice error" role="alert">{data.error}</p>}
       <form method="post">
         <Csrf token={csrf} />
-        <input
-          type="email"
-          name="username"
-          autocomplete="username"
-          value={data.email}
-          hidden
-          readOnly
-        />
+        <AccountName email={data.email} />
         <NewPasswordFields />
         <p>
           <button type="submit">Set new password</button>
