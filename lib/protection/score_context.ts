@@ -115,11 +115,11 @@ export function spamInputOf(form: Form, sub: Submission): SpamInput {
   for (const f of form.fields) {
     if (f.type === "url") urlFields.add(f.name);
     const value = sub.fields[f.name];
-    if (f.type === "email" && typeof value === "string" && siteOf(value)) {
-      ownSites.add(siteOf(value));
-    }
+    const site = f.type === "email" && typeof value === "string" ? siteOf(value) : "";
+    if (site) ownSites.add(site);
   }
-  if (sub.signals.origin && siteOf(sub.signals.origin)) ownSites.add(siteOf(sub.signals.origin));
+  const origin = sub.signals.origin ? siteOf(sub.signals.origin) : "";
+  if (origin) ownSites.add(origin);
   return {
     signals: sub.signals,
     fields: sub.fields,
