@@ -438,7 +438,7 @@ async function main(): Promise<void> {
         fieldId: fx.uploadForm.fields.find((f) => f.name === "cv")!.id,
         fileName: "cv.pdf",
         contentType: "application/pdf",
-        sizeBytes: 123_456,
+        sizeBytes: 12_345, // 64 addresses stay far below their 50 MB pools at any rate here
       }),
     };
     const upload = await routeExists(`${fw.url}${uploadReq.path}`, {

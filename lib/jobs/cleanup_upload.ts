@@ -23,6 +23,7 @@ import {
   UPLOAD_GRACE_MS,
   type UploadGrant,
 } from "@/lib/uploads/grants.ts";
+import { leavePool, sweepPools } from "@/lib/uploads/pool.ts";
 
 /** Grants looked at concurrently by a sweep. */
 const SWEEP_CONCURRENCY = 8;
@@ -36,10 +37,12 @@ export async function cleanupUpload(
 }
 
 /**
- * Looks at every grant whose check time has passed (at most `limit`); returns how many
- * it removed. Safe to run beside the jobs and on several instances at once.
+ * Looks at every grant whose check time has passed (at most `limit`) and deletes the
+ * pending-pool counters that stopped counting; returns how many grants it removed. Safe to
+ * run beside the jobs and on several instances at once.
  */
 export async function sweepUploads(deps: Deps, limit = 10_000): Promise<number> {
+  await sweepPools(deps);
   const due: Deno.KvKey[] = [];
   const iter = deps.kv.list({
     prefix: keys.uploadsPending(),
@@ -185,9 +188,8 @@ export async function dropGrant(
     const g = entry.value;
     if (!g || g.state !== state) return null;
     op.check(entry).delete(key).delete(keys.uploadPending(g.check_at, path));
-    if (g.pending_identity) {
-      op.delete(keys.uploadPendingByClient(g.workspace_id, g.pending_identity, path));
-    }
+    // An attached grant left its pool when it was attached.
+    if (g.state !== "attached") leavePool(op, g, deps.now());
     // `counted` absent: a grant from before verification counted, which reserved its bytes.
     if (g.counted !== false) {
       const usedKey = keys.storageUsed(g.workspace_id);

@@ -137,14 +137,13 @@ export const keys = {
   /** Prefix of undelivered jobs. */
   undeliveredJobs: () => ["undelivered_jobs"] as const,
   /**
-   * Bytes (number) of one unattached upload grant in a client's pending pool in a workspace;
-   * expires with the grant, deleted when a submission attaches it or cleanup removes it.
+   * Counter (KvU64): bytes of a client's unattached upload grants in a workspace that fall
+   * due in ten-minute span `bucket` (uploads/pool.ts); spans first, so the sweep walks them.
    */
-  uploadPendingByClient: (workspaceId: string, identity: string, path: string) =>
-    ["upload_pending_client", workspaceId, identity, path] as const,
-  /** Prefix of one client's pending pool in a workspace. */
-  uploadPendingPool: (workspaceId: string, identity: string) =>
-    ["upload_pending_client", workspaceId, identity] as const,
+  uploadPool: (bucket: number, workspaceId: string, identity: string) =>
+    ["upload_pool", bucket, workspaceId, identity] as const,
+  /** Prefix of every pending-pool counter. */
+  uploadPools: () => ["upload_pool"] as const,
   /** Failed sign-ins of one email (by HMAC of the normalised email), whether or not it has an account. */
   signInFailures: (emailDigest: string) => ["signin_failures", emailDigest] as const,
   /** Failed sign-ins of one browser carrying a device cookie (by HMAC of its nonce). */

@@ -10,6 +10,7 @@ import { u64Value, withKvRetry } from "@/lib/kv/kv.ts";
 import { type Field, type Form, isFileType } from "@/lib/schemas.ts";
 import type { CommitPart } from "@/lib/submissions/types.ts";
 import { verifyUpload } from "./files.ts";
+import { leavePool } from "./pool.ts";
 import {
   fileError,
   fileRefOf,
@@ -137,6 +138,7 @@ function attachPart(deps: Deps, form: Form, field: Field, path: string, mode: Mo
         ]);
       }
       await chargeStorage(deps, op, field, g);
+      leavePool(op, g, deps.now());
       taken.add(path);
       attaching.set(op, taken);
       // The index entry stays: once the URL expired, cleanup clears `incoming/` of an
@@ -177,7 +179,4 @@ async function chargeStorage(
   tally.set(g.workspace_id, (tally.get(g.workspace_id) ?? 0) + g.size_bytes);
   deps.inflight.charging.set(op, tally);
   op.sum(usedKey, BigInt(g.size_bytes));
-  if (g.pending_identity) {
-    op.delete(keys.uploadPendingByClient(g.workspace_id, g.pending_identity, g.path));
-  }
 }

@@ -4,8 +4,8 @@
  * the workspace's storage), a server-generated path, and the grant kept in KV with its own
  * expiry and a delayed cleanup job. Bytes count against the workspace's storage only when a
  * submission attaches them (uploads/files.ts); until then they sit in the uploading client's
- * pending pool (50 MB per client address per workspace, for at most an hour), so strangers'
- * uploads can neither fill a workspace nor hold much of anything for long.
+ * pending pool (uploads/pool.ts: 50 MB per client address per workspace, for about an hour),
+ * so strangers' uploads can neither fill a workspace nor hold much of anything for long.
  * @module
  */
 import { z } from "zod";
@@ -15,6 +15,7 @@ import { requireLiveForm } from "@/lib/forms/forms.ts";
 import { newId, randomBase62 } from "@/lib/ids.ts";
 import { keys, type Mode } from "@/lib/kv/keys.ts";
 import { commitWithRetry, u64Value, withKvRetry } from "@/lib/kv/kv.ts";
+import { checkPool, joinPool, poolBucketOf, poolKeys } from "./pool.ts";
 import { planOf } from "@/lib/workspaces/plans.ts";
 import { ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
 import { type Field, type FileRef, type Form, isFileType, type Workspace } from "@/lib/schemas.ts";
@@ -30,10 +31,6 @@ import {
 export const UPLOAD_URL_TTL_SEC = 15 * 60;
 /** An unattached grant may be referenced this long; then cleanup removes it. */
 export const GRANT_TTL_MS = 60 * 60 * 1000;
-/** Bytes of unattached grants one client address may hold in one workspace. */
-export const PENDING_POOL_BYTES = 50 * 1024 * 1024;
-/** Pool entries read at most when checking a client's pending pool. */
-const POOL_SCAN_LIMIT = 1000;
 /**
  * After the upload URL expired, this long until cleanup first looks at a grant: one never
  * uploaded or refused is removed then, a verified one waits
@@ -81,6 +78,8 @@ export interface UploadGrant {
   counted?: boolean;
   /** The client (rate-limit identity) whose pending pool holds the bytes until attached. */
   pending_identity?: string;
+  /** The pool counter holding the bytes (uploads/pool.ts); absent on grants in no counter. */
+  pool_bucket?: number;
   submission_id?: string;
   mode?: Mode;
 }
@@ -188,7 +187,7 @@ export function rejectionError(field: Field, g: UploadGrant): FieldError {
 /**
  * Checks a declared upload against the field, the plan, the workspace's storage as used
  * now and, given a client `identity`, that client's pending pool; stores the grant (and its
- * pool entry) with its cleanup job in one commit. The workspace is charged on attach.
+ * bytes in the pool) with its cleanup job in one commit. The workspace is charged on attach.
  */
 export async function issueGrant(
   deps: Deps,
@@ -238,57 +237,29 @@ export async function issueGrant(
     check_at: now + UPLOAD_URL_TTL_SEC * 1000 + UPLOAD_GRACE_MS,
     state: "pending",
     counted: false,
-    ...(input.identity ? { pending_identity: input.identity } : {}),
+    ...(input.identity
+      ? { pending_identity: input.identity, pool_bucket: poolBucketOf(now + GRANT_TTL_MS) }
+      : {}),
   };
-  const used = await withKvRetry(() => deps.kv.get(keys.storageUsed(workspace.id)));
+  const pool = input.identity ? poolKeys(workspace.id, input.identity, now, GRANT_TTL_MS) : [];
+  const [used, ...pooled] = await withKvRetry(() =>
+    deps.kv.getMany([keys.storageUsed(workspace.id), ...pool])
+  );
   if (u64Value(used.value) + input.size > storageCap(workspace)) {
     throw new AppError(429, "quota_exceeded", storageFullMessage(workspace));
   }
-  if (input.identity) await checkPendingPool(deps, workspace.id, input.identity, input.size);
+  checkPool(pooled, input.size);
   await commitWithRetry(deps.kv, (op) => {
     op.check({ key: keys.uploadGrant(grant.path), versionstamp: null })
       .set(keys.uploadGrant(grant.path), grant)
       .set(keys.uploadPending(grant.check_at, grant.path), true);
-    if (input.identity) {
-      // Expires with the grant (plus slack), so a lost cleanup cannot hold the pool.
-      op.set(keys.uploadPendingByClient(workspace.id, input.identity, grant.path), input.size, {
-        expireIn: GRANT_TTL_MS + UPLOAD_GRACE_MS,
-      });
-    }
+    joinPool(op, grant);
     deps.jobs.enqueue(op, { type: "cleanup_upload", path: grant.path }, {
       delay: grant.check_at - now + 1000,
     });
     return Promise.resolve(true);
   });
   return grant;
-}
-
-/**
- * 429 when the client's unattached uploads in the workspace plus `size` would pass
- * PENDING_POOL_BYTES. Read, not reserved: concurrent requests of one client may pass it
- * together by their own sizes (the per-address upload-URL rate limit bounds how many).
- */
-async function checkPendingPool(
-  deps: Deps,
-  workspaceId: string,
-  identity: string,
-  size: number,
-): Promise<void> {
-  let pending = 0;
-  const iter = deps.kv.list<number>(
-    { prefix: keys.uploadPendingPool(workspaceId, identity) },
-    { limit: POOL_SCAN_LIMIT },
-  );
-  for await (const e of iter) pending += e.value;
-  if (pending + size > PENDING_POOL_BYTES) {
-    throw new AppError(
-      429,
-      "quota_exceeded",
-      `Uploads waiting for a submission from your network are limited to ${
-        PENDING_POOL_BYTES / MB
-      } MB per workspace. Submit the form with your files, or wait up to an hour.`,
-    );
-  }
 }
 
 /** Bytes a workspace may store under its plan. */

@@ -1,11 +1,14 @@
 import assert from "node:assert/strict";
 import { sweepUploads } from "@/lib/jobs/cleanup_upload.ts";
 import { keys } from "@/lib/kv/keys.ts";
+import { u64Value } from "@/lib/kv/kv.ts";
+import { PENDING_POOL_BYTES, POOL_BUCKET_MS } from "@/lib/uploads/pool.ts";
 import {
   fileKey,
   GRANT_TTL_MS,
   MB,
-  PENDING_POOL_BYTES,
+  UPLOAD_GRACE_MS,
+  UPLOAD_URL_TTL_SEC,
   type UploadGrant,
 } from "@/lib/uploads/grants.ts";
 import { makeForm, makeWorkspace } from "@/tests/helpers.ts";
@@ -40,9 +43,13 @@ async function uploadPdf(u: UploadEnv, formId: string, ip: string): Promise<Gran
   return g;
 }
 
+/** Bytes in the workspace's pending pools that count now (every client address). */
 async function pooled(u: UploadEnv, wsId: string): Promise<number> {
   let n = 0;
-  for await (const _ of u.deps.kv.list({ prefix: ["upload_pending_client", wsId] })) n++;
+  for await (const e of u.deps.kv.list({ prefix: keys.uploadPools() })) {
+    const [, bucket, ws] = e.key;
+    if (ws === wsId && Number(bucket) * POOL_BUCKET_MS > u.deps.now()) n += u64Value(e.value);
+  }
   return n;
 }
 
@@ -69,7 +76,14 @@ for (const driver of DRIVERS) {
         assert.equal(body.code, "quota_exceeded");
         assert.match(body.error, /waiting for a submission from your network/);
       }
+      assert.equal(await pooled(u, ws.id), 50 * MB);
       assert.equal(await storageUsed(u, ws.id), 0);
+      // Never uploaded, the five grants are removed once their URLs expired, and the
+      // address has room again.
+      u.skew.ms = UPLOAD_URL_TTL_SEC * 1000 + UPLOAD_GRACE_MS + 1000;
+      assert.equal(await sweepUploads(u.deps), per);
+      assert.equal(await pooled(u, ws.id), 0);
+      assert.equal((await requestUpload(u, form.id, pdf(10 * MB), "203.0.113.1")).status, 200);
       // Another address is not locked out, and what it stores is what counts.
       const g = await uploadPdf(u, form.id, "198.51.100.77");
       assert.equal((await submitFiles(u, form.id, { any: { path: g.path } })).status, 201);
@@ -92,7 +106,7 @@ for (const driver of DRIVERS) {
       const stray: Grant[] = [];
       for (let i = 0; i < 4; i++) stray.push(await uploadPdf(u, form.id, "203.0.113.9"));
       assert.equal(await storageUsed(u, ws.id), base);
-      assert.equal(await pooled(u, ws.id), 4);
+      assert.equal(await pooled(u, ws.id), 4 * size);
       // Real visitors still upload and submit; each attach is charged.
       for (const ip of ["198.51.100.1", "198.51.100.2"]) {
         const g = await uploadPdf(u, form.id, ip);
@@ -100,7 +114,7 @@ for (const driver of DRIVERS) {
         assert.equal(r.status, 201, JSON.stringify(r.body));
       }
       assert.equal(await assertCounterExact(u, ws.id, base), 100 * MB);
-      assert.equal(await pooled(u, ws.id), 4); // attached grants left their pools
+      assert.equal(await pooled(u, ws.id), 4 * size); // attached grants left their pools
 
       // The stray grants expire after an hour and take their pool entries with them.
       u.skew.ms = GRANT_TTL_MS + 60_000;

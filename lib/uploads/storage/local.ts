@@ -37,6 +37,8 @@ export interface GetClaims {
 /** Files on the local disk, served by the service's own routes. */
 export class LocalStorage implements Storage {
   readonly driver = "local" as const;
+  /** The HMAC key, imported once (jose would import the raw secret on every call). */
+  #key?: Promise<CryptoKey>;
 
   constructor(
     private readonly dir: string,
@@ -195,12 +197,23 @@ export class LocalStorage implements Storage {
       .setAudience(aud)
       .setIssuedAt(Math.floor(this.now() / 1000))
       .setExpirationTime(Math.floor(expiresAt / 1000))
-      .sign(this.secret);
+      .sign(await this.#hmacKey());
+  }
+
+  #hmacKey(): Promise<CryptoKey> {
+    this.#key ??= crypto.subtle.importKey(
+      "raw",
+      this.secret as Uint8Array<ArrayBuffer>,
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign", "verify"],
+    );
+    return this.#key;
   }
 
   async #verify(token: string, aud: string): Promise<Record<string, unknown>> {
     try {
-      const { payload } = await jwtVerify(token, this.secret, {
+      const { payload } = await jwtVerify(token, await this.#hmacKey(), {
         audience: aud,
         algorithms: ["HS256"],
         currentDate: new Date(this.now()),
