@@ -6,6 +6,11 @@ import type { ThreadCpu } from "./threads.ts";
 import type { WrkResult } from "./wrk.ts";
 
 /** One table row: a wrk result plus what the process measured, or why it was skipped. */
+/** A request's CPU over every thread of the server. */
+export function cpuTotal(c: ThreadCpu): number {
+  return c.main + c.kv + c.v8 + c.other;
+}
+
 export interface Row {
   name: string;
   result?: WrkResult;
@@ -150,7 +155,7 @@ export async function machineFacts(wrkVersion: string): Promise<string[]> {
 export function cpuLines(rows: Row[]): string[] {
   return rows.filter((r) => r.cpu).map((r) => {
     const c = r.cpu!;
-    const total = c.main + c.kv + c.v8 + c.other;
+    const total = cpuTotal(c);
     const stolen = r.steal === undefined
       ? ""
       : `; the host stole ${(r.steal * 100).toFixed(1)}% of the machine's CPU time meanwhile`;

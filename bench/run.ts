@@ -10,6 +10,7 @@ import { seedSubmissions } from "@/bench/seed.ts";
 import { BENCH_ORIGIN, createFixtures, sixFieldData } from "./fixtures.ts";
 import {
   cpuLines,
+  cpuTotal,
   machineFacts,
   noiseWarning,
   type Row,
@@ -282,6 +283,14 @@ async function main(): Promise<void> {
     });
     const ceil = combineRuns(ceilingRounds.runs);
     floor = combineRuns(floorRounds.runs);
+    const floorRow: Row = {
+      name: "floor (Deno.serve + group commit, no app)",
+      result: floor,
+      runs: floorRounds.runs,
+      ratio: 1,
+      cpu: floorRounds.cpu.perRequest(floor.requests),
+      steal: floorRounds.cpu.stealShare(),
+    };
     rows.push(
       {
         name: "ceiling (Deno.serve + 1 KV commit)",
@@ -291,14 +300,7 @@ async function main(): Promise<void> {
         cpu: ceilingRounds.cpu.perRequest(ceil.requests),
         steal: ceilingRounds.cpu.stealShare(),
       },
-      {
-        name: "floor (Deno.serve + group commit, no app)",
-        result: floor,
-        runs: floorRounds.runs,
-        ratio: 1,
-        cpu: floorRounds.cpu.perRequest(floor.requests),
-        steal: floorRounds.cpu.stealShare(),
-      },
+      floorRow,
       json,
     );
 
@@ -446,11 +448,10 @@ async function main(): Promise<void> {
       headers: uploadReq.headers,
       body: uploadReq.body,
     });
-    rows.push(
-      upload.ok
-        ? await measure("upload-url issuance", uploadReq, { seconds: SECONDS, tag: "u" })
-        : { name: "upload-url issuance", skipped: upload.why },
-    );
+    const uploadRow: Row = upload.ok
+      ? await measure("upload-url issuance", uploadReq, { seconds: SECONDS, tag: "u" })
+      : { name: "upload-url issuance", skipped: upload.why };
+    rows.push(uploadRow);
 
     rows.push(
       await measure("schema fetch", {
@@ -507,6 +508,28 @@ async function main(): Promise<void> {
         pass: json.ratio! >= 0.5 && Boolean(clean(json)),
       },
       {
+        target: "JSON submit: main thread <= 180 µs per request",
+        measured: json.cpu
+          ? `${json.cpu.main.toFixed(0)} µs (the floor's: ` +
+            `${floorRow.cpu?.main.toFixed(0) ?? "-"} µs)`
+          : "-",
+        pass: json.cpu ? json.cpu.main <= 180 : null,
+      },
+      {
+        target: "public submit >= 0.5 of the floor",
+        measured: public64.ratio !== undefined ? public64.ratio.toFixed(2) : "-",
+        pass: public64.ratio !== undefined
+          ? public64.ratio >= 0.5 && Boolean(clean(public64))
+          : null,
+      },
+      {
+        target: `JSON submit p99 at ${HEY_WORKERS * HEY_PER_WORKER} req/s offered <= 1.3x the ` +
+          "floor's at the same rate",
+        measured: `${fixed.p99Ms.toFixed(1)} / ${floorFixed.p99Ms.toFixed(1)} ms = ` +
+          `${(fixed.p99Ms / floorFixed.p99Ms).toFixed(2)}x`,
+        pass: fixed.p99Ms <= 1.3 * floorFixed.p99Ms && fixed.non2xx === 0,
+      },
+      {
         target: `JSON submit p99 < 50 ms at ${HEY_WORKERS * HEY_PER_WORKER} req/s offered`,
         measured: `${fixed.p99Ms.toFixed(2)} ms (p50 ${fixed.p50Ms.toFixed(2)} ms, ` +
           `${fixed.rps.toFixed(0)} req/s served, ${fixed.non2xx} non-2xx; saturated p99 at ` +
@@ -543,6 +566,13 @@ async function main(): Promise<void> {
         measured: `p50 ${slack.p50} ms, p99 ${slack.p99} ms over ${slack.n} messages ` +
           `(${hooked.requests} submissions)`,
         pass: slack.p99 !== null && slack.p99 <= 2_000 && slack.n >= hooked.requests,
+      },
+      {
+        target: "upload-url issuance <= 800 µs CPU per request (every thread of the server)",
+        measured: uploadRow.cpu
+          ? `${cpuTotal(uploadRow.cpu).toFixed(0)} µs`
+          : uploadRow.skipped ?? "-",
+        pass: uploadRow.cpu ? cpuTotal(uploadRow.cpu) <= 800 && Boolean(clean(uploadRow)) : null,
       },
       {
         target: "peak RSS < 200 MB (JSON submit rows)",
