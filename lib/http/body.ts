@@ -55,20 +55,42 @@ export function uploadBody(
 }
 
 /**
- * `p`, or a 408 `request_timeout` when it has not settled within `ms`. The losing promise's
- * rejection is swallowed (the caller cancels the stream it came from).
+ * `p`, or a 408 `request_timeout` when it has not settled within `ms` (give or take a
+ * tick). A rejection of `p` after the 408 is swallowed (the caller cancels its stream).
  */
-export async function within<T>(p: Promise<T>, ms: number): Promise<T> {
-  p.catch(() => {});
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(errors.requestTimeout()), ms);
+export function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const cancel = atDeadline(ms, () => reject(errors.requestTimeout()));
+    p.then((v) => (cancel(), resolve(v)), (err) => (cancel(), reject(err)));
   });
-  try {
-    return await Promise.race([p, expired]);
-  } finally {
-    clearTimeout(timer);
+}
+
+/** Deadlines are grouped by the tick they fall in: one timer a tick, not one a request. */
+const TICK_MS = 50;
+const ticks = new Map<number, { timer: number; due: Set<() => void> }>();
+
+/**
+ * Calls `fire` at the end of the tick `ms` from now unless the returned cancel runs
+ * first. A tick's timer keeps the process alive only while something is due in it.
+ */
+function atDeadline(ms: number, fire: () => void): () => void {
+  const at = Math.ceil((Date.now() + ms) / TICK_MS);
+  let tick = ticks.get(at);
+  if (tick === undefined) {
+    const due = new Set<() => void>();
+    // Deno's timer ids are numbers (the Node typings in scope say otherwise).
+    const timer = setTimeout(() => {
+      ticks.delete(at);
+      for (const f of due) f();
+    }, Math.max(0, at * TICK_MS - Date.now())) as unknown as number;
+    ticks.set(at, tick = { timer, due });
   }
+  const { timer, due } = tick;
+  if (!due.size) Deno.refTimer(timer);
+  due.add(fire);
+  return () => {
+    if (due.delete(fire) && !due.size) Deno.unrefTimer(timer);
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readBody, storedSize, treeFlaw, utf8Length } from "@/lib/http/body.ts";
+import { readBody, storedSize, treeFlaw, utf8Length, within } from "@/lib/http/body.ts";
 import { AppError } from "@/lib/errors.ts";
 
 const post = (body: BodyInit, length?: number) =>
@@ -74,4 +74,17 @@ Deno.test("body - tree checks and sizes", async (t) => {
     const wide = { values: { a: "日".repeat(100) } };
     assert.ok(storedSize(wide) >= new TextEncoder().encode(JSON.stringify(wide)).byteLength);
   });
+});
+
+Deno.test("body - within: the value, the error, or a 408 at the deadline; no timer left", async () => {
+  assert.equal(await within(Promise.resolve(7), 1_000), 7);
+  await assert.rejects(within(Promise.reject(new Error("boom")), 1_000), /boom/);
+  // Requests sharing a deadline's tick: the slow one times out, the others are untouched.
+  let late!: (v: string) => void;
+  const never = new Promise<string>((r) => late = r);
+  const [fast, slow] = [within(Promise.resolve("ok"), 30), within(never, 30)];
+  assert.equal(await fast, "ok");
+  assert.equal(await status(slow), 408);
+  late("too late"); // settling after the 408 changes nothing
+  assert.equal(await status(slow), 408);
 });
