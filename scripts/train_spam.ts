@@ -68,15 +68,15 @@ const groupedWhole = readTexts(grouped);
 const groupedShort = readTexts(grouped, shortView(SHORT_CHARS));
 
 console.log(TABLE_HEAD);
-// Before: the previous parameters at the previous hand-set thresholds, on both splits.
-const before = DEFAULT_CONTENT_THRESHOLDS;
-const beforeRandom = outOfFold(randomWhole, randomWhole, PARAMS);
-const beforeGrouped = outOfFold(groupedWhole, groupedWhole, PARAMS);
-const beforeShort = outOfFold(groupedWhole, groupedShort, PARAMS);
-console.log(row("random, before", figures(randomWhole, beforeRandom, before)));
-console.log(row("grouped, before", figures(groupedWhole, beforeGrouped, before)));
+// The default parameters at the hand-set thresholds, on both splits.
+const handSet = DEFAULT_CONTENT_THRESHOLDS;
+const defaultsRandom = outOfFold(randomWhole, randomWhole, PARAMS);
+const defaultsGrouped = outOfFold(groupedWhole, groupedWhole, PARAMS);
+const defaultsShort = outOfFold(groupedWhole, groupedShort, PARAMS);
+console.log(row("random, defaults", figures(randomWhole, defaultsRandom, handSet)));
+console.log(row("grouped, defaults", figures(groupedWhole, defaultsGrouped, handSet)));
 console.log(
-  row(`grouped ${SHORT_CHARS} chars, before`, figures(groupedShort, beforeShort, before)),
+  row(`grouped ${SHORT_CHARS} chars, defaults`, figures(groupedShort, defaultsShort, handSet)),
 );
 
 // Each candidate on grouped folds, thresholds from the costs over both views.
@@ -123,12 +123,12 @@ const chosen = best!;
 }
 
 // The winner on random folds too, at its thresholds: how far random folds flatter it.
-const afterRandom = outOfFold(randomWhole, randomWhole, chosen.params);
-const afterRandomFigures = figures(randomWhole, afterRandom, chosen.thresholds);
-console.log(row(`random, chosen (${chosen.name})`, afterRandomFigures));
+const chosenRandom = outOfFold(randomWhole, randomWhole, chosen.params);
+const chosenRandomFigures = figures(randomWhole, chosenRandom, chosen.thresholds);
+console.log(row(`random, chosen (${chosen.name})`, chosenRandomFigures));
 console.log(
   `chosen: ${chosen.name}; thresholds ${JSON.stringify(chosen.thresholds)}; ` +
-    `cost on random folds ${costOf(afterRandomFigures).toFixed(1)}`,
+    `cost on random folds ${costOf(chosenRandomFigures).toFixed(1)}`,
 );
 
 // Size and speed of the model written (all messages).

@@ -15,9 +15,8 @@ import { submissionText } from "@/lib/spam/submission_text.ts";
 import { tokenize } from "@/lib/spam/tokens.ts";
 
 /**
- * The parameters of the model before grouped validation (SpamBayes' defaults for s, x,
- * distance and token count; short texts pulled toward 0.5). Still the default of
- * `trainModel`; the script compares CANDIDATES against it.
+ * The default parameters of `trainModel` (SpamBayes' defaults for s, x, distance and token
+ * count; short texts pulled toward 0.5); the script compares CANDIDATES against them.
  */
 export const PARAMS: ModelParams = {
   strength: 0.45,
@@ -52,7 +51,7 @@ const NO_PULL: ModelParams = { ...PARAMS, fullEvidence: 1, fullEvidenceChars: 1 
 
 /** Parameters the training script validates; the cheapest on grouped folds is written. */
 export const CANDIDATES: readonly Candidate[] = [
-  { name: "s = 0.45, 150 tokens, min count 3 (previous parameters)", params: PARAMS },
+  { name: "s = 0.45, 150 tokens, min count 3 (the defaults)", params: PARAMS },
   { name: "30 strongest tokens", params: { ...PARAMS, maxTokens: 30 } },
   { name: "15 strongest tokens", params: { ...PARAMS, maxTokens: 15 } },
   { name: "s = 0.2", params: { ...PARAMS, strength: 0.2 } },
