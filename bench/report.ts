@@ -5,12 +5,12 @@
 import type { ThreadCpu } from "./threads.ts";
 import type { WrkResult } from "./wrk.ts";
 
-/** One table row: a wrk result plus what the process measured, or why it was skipped. */
 /** A request's CPU over every thread of the server. */
 export function cpuTotal(c: ThreadCpu): number {
   return c.main + c.kv + c.v8 + c.other;
 }
 
+/** One table row: a wrk result plus what the process measured, or why it was skipped. */
 export interface Row {
   name: string;
   result?: WrkResult;

@@ -55,8 +55,8 @@ export function uploadBody(
 }
 
 /**
- * `p`, or a 408 `request_timeout` when it has not settled within `ms` (give or take a
- * tick). A rejection of `p` after the 408 is swallowed (the caller cancels its stream).
+ * `p`, or a 408 `request_timeout` when it has not settled within `ms` (up to 50 ms more).
+ * A rejection of `p` after the 408 is swallowed (the caller cancels its stream).
  */
 export function within<T>(p: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
