@@ -114,9 +114,21 @@ function checkField(field: Field, raw: unknown, source: ValueSource): Check {
   }
 }
 
+/** A string's length in code points (a lone surrogate counts one), as `[...s].length`. */
+export function codePoints(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length - 1; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdbff) continue;
+    const next = s.charCodeAt(i + 1);
+    if (next >= 0xdc00 && next <= 0xdfff) n--, i++;
+  }
+  return n;
+}
+
 function checkString(field: Field, label: string, v: unknown): Check {
   if (typeof v !== "string") return fail("type", `${label} must be a string.`);
-  const length = [...v].length;
+  const length = field.minLength === undefined && field.maxLength === undefined ? 0 : codePoints(v);
   if (field.minLength !== undefined && length < field.minLength) {
     return fail("minLength", `${label} must be at least ${field.minLength} characters.`);
   }

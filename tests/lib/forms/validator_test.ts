@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createForm } from "@/lib/forms/forms.ts";
-import { validateData } from "@/lib/forms/validator.ts";
+import { codePoints, validateData } from "@/lib/forms/validator.ts";
 import { makeWorkspace, testEnv } from "@/tests/helpers.ts";
 
 Deno.test("validator - every type and rule", async (t) => {
@@ -122,4 +122,15 @@ Deno.test("validator - patterns run in linear time and RE2-only syntax is refuse
     /RE2 syntax/,
   );
   env.close();
+});
+
+Deno.test("validator - codePoints counts as [...s].length does, lone surrogates included", () => {
+  const units = ["a", "é", "😀", "\ud83d", "\ude00", "中", " ", "\u0301"];
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % units.length;
+  for (let n = 0; n < 500; n++) {
+    let s = "";
+    for (let i = 0; i < n % 40; i++) s += units[next()];
+    assert.equal(codePoints(s), [...s].length, JSON.stringify(s));
+  }
 });
