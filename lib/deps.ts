@@ -8,7 +8,7 @@ import type { Config } from "./config.ts";
 import type { Storage } from "@/lib/uploads/storage/storage.ts";
 import type { KeyCache } from "@/lib/keys/types.ts";
 import type { SubmissionWriterPort } from "@/lib/submissions/types.ts";
-import type { KvReader } from "@/lib/kv/types.ts";
+import type { GroupCommitter, KvReader } from "@/lib/kv/types.ts";
 import type { BudgetLocks, LimitSpender } from "@/lib/ratelimit/types.ts";
 import type { Jobs } from "@/lib/jobs/types.ts";
 import type { SpamModel } from "@/lib/spam/model.ts";
@@ -41,6 +41,8 @@ export interface Deps {
   writer: SubmissionWriterPort;
   /** Groups the rate-limit spends of other requests into few commits (see ratelimit/spends.ts). */
   limits: LimitSpender;
+  /** Groups independent writes, such as new upload grants, into few commits (kv/group_commits.ts). */
+  commits: GroupCommitter;
   /**
    * Rate-limit budgets' locks and last-known entries: every commit spending a budget holds
    * its lock from read to commit, so this process's commits never race each other

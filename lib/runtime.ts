@@ -9,6 +9,7 @@ import { createStorage } from "@/lib/uploads/storage/mod.ts";
 import { SubmissionWriter } from "@/lib/submissions/writer.ts";
 import { TtlCache } from "./ttl_cache.ts";
 import { KvReads } from "@/lib/kv/reads.ts";
+import { GroupCommits } from "@/lib/kv/group_commits.ts";
 import { LimitSpends } from "@/lib/ratelimit/spends.ts";
 import { LimitBudgets } from "@/lib/ratelimit/budgets.ts";
 import { QueueJobs } from "@/lib/jobs/queue_runner.ts";
@@ -65,6 +66,7 @@ export async function buildDeps(
     formWorkspaces: new Map(),
     reads: new KvReads(kv),
     limits: new LimitSpends({ kv, now, budgets }),
+    commits: new GroupCommits(kv),
     inflight: {
       captchaClaims: new Map(),
       posts: new Map(),

@@ -4,8 +4,8 @@
  * operation holds (the caller's `take`, usually sized with a `CommitBudget`), so a burst
  * pays one trip to KV instead of one each. Users: the submission writer
  * (submissions/writer.ts), the rate-limit spends (ratelimit/spends.ts), the coalesced reads
- * (kv/reads.ts), the verdict runs (jobs/score_batch.ts) and the job table's deletions
- * (jobs/table_runner.ts). A batch's conflicts with other processes are retried, with a
+ * (kv/reads.ts), the verdict runs (jobs/score_batch.ts), the job table's deletions
+ * (jobs/table_runner.ts) and independent writes such as upload grants (kv/group_commits.ts). A batch's conflicts with other processes are retried, with a
  * bound and backoff, by `commitWithRetry` (kv/kv.ts).
  * @module
  */
@@ -15,6 +15,8 @@ import { delay } from "./kv.ts";
 export const MAX_CHECKS = 10;
 /** Stays well inside KV's 800 KiB per atomic operation. */
 export const MAX_COMMIT_BYTES = 600 * 1024;
+/** KV's largest value: what a write of one value takes at most. */
+export const MAX_VALUE_BYTES = 64 * 1024;
 
 /** A batch taken from the queue and the items left waiting, in their order. */
 export interface Split<T> {

@@ -14,7 +14,8 @@ import { AppError, errors, type FieldError } from "@/lib/errors.ts";
 import { requireLiveForm } from "@/lib/forms/forms.ts";
 import { newId, randomBase62 } from "@/lib/ids.ts";
 import { keys, type Mode } from "@/lib/kv/keys.ts";
-import { commitWithRetry, u64Value, withKvRetry } from "@/lib/kv/kv.ts";
+import { MAX_VALUE_BYTES } from "@/lib/kv/batcher.ts";
+import { u64Value, withKvRetry } from "@/lib/kv/kv.ts";
 import { checkPool, joinPool, poolBucketOf, poolKeys } from "./pool.ts";
 import { planOf } from "@/lib/workspaces/plans.ts";
 import { ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
@@ -249,15 +250,19 @@ export async function issueGrant(
     throw new AppError(429, "quota_exceeded", storageFullMessage(workspace));
   }
   checkPool(pooled, input.size);
-  await commitWithRetry(deps.kv, (op) => {
-    op.check({ key: keys.uploadGrant(grant.path), versionstamp: null })
-      .set(keys.uploadGrant(grant.path), grant)
-      .set(keys.uploadPending(grant.check_at, grant.path), true);
-    joinPool(op, grant);
-    deps.jobs.enqueue(op, { type: "cleanup_upload", path: grant.path }, {
-      delay: grant.check_at - now + 1000,
-    });
-    return Promise.resolve(true);
+  // Grants of concurrent requests share a commit: a new grant reads nothing of another.
+  await deps.commits.commit({
+    checks: 1,
+    bytes: MAX_VALUE_BYTES,
+    apply: (op) => {
+      op.check({ key: keys.uploadGrant(grant.path), versionstamp: null })
+        .set(keys.uploadGrant(grant.path), grant)
+        .set(keys.uploadPending(grant.check_at, grant.path), true);
+      joinPool(op, grant);
+      deps.jobs.enqueue(op, { type: "cleanup_upload", path: grant.path }, {
+        delay: grant.check_at - now + 1000,
+      });
+    },
   });
   return grant;
 }
