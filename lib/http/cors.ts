@@ -32,10 +32,21 @@ export function originAllowed(
 ): boolean {
   if (origin === "null" || !/^https?:\/\/[^/]+$/i.test(origin)) return false;
   const normalised = origin.toLowerCase();
-  if (normalised === new URL(config.baseUrl).origin) return true;
-  if (normalised === new URL(config.publicBaseUrl).origin) return true;
+  if (ownOrigins(config).includes(normalised)) return true;
   // Stored origins are normalised (lower-case, no trailing slash), as browsers send them.
   return !form.allowed_origins.length || form.allowed_origins.includes(normalised);
+}
+
+const own = new WeakMap<object, string[]>();
+
+/** The origins of `BASE_URL` and `PUBLIC_BASE_URL`, parsed once per configuration. */
+function ownOrigins(config: Pick<Config, "baseUrl" | "publicBaseUrl">): string[] {
+  let origins = own.get(config);
+  if (!origins) {
+    origins = [new URL(config.baseUrl).origin, new URL(config.publicBaseUrl).origin];
+    own.set(config, origins);
+  }
+  return origins;
 }
 
 /** The public id in a public path, or null. */
