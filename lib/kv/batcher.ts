@@ -5,8 +5,9 @@
  * pays one trip to KV instead of one each. Users: the submission writer
  * (submissions/writer.ts), the rate-limit spends (ratelimit/spends.ts), the coalesced reads
  * (kv/reads.ts), the verdict runs (jobs/score_batch.ts), the job table's deletions
- * (jobs/table_runner.ts) and independent writes such as upload grants (kv/group_commits.ts). A batch's conflicts with other processes are retried, with a
- * bound and backoff, by `commitWithRetry` (kv/kv.ts).
+ * (jobs/table_runner.ts) and independent writes such as upload grants (kv/group_commits.ts).
+ * A batch's conflicts with other processes are retried, with a bound and backoff, by
+ * `commitWithRetry` (kv/kv.ts).
  * @module
  */
 import { delay } from "./kv.ts";

@@ -1,8 +1,9 @@
 /**
  * Group commit of independent writes: writes that read nothing of each other (a new
  * upload grant, say) queue while a commit is in flight and go out together in one atomic
- * operation, within KV's checks and bytes per operation. A group whose checks fail is
- * committed again one write at a time, so one write's conflict never fails another's.
+ * operation, within KV's checks and bytes per operation. A group whose commit fails is
+ * committed again one write at a time, so one write's conflict or error never fails
+ * another's.
  * @module
  */
 import { Batcher, CommitBudget, type Split } from "./batcher.ts";
@@ -36,15 +37,13 @@ export class GroupCommits implements GroupCommitter {
   }
 
   async #run(batch: Pending[]): Promise<void> {
-    const op = this.#kv.atomic();
-    for (const p of batch) p.write.apply(op);
-    const res = await withKvRetry(() => op.commit());
-    if (res.ok) {
+    if (await this.#together(batch)) {
       this.stats.commits++;
       this.#settled(batch);
       return;
     }
-    // Some write's check failed: each goes alone, with the usual bounded retry.
+    // Some write's check failed, or a write was refused: each goes alone, with the usual
+    // bounded retry, and only its own failure rejects it.
     await Promise.all(batch.map(async (p) => {
       try {
         await commitWithRetry(this.#kv, (op) => {
@@ -57,6 +56,17 @@ export class GroupCommits implements GroupCommitter {
         p.reject(err);
       }
     }));
+  }
+
+  /** Whether the whole batch committed in one operation (false on any failure). */
+  async #together(batch: Pending[]): Promise<boolean> {
+    try {
+      const op = this.#kv.atomic();
+      for (const p of batch) p.write.apply(op);
+      return (await withKvRetry(() => op.commit())).ok;
+    } catch {
+      return false;
+    }
   }
 
   #settled(batch: Pending[]): void {

@@ -60,3 +60,27 @@ Deno.test("group commits - a write whose check fails fails alone", async () => {
     kv.close();
   }
 });
+
+Deno.test("group commits - a write KV refuses fails alone", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const commits = new GroupCommits(kv);
+    const tooBig = "x".repeat(70 * 1024); // over KV's 64 KiB a value
+    const results = await Promise.allSettled([
+      commits.commit(create(["g", 1], 1)),
+      commits.commit(create(["g", 2], 2)),
+      commits.commit(create(["g", "big"], tooBig)),
+      commits.commit(create(["g", 3], 3)),
+    ]);
+    assert.deepEqual(results.map((r) => r.status), [
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+    ]);
+    assert.equal((await kv.get(["g", "big"])).value, null);
+    for (const i of [1, 2, 3]) assert.equal((await kv.get(["g", i])).value, i);
+  } finally {
+    kv.close();
+  }
+});
