@@ -37,15 +37,24 @@ Deno.test("group commits - concurrent writes share commits, within KV's checks a
   }
 });
 
-Deno.test("group commits - a write whose check fails fails alone", async () => {
+/**
+ * Commits three good writes and `bad` together; only `bad` is rejected, `badKey` keeps
+ * `kept`, and the good ones are stored.
+ */
+async function failsAlone(
+  prepare: (kv: Deno.Kv) => Promise<unknown>,
+  bad: ReturnType<typeof create>,
+  badKey: Deno.KvKey,
+  kept: unknown,
+) {
   const kv = await Deno.openKv(":memory:");
   try {
-    await kv.set(["g", "taken"], "first");
+    await prepare(kv);
     const commits = new GroupCommits(kv);
     const results = await Promise.allSettled([
       commits.commit(create(["g", 1], 1)),
       commits.commit(create(["g", 2], 2)),
-      commits.commit(create(["g", "taken"], "second")),
+      commits.commit(bad),
       commits.commit(create(["g", 3], 3)),
     ]);
     assert.deepEqual(results.map((r) => r.status), [
@@ -54,33 +63,20 @@ Deno.test("group commits - a write whose check fails fails alone", async () => {
       "rejected",
       "fulfilled",
     ]);
-    assert.equal((await kv.get(["g", "taken"])).value, "first");
+    assert.equal((await kv.get(badKey)).value, kept);
     for (const i of [1, 2, 3]) assert.equal((await kv.get(["g", i])).value, i);
   } finally {
     kv.close();
   }
+}
+
+Deno.test("group commits - a write whose check fails fails alone", async () => {
+  const key = ["g", "taken"];
+  await failsAlone((kv) => kv.set(key, "first"), create(key, "second"), key, "first");
 });
 
 Deno.test("group commits - a write KV refuses fails alone", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const commits = new GroupCommits(kv);
-    const tooBig = "x".repeat(70 * 1024); // over KV's 64 KiB a value
-    const results = await Promise.allSettled([
-      commits.commit(create(["g", 1], 1)),
-      commits.commit(create(["g", 2], 2)),
-      commits.commit(create(["g", "big"], tooBig)),
-      commits.commit(create(["g", 3], 3)),
-    ]);
-    assert.deepEqual(results.map((r) => r.status), [
-      "fulfilled",
-      "fulfilled",
-      "rejected",
-      "fulfilled",
-    ]);
-    assert.equal((await kv.get(["g", "big"])).value, null);
-    for (const i of [1, 2, 3]) assert.equal((await kv.get(["g", i])).value, i);
-  } finally {
-    kv.close();
-  }
+  const key = ["g", "big"];
+  const tooBig = "x".repeat(70 * 1024); // over KV's 64 KiB a value
+  await failsAlone(() => Promise.resolve(), create(key, tooBig), key, null);
 });
