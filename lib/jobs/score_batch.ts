@@ -5,16 +5,17 @@
  * enqueues none). This job asks Akismet (when on), computes each one's final verdict
  * (protection/score_context.ts `scoreStored`) and writes it: status, status index,
  * per-status counters, the `spam` reasons and `scored_at` move together in one commit per
- * chunk (normally one per batch). The verdict goes in the submission's small verdict key; the record, written by
- * the storing commit, is not written again (submissions/records.ts). Submissions already
- * scored (`scored_at`), re-labelled by an admin or deleted are left alone, so a job
- * delivered twice changes nothing; any other it is given (a seeded one) is scored, Akismet
- * on or not. Each commit checks the form's edits entry (`submission_edits`), which every
- * commit changing an existing submission sets (submissions/indexes.ts): one check covers
- * the whole batch. The verdict's commit also enqueues `notify_created` (lib/notify) when
- * the form emails or a webhook listens, and appends a `submission.created` event per
- * submission to the workspace's event feed (lib/feed: one more check for the whole
- * commit); `afterVerdict` (protection/verdict.ts) lets the bench and the soak observe.
+ * chunk (normally one per batch). The verdict goes in the submission's small verdict key;
+ * the record, written by the storing commit, is not written again (submissions/records.ts).
+ * Submissions already scored (`scored_at`), re-labelled by an admin or deleted are left
+ * alone, so a job delivered twice changes nothing; any other it is given (a seeded one) is
+ * scored, Akismet on or not. Each commit checks the form's edits entry
+ * (`submission_edits`), which every commit changing an existing submission sets
+ * (submissions/indexes.ts): one check covers the whole batch. The verdict's commit also
+ * enqueues `notify_created` (lib/notify) when the form emails or a webhook listens, and
+ * appends a `submission.created` event per submission to the workspace's event feed
+ * (lib/feed: one more check for the whole commit); `afterVerdict` (protection/verdict.ts)
+ * lets the bench and the soak observe.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";

@@ -5,6 +5,7 @@
  * are decoded. HTML stays markup here: the tokenizer strips it, as it does for form text.
  * @module
  */
+import { siteOfHost } from "@/lib/protection/pitch.ts";
 
 /** The parts of a message the content model reads. */
 export interface MailText {
@@ -137,20 +138,13 @@ export function decodeWords(value: string): string {
   );
 }
 
-/** Second-level labels under which a country code registers names (`co.uk`, `com.au`). */
-const SECOND_LEVEL = new Set(["co", "com", "net", "org", "ac", "gov", "edu", "ne", "or", "go"]);
-
 /**
- * The registrable domain of a raw message's sender (From header, lower case): the last two
- * host labels, three under a country's second level (`example.co.uk`); "" when none.
+ * The registrable domain of a raw message's sender (From header, lower case, as the pitch
+ * signs read a link's: `example.co.uk`); "" when none.
  */
 export function senderDomain(raw: string): string {
   const { headers } = splitMessage(raw.replace(/\r\n?/g, "\n"));
   const from = decodeWords(headers.get("from") ?? "");
   const m = from.match(/@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)/);
-  if (!m) return "";
-  const labels = m[1].toLowerCase().split(".");
-  const n = labels.length;
-  const three = n >= 3 && labels[n - 1].length === 2 && SECOND_LEVEL.has(labels[n - 2]);
-  return labels.slice(three ? -3 : -2).join(".");
+  return m ? siteOfHost(m[1]) : "";
 }
