@@ -141,10 +141,11 @@ export function Csrf({ token }: { token: string }) {
 
 /**
  * A one-button POST form: the CSRF token, `action` and `fields` as hidden inputs. `to` is
- * the page posted to (default: this one); `kind` the button's classes.
+ * the page posted to (default: this one); `kind` the button's classes; `ariaLabel` names the
+ * button where its label alone does not say what it acts on.
  */
 export function ActionButton(
-  { csrf, action, fields = {}, label, to, kind = "secondary small", disabled }: {
+  { csrf, action, fields = {}, label, to, kind = "secondary small", disabled, ariaLabel }: {
     csrf: string;
     action: string;
     fields?: Record<string, string>;
@@ -152,6 +153,7 @@ export function ActionButton(
     to?: string;
     kind?: string;
     disabled?: boolean;
+    ariaLabel?: string;
   },
 ) {
   return (
@@ -161,7 +163,9 @@ export function ActionButton(
       {Object.entries(fields).map(([name, value]) => (
         <input key={name} type="hidden" name={name} value={value} />
       ))}
-      <button type="submit" class={kind || undefined} disabled={disabled}>{label}</button>
+      <button type="submit" class={kind || undefined} disabled={disabled} aria-label={ariaLabel}>
+        {label}
+      </button>
     </form>
   );
 }

@@ -12,7 +12,7 @@ import { storeKeyReveal, takeKeyReveal } from "@/lib/admin/key_reveal.ts";
 import { changeMember } from "@/lib/admin/team.ts";
 import { normalizeEmail } from "@/lib/admin/users.ts";
 import { type Role, ROLES, type Workspace } from "@/lib/schemas.ts";
-import { Csrf, PageHead } from "./_layout.tsx";
+import { ActionButton, Csrf, PageHead } from "./_layout.tsx";
 import { define, field, idField, type PageContext, requireWorkspace } from "./_page.ts";
 import { auditBy } from "./_audit.ts";
 import { UnsentInvite } from "./_unsent_invite.tsx";
@@ -194,18 +194,14 @@ export default define.page<typeof handler>(function Members({ data, csrf, state 
                 {manage && (
                   <td>
                     {!m.instance_owner && (
-                      <form method="post" class="inline">
-                        <Csrf token={csrf} />
-                        <input type="hidden" name="action" value="remove" />
-                        <input type="hidden" name="user_id" value={m.user_id} />
-                        <button
-                          type="submit"
-                          class="danger small"
-                          aria-label={`Remove ${m.email}`}
-                        >
-                          Remove
-                        </button>
-                      </form>
+                      <ActionButton
+                        csrf={csrf}
+                        action="remove"
+                        fields={{ user_id: m.user_id }}
+                        label="Remove"
+                        kind="danger small"
+                        ariaLabel={`Remove ${m.email}`}
+                      />
                     )}
                   </td>
                 )}
@@ -243,18 +239,13 @@ export default define.page<typeof handler>(function Members({ data, csrf, state 
                           </time>
                         </td>
                         <td>
-                          <form method="post" class="inline">
-                            <Csrf token={csrf} />
-                            <input type="hidden" name="action" value="withdraw" />
-                            <input type="hidden" name="email" value={i.email} />
-                            <button
-                              type="submit"
-                              class="secondary small"
-                              aria-label={`Withdraw the invitation of ${i.email}`}
-                            >
-                              Withdraw
-                            </button>
-                          </form>
+                          <ActionButton
+                            csrf={csrf}
+                            action="withdraw"
+                            fields={{ email: i.email }}
+                            label="Withdraw"
+                            ariaLabel={`Withdraw the invitation of ${i.email}`}
+                          />
                         </td>
                       </tr>
                     ))}
