@@ -9,6 +9,7 @@ import { createStorage } from "@/lib/uploads/storage/mod.ts";
 import { SubmissionWriter } from "@/lib/submissions/writer.ts";
 import { TtlCache } from "./ttl_cache.ts";
 import { KvReads } from "@/lib/kv/reads.ts";
+import { markRemote } from "@/lib/kv/batcher.ts";
 import { GroupCommits } from "@/lib/kv/group_commits.ts";
 import { LimitSpends } from "@/lib/ratelimit/spends.ts";
 import { LimitBudgets } from "@/lib/ratelimit/budgets.ts";
@@ -22,14 +23,20 @@ import { readBacklog } from "@/lib/observe/backlog.ts";
 /** How long an authenticated key is trusted without a read (bounded by SPEC's ~30 s). */
 const KEY_CACHE_TTL_MS = 5_000;
 
-/** Opens the configured KV: a file (directory created), `:memory:`, a URL, or the platform default. */
+/**
+ * Opens the configured KV: a file (directory created), `:memory:`, a URL, or the platform
+ * default (the last two served over the network: see markRemote).
+ */
 export async function openKv(config: Pick<Config, "kvPath">): Promise<Deno.Kv> {
   const path = config.kvPath;
-  if (path && path !== ":memory:" && !/^https?:\/\//.test(path)) {
+  const remote = !path || /^https?:\/\//.test(path);
+  if (!remote && path !== ":memory:") {
     const dir = path.replace(/[^/]*$/, "");
     if (dir) await Deno.mkdir(dir, { recursive: true });
   }
-  return await Deno.openKv(path);
+  const kv = await Deno.openKv(path);
+  if (remote) markRemote(kv);
+  return kv;
 }
 
 /** The background jobs `JOBS` names, over `kv`. */

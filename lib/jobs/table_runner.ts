@@ -31,7 +31,7 @@ export interface JobEntry {
 
 /** KV queues' default retry schedule, kept for the table (about 96 s in all). */
 export const DEFAULT_BACKOFF = [100, 1_000, 5_000, 30_000, 60_000];
-/** Jobs claimed per commit (KV allows 10 checks per operation). */
+/** Jobs claimed per commit, one check each (10: what every store allows, kv/batcher.ts). */
 const CLAIM_MAX = 10;
 /** Finished jobs' entries deleted per commit at most (deletes need no checks). */
 const DELETES_PER_COMMIT = 500;

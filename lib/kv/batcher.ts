@@ -12,8 +12,23 @@
  */
 import { delay } from "./kv.ts";
 
-/** KV allows 10 checks per atomic operation (remote KV enforces it). */
-export const MAX_CHECKS = 10;
+/**
+ * KV's checks per atomic operation: Deno allows 100 on a KV file or in memory; a KV Connect
+ * server (denokv) and Deno Deploy allow 10.
+ */
+export const MAX_CHECKS = { local: 100, remote: 10 } as const;
+/** Stores served over the network (see markRemote). */
+const remoteStores = new WeakSet<Deno.Kv>();
+
+/** Records that `kv` is served over the network: its operations keep to 10 checks. */
+export function markRemote(kv: Deno.Kv): void {
+  remoteStores.add(kv);
+}
+
+/** The checks one atomic operation on `kv` may hold. */
+export function maxChecks(kv: Deno.Kv): number {
+  return remoteStores.has(kv) ? MAX_CHECKS.remote : MAX_CHECKS.local;
+}
 /** Stays well inside KV's 800 KiB per atomic operation. */
 export const MAX_COMMIT_BYTES = 600 * 1024;
 /** KV's largest value: what a write of one value takes at most. */
@@ -118,8 +133,9 @@ export class Batcher<T> {
 }
 
 /**
- * The checks, bytes and items a KV operation has taken so far, against its limits: the
- * first item always fits (an oversized one goes alone, and KV decides).
+ * The checks, bytes and items a KV operation has taken so far, against its limits (checks:
+ * `maxChecks` of the store, 10 when not given): the first item always fits (an oversized one
+ * goes alone, and KV decides).
  */
 export class CommitBudget {
   checks: number;
@@ -129,7 +145,7 @@ export class CommitBudget {
 
   constructor(limits: { checks?: number; bytes?: number; items?: number; reserved?: number }) {
     this.#limits = {
-      checks: limits.checks ?? MAX_CHECKS,
+      checks: limits.checks ?? MAX_CHECKS.remote,
       bytes: limits.bytes ?? MAX_COMMIT_BYTES,
       items: limits.items ?? Infinity,
     };

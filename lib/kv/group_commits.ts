@@ -6,7 +6,7 @@
  * another's.
  * @module
  */
-import { Batcher, CommitBudget, type Split } from "./batcher.ts";
+import { Batcher, CommitBudget, maxChecks, type Split } from "./batcher.ts";
 import { commitWithRetry, withKvRetry } from "./kv.ts";
 import type { GroupCommitter, GroupWrite } from "./types.ts";
 
@@ -19,7 +19,7 @@ interface Pending {
 /** Per-process group commit of independent writes; one per composition root. */
 export class GroupCommits implements GroupCommitter {
   #queue = new Batcher<Pending>({
-    take,
+    take: (pending) => take(pending, maxChecks(this.#kv)),
     run: (batch) => this.#run(batch),
     failed: (batch, err) => batch.forEach((p) => p.reject(err)),
   });
@@ -76,8 +76,8 @@ export class GroupCommits implements GroupCommitter {
 }
 
 /** Takes queued writes, in order, while they fit one operation's checks and bytes. */
-function take(pending: Pending[]): Split<Pending> {
-  const budget = new CommitBudget({});
+function take(pending: Pending[], checks: number): Split<Pending> {
+  const budget = new CommitBudget({ checks });
   let n = 0;
   for (const p of pending) {
     if (!budget.fits(p.write.checks, p.write.bytes)) break;

@@ -1,7 +1,7 @@
 /**
  * Group commit of rate-limit spends made outside a submission (schema, validate, upload
  * URLs, the Server Data API, sign-in, refused attempts). Concurrent spends go out together in
- * ONE atomic operation per at most ten budgets (KV's checks per operation), so requests
+ * ONE atomic operation per as many budgets as KV's checks per operation allow, so requests
  * sharing a budget, like a backend's one API key, neither pay a commit each nor conflict
  * with each other (nor with the other commits spending a budget: see ratelimit/budgets.ts); a
  * conflict with another process is retried with a bound. An accepted submit spends inside
@@ -9,8 +9,8 @@
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
-import { Batcher, CommitBudget, type Split } from "@/lib/kv/batcher.ts";
-import { withKvRetry } from "@/lib/kv/kv.ts";
+import { Batcher, CommitBudget, maxChecks, type Split } from "@/lib/kv/batcher.ts";
+import { getManyChunked } from "@/lib/kv/kv.ts";
 import { commitSpending } from "./budgets.ts";
 import { limitKey, planSpends } from "./rate_limit.ts";
 import type { LimitSpend, LimitSpender } from "./types.ts";
@@ -32,7 +32,7 @@ interface Pending {
 /** Per-process batcher of rate-limit spends; one per composition root. */
 export class LimitSpends implements LimitSpender {
   #queue = new Batcher<Pending>({
-    take,
+    take: (pending) => take(pending, maxChecks(this.#deps.kv)),
     run: (batch) => this.#settle(batch),
     failed: (batch, err) => batch.forEach((p) => p.reject(err)),
   });
@@ -65,7 +65,7 @@ export class LimitSpends implements LimitSpender {
 
   /**
    * Commits a batch's spends (see commitSpending); the budgets this process does not know
-   * are read in one operation.
+   * are read together (getMany's ten keys at a time).
    */
   async #commit(batch: Pending[]): Promise<boolean[]> {
     const { kv, budgets } = this.#deps;
@@ -77,7 +77,7 @@ export class LimitSpends implements LimitSpender {
       async (op, known) => {
         const unread = [...keys].filter(([id]) => !known.has(id));
         if (unread.length) {
-          const entries = await withKvRetry(() => kv.getMany(unread.map(([, key]) => key)));
+          const entries = await getManyChunked(kv, unread.map(([, key]) => key));
           unread.forEach(([id], i) => known.set(id, entries[i]));
           budgets.learn(unread.map(([id], i) => [id, entries[i]]));
         }
@@ -96,10 +96,10 @@ export class LimitSpends implements LimitSpender {
  * Takes queued spends, in order, whose budgets fit one operation (one check each); a spend
  * of another budget past the last that fits waits for the next batch.
  */
-function take(pending: Pending[]): Split<Pending> {
+function take(pending: Pending[], checks: number): Split<Pending> {
   const batch: Pending[] = [];
   const rest: Pending[] = [];
-  const budget = new CommitBudget({});
+  const budget = new CommitBudget({ checks });
   const ids = new Set<string>();
   for (const p of pending) {
     const fresh = ids.has(p.id) ? 0 : 1;

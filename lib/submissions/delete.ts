@@ -28,8 +28,8 @@ import { isPlausibleSubmissionId } from "./query.ts";
 /** Most ids one delete call takes (SPEC part 8). */
 export const MAX_DELETE_IDS = 500;
 /**
- * Two checks per deleted submission (record, verdict) and one for the event feed's head;
- * KV allows 10 per atomic operation.
+ * Two checks per deleted submission (record, verdict) and one for the event feed's head,
+ * within the 10 checks every store allows an operation (kv/batcher.ts MAX_CHECKS).
  */
 const PER_COMMIT = 4;
 const MAX_ATTEMPTS = 20;

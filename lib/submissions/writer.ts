@@ -15,7 +15,7 @@
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
 import { newId } from "@/lib/ids.ts";
-import { Batcher, type Linger } from "@/lib/kv/batcher.ts";
+import { Batcher, type Linger, maxChecks } from "@/lib/kv/batcher.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { commitWithRetry, getManyChunked, REBUILD, withKvRetry } from "@/lib/kv/kv.ts";
 import { inSpan } from "@/lib/observe/trace.ts";
@@ -46,7 +46,7 @@ import type { CreatedBody, SubmissionDraft, SubmissionWriterPort, WriteOutcome }
 const MAX_QUEUES = 256;
 /**
  * A loaded form queue's linger: when 4 to 31 submissions gathered during a commit, and the
- * batch they make is not yet full (of 64 submissions, or of its 10 checks: browser submits
+ * batch they make is not yet full (of 64 submissions, or of its checks: browser submits
  * from many addresses spend one each), the next commit waits 4 ms for more (a lone
  * submission never waits). Waiting until half full only halved browser batches: twice the
  * commits, and less throughput at 64 connections.
@@ -131,7 +131,7 @@ export class SubmissionWriter implements SubmissionWriterPort {
     } else {
       const queue: FormQueue = q = { items: null!, seq: null, ownCommits: [], recent: null };
       q.items = new Batcher<Item>({
-        take: takeBatch,
+        take: (pending) => takeBatch(pending, maxChecks(this.#deps.kv)),
         run: (batch) => this.#commitIsolating(queue, batch),
         failed: (batch, err) => batch.forEach((i) => i.settled || i.reject(err)),
         linger: LINGER,

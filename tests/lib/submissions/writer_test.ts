@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { AppError } from "@/lib/errors.ts";
+import { markRemote } from "@/lib/kv/batcher.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import type { Form, Workspace } from "@/lib/schemas.ts";
 import { delay, utcMonth } from "@/lib/kv/kv.ts";
@@ -88,6 +89,41 @@ Deno.test("submission writer - a loaded queue waits a moment to gather more; a t
   assert.equal(writer.stats.submissions, 15);
   await assertCountersExact(env.deps.kv, form.id, "live");
   env.close();
+});
+
+Deno.test("submission writer - browser submits from many addresses share a commit as the store's checks allow", async () => {
+  // A local store allows 100 checks an operation; KV Connect and Deploy allow 10.
+  for (const [remote, commits, most] of [[false, 2, 66], [true, 9, 10]] as const) {
+    const env = await testEnv();
+    if (remote) markRemote(env.deps.kv);
+    // No monthly cap, so no check is reserved for the quota counter.
+    const ws = await makeWorkspace(env.deps, "business");
+    const form = await makeForm(env.deps, ws);
+    let biggest = 0;
+    const atomic = env.deps.kv.atomic.bind(env.deps.kv);
+    env.deps.kv.atomic = () => {
+      const op = atomic();
+      const check = op.check.bind(op);
+      let checks = 0;
+      op.check = (...c) => (biggest = Math.max(biggest, checks += c.length), check(...c));
+      return op;
+    };
+    const { writer } = env.deps;
+    // Each spends its own address's budget: one check each, beside the sequence and feed head.
+    const write = (i: number) =>
+      writer.write({
+        ...liveDraft(form, ws, i),
+        limits: [{ route: "submit", identity: `ip:198.51.100.${i}`, perMinute: 10 }],
+      });
+    // The first commits alone; the 64 gathered meanwhile share one commit (64 a batch at
+    // most), or take eight of eight.
+    const first = write(0);
+    await Promise.all([first, ...Array.from({ length: 64 }, (_, i) => write(i + 1))]);
+    assert.equal(writer.stats.commits, commits, JSON.stringify(writer.stats));
+    assert.equal(biggest, most);
+    assert.equal(writer.stats.submissions, 65);
+    env.close();
+  }
 });
 
 Deno.test("submission writer - two writers on one KV keep Idempotency-Keys exactly once", async () => {
