@@ -7,6 +7,7 @@
 import type { Config } from "./config.ts";
 import type { Storage } from "@/lib/uploads/storage/storage.ts";
 import type { KeyCache } from "@/lib/keys/types.ts";
+import type { KnownFailures } from "@/lib/protection/types.ts";
 import type { SubmissionWriterPort } from "@/lib/submissions/types.ts";
 import type { GroupCommitter, KvReader } from "@/lib/kv/types.ts";
 import type { BudgetLocks, LimitSpender } from "@/lib/ratelimit/types.ts";
@@ -64,6 +65,11 @@ export interface Deps {
    * and its workspace can be read in one operation (see forms/forms.ts).
    */
   formWorkspaces: Map<string, string>;
+  /**
+   * Browser senders' protection-failure records by identity, as last read or written here,
+   * kept a few seconds (see protection/failures.ts).
+   */
+  knownFailures: KnownFailures;
   /** Work in flight in this process (see InFlight). */
   inflight: InFlight;
   /** The content spam model, read from its committed file on first use (lib/spam). */

@@ -17,6 +17,7 @@ import { QueueJobs } from "@/lib/jobs/queue_runner.ts";
 import { TableJobs } from "@/lib/jobs/table_runner.ts";
 import type { Jobs } from "@/lib/jobs/types.ts";
 import { modelLoader } from "@/lib/spam/load.ts";
+import { FAILURES_KNOWN_MS } from "@/lib/protection/failures.ts";
 import { Metrics } from "@/lib/observe/metrics.ts";
 import { readBacklog } from "@/lib/observe/backlog.ts";
 
@@ -71,6 +72,7 @@ export async function buildDeps(
     storage: createStorage(config, secret, now),
     keyCache: new TtlCache(KEY_CACHE_TTL_MS, 10_000, now),
     formWorkspaces: new Map(),
+    knownFailures: new TtlCache(FAILURES_KNOWN_MS, 10_000, now),
     reads: new KvReads(kv),
     limits: new LimitSpends({ kv, now, budgets }),
     commits: new GroupCommits(kv),

@@ -32,7 +32,7 @@ export function checkOrigin(deps: Pick<Deps, "config">, form: Form, ctx: SubmitC
  * `known` when the caller read them with its other keys (submit does), else read here.
  */
 export async function screenSubmit(
-  deps: Pick<Deps, "kv" | "now">,
+  deps: Pick<Deps, "kv" | "now" | "knownFailures">,
   ctx: SubmitContext,
   form: Form,
   data: Record<string, unknown>,

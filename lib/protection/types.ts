@@ -1,6 +1,7 @@
 /**
  * Shared types of the protection layer: the outcome of verifying a CAPTCHA token, whatever
- * the provider (captcha.ts for siteverify providers, altcha.ts for ALTCHA).
+ * the provider (captcha.ts for siteverify providers, altcha.ts for ALTCHA), and the failure
+ * records a process keeps (failures.ts).
  * @module
  */
 
@@ -24,3 +25,18 @@ export interface CaptchaFail {
 
 /** The outcome of verifying one token. */
 export type CaptchaResult = CaptchaPass | CaptchaFail;
+
+/** Stored per identity: failure times (ms), oldest first (see failures.ts). */
+export interface FailureRecord {
+  times: number[];
+}
+
+/**
+ * Failure records by identity as this process last read or wrote them (null: none), kept a
+ * few seconds (a TtlCache in every process).
+ */
+export interface KnownFailures {
+  get(identity: string): FailureRecord | null | undefined;
+  set(identity: string, record: FailureRecord | null): void;
+  delete(identity: string): void;
+}

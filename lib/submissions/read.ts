@@ -11,7 +11,7 @@ import type { IdempotencyRecord } from "./idempotency.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { limitKey, type LimitSpend } from "@/lib/ratelimit/rate_limit.ts";
 import type { Form, Workspace } from "@/lib/schemas.ts";
-import { failuresIn } from "@/lib/protection/failures.ts";
+import { failuresIn, learnFailures } from "@/lib/protection/failures.ts";
 import type { SubmitContext } from "./types.ts";
 
 /** What a submit reads before deciding, fetched together. */
@@ -70,12 +70,12 @@ function stateKeys(
 /**
  * Reads the form, its workspace, the caller's rate-limit state (unless this process knows it
  * from its own last spend), the idempotency record and a browser sender's protection
- * failures in ONE KV operation (the workspace in a second one the first time a browser
+ * failures (unless this process knows them: protection/failures.ts) in ONE KV operation (the workspace in a second one the first time a browser
  * submits to a form): KV operations are the cost to count on this path. A key's workspace is
  * read here, not when the key was authenticated, and checked as authenticateKey would.
  */
 export async function readSubmitState(
-  deps: Pick<Deps, "reads" | "formWorkspaces" | "now" | "budgets">,
+  deps: Pick<Deps, "reads" | "formWorkspaces" | "now" | "budgets" | "knownFailures">,
   ctx: SubmitContext,
   spend: LimitSpend,
 ): Promise<SubmitState> {
@@ -84,7 +84,11 @@ export async function readSubmitState(
   const mode = ctx.auth?.mode ?? "live";
   const wanted = stateKeys(ctx.formId, mode, ctx.idempotencyKey);
   const wsId = ctx.auth?.workspace.id ?? deps.formWorkspaces.get(ctx.formId);
-  const failuresAt = ctx.auth ? -1 : wanted.push(keys.protectionFailures(ctx.identity)) - 1;
+  // A browser sender's failures, unless this process read or wrote them lately.
+  const knownFailures = ctx.auth ? null : deps.knownFailures.get(ctx.identity);
+  const failuresAt = ctx.auth || knownFailures !== undefined
+    ? -1
+    : wanted.push(keys.protectionFailures(ctx.identity)) - 1;
   const wsAt = wsId ? wanted.push(keys.workspace(wsId)) - 1 : -1;
   // A budget this process spends from is known as its last commit left it (another
   // instance can only have spent more: the writer's check catches that).
@@ -113,6 +117,11 @@ export async function readSubmitState(
     limit,
     idempotency: (idem?.value ?? null) as IdempotencyRecord | null,
     seqSeen: seq?.versionstamp ?? null,
-    failures: failuresAt >= 0 ? failuresIn(entries[failuresAt].value, deps.now()) : 0,
+    failures: ctx.auth ? 0 : failuresIn(
+      failuresAt >= 0
+        ? learnFailures(deps, ctx.identity, entries[failuresAt].value)
+        : knownFailures ?? null,
+      deps.now(),
+    ),
   };
 }

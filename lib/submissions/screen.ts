@@ -33,7 +33,7 @@ export interface Screened {
  * CAPTCHA token (403) and the fields and file sizes (422).
  */
 export async function screen(
-  deps: Pick<Deps, "config" | "kv" | "now">,
+  deps: Pick<Deps, "config" | "kv" | "now" | "knownFailures">,
   ctx: SubmitContext,
   input: SubmitInput,
   state: SubmitState,

@@ -2,7 +2,14 @@ import { readSubmission } from "@/lib/submissions/records.ts";
 import assert from "node:assert/strict";
 import { updateWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { SPAM_MESSAGE } from "@/lib/errors.ts";
-import { FAILURE_BLOCK_AT, FAILURE_WINDOW_MS, failureCount } from "@/lib/protection/failures.ts";
+import {
+  FAILURE_BLOCK_AT,
+  FAILURE_WINDOW_MS,
+  failureCount,
+  FAILURES_KNOWN_MS,
+  recordFailure,
+} from "@/lib/protection/failures.ts";
+import { buildDeps } from "@/lib/runtime.ts";
 import { ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
 import type { FormDefinition, Submission } from "@/lib/schemas.ts";
 import { FAKE_SECRET, solveAltcha, startFakeSiteverify } from "@/tests/fake_siteverify.ts";
@@ -72,6 +79,31 @@ Deno.test("protection - honeypot and repeated failures", async (t) => {
     await t.step("the block lifts once the failures leave the window", async () => {
       clock += FAILURE_WINDOW_MS + 1_000;
       assert.equal((await postJson(env, path, contactData(4), {}, IP)).status, 201);
+    });
+
+    await t.step("another instance's failures count here within FAILURES_KNOWN_MS", async () => {
+      const sender = "198.51.100.30";
+      // This instance has read the sender's record (none) with its first submit.
+      assert.equal((await postJson(env, path, contactData(5), {}, sender)).status, 201);
+      const other = await buildDeps(env.deps.kv, env.deps.config, { now: () => clock });
+      for (let i = 0; i < FAILURE_BLOCK_AT; i++) await recordFailure(other, ipIdentity(sender));
+      // What this instance read stands for at most FAILURES_KNOWN_MS...
+      assert.equal((await postJson(env, path, contactData(6), {}, sender)).status, 201);
+      clock += FAILURES_KNOWN_MS;
+      // ...then it reads the record again and the sender is blocked.
+      await expectError(
+        await postJson(env, path, contactData(7), {}, sender),
+        403,
+        "spam_detected",
+      );
+      // Its own failures count at once: a fresh sender trapped here is blocked on the next try.
+      const own = "198.51.100.31";
+      assert.equal((await postJson(env, path, contactData(8), {}, own)).status, 201);
+      for (let i = 0; i < FAILURE_BLOCK_AT; i++) {
+        assert.equal((await postJson(env, path, trap, {}, own)).status, 403);
+      }
+      await expectError(await postJson(env, path, contactData(9), {}, own), 403, "spam_detected");
+      other.storage.close?.();
     });
 
     await t.step("with a key the honeypot still refuses, but records no failure", async () => {
