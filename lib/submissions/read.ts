@@ -70,9 +70,10 @@ function stateKeys(
 /**
  * Reads the form, its workspace, the caller's rate-limit state (unless this process knows it
  * from its own last spend), the idempotency record and a browser sender's protection
- * failures (unless this process knows them: protection/failures.ts) in ONE KV operation (the workspace in a second one the first time a browser
- * submits to a form): KV operations are the cost to count on this path. A key's workspace is
- * read here, not when the key was authenticated, and checked as authenticateKey would.
+ * failures (unless this process knows them: protection/failures.ts) in ONE KV operation
+ * (the workspace in a second one the first time a browser submits to a form): KV operations
+ * are the cost to count on this path. A key's workspace is read here, not when the key was
+ * authenticated, and checked as authenticateKey would.
  */
 export async function readSubmitState(
   deps: Pick<Deps, "reads" | "formWorkspaces" | "now" | "budgets" | "knownFailures">,
