@@ -15,6 +15,7 @@ import {
 } from "@/lib/http/http.ts";
 import { publicCors } from "@/lib/http/cors.ts";
 import { bodyDeadline } from "@/lib/http/body.ts";
+import { AppRouter } from "@/lib/http/router.ts";
 import { landingHtml } from "@/lib/ui/plain_pages.tsx";
 import { captchaApi } from "@/routes/api/captcha.ts";
 import { eventsApi } from "@/routes/api/events.ts";
@@ -59,7 +60,7 @@ export function v1Api(deps: Deps): OpenAPIHono<AppEnv> {
 
 /** Builds the app over its dependencies (tests call this with an in-memory KV). */
 export function createApp(deps: Deps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+  const app = new Hono<AppEnv>({ router: new AppRouter() });
   // Only with METRICS_TOKEN: without it, requests pay nothing for metrics.
   if (deps.metrics) app.use("*", httpMetrics(deps.metrics));
   app.use("*", requestId());

@@ -16,7 +16,7 @@ export const SDK_CACHE_CONTROL = "public, max-age=86400, stale-while-revalidate=
 /** The `/sdk/*` route. */
 export function sdkRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.get("/sdk/:file{(formwell|server|react)\\.js(\\.map)?}", async (c) => {
+  app.get("/sdk/:file{(?:formwell|server|react)\\.js(?:\\.map)?}", async (c) => {
     const name = c.req.param("file");
     const file = (await sdkFiles()).get(name);
     if (!file) throw errors.notFound();
