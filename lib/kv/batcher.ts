@@ -46,7 +46,9 @@ export interface Split<T> {
  * When a batch waits for more work before it goes out: only while `from` to `until - 1`
  * items wait (a lone one never waits; a long queue has enough), only while the batch they
  * make is less than `belowFill` full (default 1: not full) by its tightest limit, and from
- * a drain's first batch on only when `first` is set.
+ * a drain's first batch on only when `first` is set. With `expecting`, it waits only while
+ * that says enough more items are on their way for the number waiting (asked every
+ * millisecond, for at most `ms`).
  */
 export interface Linger {
   ms: number;
@@ -54,6 +56,7 @@ export interface Linger {
   until: number;
   belowFill?: number;
   first?: boolean;
+  expecting?: (waiting: number) => boolean;
 }
 
 /** How a Batcher packs and runs its batches. */
@@ -105,9 +108,7 @@ export class Batcher<T> {
   async #drain(): Promise<void> {
     const { take, run, failed, linger } = this.#opts;
     for (let first = true; this.#pending.length; first = false) {
-      if (linger && (!first || linger.first) && this.#shouldLinger(linger)) {
-        await delay(linger.ms);
-      }
+      if (linger && (!first || linger.first)) await this.#linger(linger);
       const { batch, rest } = take(this.#pending);
       this.#pending = rest;
       try {
@@ -120,6 +121,18 @@ export class Batcher<T> {
     if (!this.idle) return;
     this.#opts.idle?.();
     for (const resolve of this.#waiters.splice(0)) resolve();
+  }
+
+  /** Waits as Linger says, while waiting can still make the next batch larger. */
+  async #linger(l: Linger): Promise<void> {
+    if (!l.expecting) {
+      if (this.#shouldLinger(l)) await delay(l.ms);
+      return;
+    }
+    const until = performance.now() + l.ms;
+    while (
+      performance.now() < until && l.expecting(this.#pending.length) && this.#shouldLinger(l)
+    ) await delay(1);
   }
 
   /** Whether waiting could make the next batch larger (see Linger). */

@@ -47,9 +47,10 @@ const MAX_QUEUES = 256;
 /**
  * A loaded form queue's linger: when 4 to 31 submissions gathered during a commit, and the
  * batch they make is not yet full (of 64 submissions, or of its checks: browser submits
- * from many addresses spend one each), the next commit waits 4 ms for more (a lone
- * submission never waits). Waiting until half full only halved browser batches: twice the
- * commits, and less throughput at 64 connections.
+ * from many addresses spend one each), the next commit waits up to 4 ms for more, and only
+ * while more submits to the form are on their way (see `expect`) than wait in the batch. A
+ * lone submission never waits; and the process keeps work for while the commit is in
+ * flight, where gathering every client into one batch would leave it idle (32 connections).
  */
 const LINGER: Linger = { ms: 4, from: 4, until: 32, belowFill: 1 };
 /**
@@ -90,6 +91,8 @@ export class SubmissionWriter implements SubmissionWriterPort {
   #models = new Map<string, { model: SpamModel; at: number }>();
   /** Each workspace's listeners as computed from the entry they hold. */
   #listeners = new Map<string, Listeners>();
+  /** Submits on their way to each form (see expect). */
+  #coming = new Map<string, number>();
   /** Commits made and submissions stored, for benchmarks. */
   readonly stats = { commits: 0, submissions: 0, conflicts: 0 };
 
@@ -99,7 +102,7 @@ export class SubmissionWriter implements SubmissionWriterPort {
 
   /** Queues a submission; resolves once it is durably stored (or replayed). */
   write(draft: SubmissionDraft): Promise<WriteOutcome> {
-    const q = this.#queueOf(`${draft.form.id}/${draft.mode}`);
+    const q = this.#queueOf(draft.form.id, draft.mode);
     return new Promise<WriteOutcome>((resolve, reject) => {
       const item: Item = {
         draft,
@@ -118,13 +121,35 @@ export class SubmissionWriter implements SubmissionWriterPort {
     });
   }
 
+  /** Submits counted as on their way, to every form (none once every request ended). */
+  get onTheirWay(): number {
+    let n = 0;
+    for (const count of this.#coming.values()) n += count;
+    return n;
+  }
+
+  /** Counts a submit to `formId` on its way until the returned function is called. */
+  expect(formId: string): () => void {
+    const coming = this.#coming;
+    coming.set(formId, (coming.get(formId) ?? 0) + 1);
+    let counted = true;
+    return () => {
+      if (!counted) return;
+      counted = false;
+      const left = coming.get(formId)! - 1;
+      if (left) coming.set(formId, left);
+      else coming.delete(formId);
+    };
+  }
+
   /** Forgets the workspace's content model: the next batch reads its statistics. */
   learned(workspaceId: string): void {
     this.#models.delete(workspaceId);
   }
 
-  /** The form's queue, most recently used last (the idle ones evicted first). */
-  #queueOf(qid: string): FormQueue {
+  /** The form and mode's queue, most recently used last (the idle ones evicted first). */
+  #queueOf(formId: string, mode: string): FormQueue {
+    const qid = `${formId}/${mode}`;
     let q = this.#queues.get(qid);
     if (q) {
       this.#queues.delete(qid);
@@ -134,7 +159,7 @@ export class SubmissionWriter implements SubmissionWriterPort {
         take: (pending) => takeBatch(pending, maxChecks(this.#deps.kv)),
         run: (batch) => this.#commitIsolating(queue, batch),
         failed: (batch, err) => batch.forEach((i) => i.settled || i.reject(err)),
-        linger: LINGER,
+        linger: { ...LINGER, expecting: (waiting) => (this.#coming.get(formId) ?? 0) > waiting },
         idle: () => this.#evictIdle(),
       });
     }
