@@ -107,8 +107,9 @@ const NO_IDS: ReadonlySet<string> = new Set();
  * Packs the next batch: as many pending items as fit the size and count bounds and the
  * operation's `checks` (kv/batcher.ts maxChecks; a check each is reserved for the sequence,
  * the workspace's feed head and, with a capped plan, the quota counter; each distinct
- * rate-limit budget and each part's checks add theirs). A second item with an Idempotency-Key already in the batch waits for the next
- * batch, where it finds the first one's record and replays it.
+ * rate-limit budget and each part's checks add theirs). A second item with an
+ * Idempotency-Key already in the batch waits for the next batch, where it finds the first
+ * one's record and replays it.
  */
 export function takeBatch(pending: Item[], checks: number): Split<Item> {
   const batch: Item[] = [];

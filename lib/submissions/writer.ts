@@ -49,8 +49,9 @@ const MAX_QUEUES = 256;
  * batch they make is not yet full (of 64 submissions, or of its checks: browser submits
  * from many addresses spend one each), the next commit waits up to 4 ms for more, and only
  * while more submits to the form are on their way (see `expect`) than wait in the batch. A
- * lone submission never waits; and the process keeps work for while the commit is in
- * flight, where gathering every client into one batch would leave it idle (32 connections).
+ * lone submission never waits, and no batch waits for every client: the process keeps work
+ * to do while the commit is in flight (at 32 connections, gathering every client into one
+ * batch left it idle during each commit).
  */
 const LINGER: Linger = { ms: 4, from: 4, until: 32, belowFill: 1 };
 /**
