@@ -16,7 +16,7 @@ export interface KvReader {
 
 /** A write that reads nothing of other writes: its checks and mutations, added to `op`. */
 export interface GroupWrite {
-  /** Checks it adds (KV allows 10 an operation). */
+  /** Checks it adds (an operation holds kv/batcher.ts `maxChecks` of them). */
   checks: number;
   /** About how many bytes its keys and values take. */
   bytes: number;

@@ -71,10 +71,16 @@ export function checkPool(entries: Deno.KvEntryMaybe<unknown>[], size: number): 
   );
 }
 
+/** The counter holding a grant's bytes, or null when it is in none. */
+function counterOf(g: Pooled): Deno.KvKey | null {
+  if (g.pending_identity === undefined || g.pool_bucket === undefined) return null;
+  return keys.uploadPool(g.pool_bucket, g.workspace_id, g.pending_identity);
+}
+
 /** Adds a new grant's bytes to its counter in `op` (the grant's own commit). */
 export function joinPool(op: Deno.AtomicOperation, g: Pooled): void {
-  if (g.pending_identity === undefined || g.pool_bucket === undefined) return;
-  op.sum(keys.uploadPool(g.pool_bucket, g.workspace_id, g.pending_identity), BigInt(g.size_bytes));
+  const key = counterOf(g);
+  if (key) op.sum(key, BigInt(g.size_bytes));
 }
 
 /**
@@ -82,12 +88,8 @@ export function joinPool(op: Deno.AtomicOperation, g: Pooled): void {
  * it (so once per grant). A counter that stopped counting is left for the sweep.
  */
 export function leavePool(op: Deno.AtomicOperation, g: Pooled, now: number): void {
-  if (g.pending_identity === undefined || g.pool_bucket === undefined) return;
-  if (!counts(g.pool_bucket, now)) return;
-  op.sum(
-    keys.uploadPool(g.pool_bucket, g.workspace_id, g.pending_identity),
-    u64Minus(g.size_bytes).value,
-  );
+  const key = counterOf(g);
+  if (key && counts(g.pool_bucket!, now)) op.sum(key, u64Minus(g.size_bytes).value);
 }
 
 /**
