@@ -5,7 +5,6 @@
 import { createHash } from "node:crypto";
 import { monotonicFactory, ulid } from "ulid";
 
-const nextUlid = monotonicFactory();
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /** A time-sortable id such as `sub_01J...`; sorts by creation time within one process. */
@@ -29,7 +28,7 @@ export function newId(
 
 /** A submission id that sorts at time `ms` (an imported submission's original time). */
 export function submissionIdAt(ms: number): string {
-  return `sub_${ulid(ms).toLowerCase()}`;
+  return `sub_${ulid(ms, randomFraction).toLowerCase()}`;
 }
 
 /** Random bytes drawn from the CSPRNG in blocks, so short ids cost no call each. */
@@ -43,6 +42,16 @@ function randomByte(): number {
   }
   return pool[poolAt++];
 }
+
+/**
+ * A uniform fraction in [0, 1) in 256 steps from the pooled CSPRNG: the ULIDs' source (the
+ * library's own calls the CSPRNG once a character).
+ */
+function randomFraction(): number {
+  return randomByte() / 256;
+}
+
+const nextUlid = monotonicFactory(randomFraction);
 
 /** `length` characters of uniform base62 randomness (rejection sampling, no modulo bias). */
 export function randomBase62(length: number): string {

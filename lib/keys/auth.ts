@@ -57,11 +57,18 @@ export async function authenticateKey(
     throw errors.invalidApiKey();
   }
   const checked = checkKeyWorkspace(workspace);
-  const kept = { entry: entry as Deno.KvEntry<ApiKey>, workspace: checked };
+  const kept: CachedKey = cached
+    ? { ...cached, workspace: checked }
+    : { entry: entry as Deno.KvEntry<ApiKey>, workspace: checked, usedAt: usedAtOf(key) };
   // Set only on a miss: re-setting would renew the entry and keep a revoked key alive.
   if (!cached) deps.keyCache?.set(hash, kept);
   await touchLastUsed(deps, kept);
   return { key, workspace: checked, mode: key.type };
+}
+
+/** When a key was last used, in epoch ms (0 when never). */
+function usedAtOf(key: ApiKey): number {
+  return key.last_used_at ? Date.parse(key.last_used_at) : 0;
 }
 
 /** A key's workspace, if it may use keys: missing or suspended is 401, below Starter 403. */
@@ -78,11 +85,10 @@ export function checkKeyWorkspace(workspace: Workspace | null): Workspace {
  */
 async function touchLastUsed(
   deps: Pick<Deps, "kv" | "now"> & Partial<Pick<Deps, "keyCache">>,
-  { entry, workspace }: CachedKey,
+  { entry, workspace, usedAt }: CachedKey,
 ): Promise<void> {
-  const last = entry.value.last_used_at ? Date.parse(entry.value.last_used_at) : 0;
   const now = deps.now();
-  if (now - last < LAST_USED_INTERVAL_MS) return;
+  if (now - usedAt < LAST_USED_INTERVAL_MS) return;
   const next = { ...entry.value, last_used_at: new Date(now).toISOString() };
   try {
     const res = await deps.kv.atomic().check(entry).set(entry.key, next).commit();
@@ -91,6 +97,7 @@ async function touchLastUsed(
       deps.keyCache?.set(next.hash, {
         entry: { ...entry, value: next, versionstamp: res.versionstamp },
         workspace,
+        usedAt: now,
       });
     } else deps.keyCache?.delete(next.hash);
   } catch {

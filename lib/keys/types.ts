@@ -16,6 +16,8 @@ export interface KeyAuth {
 export interface CachedKey {
   entry: Deno.KvEntry<ApiKey>;
   workspace: Workspace;
+  /** The key's `last_used_at` in epoch ms (0 when never used), parsed once. */
+  usedAt: number;
 }
 
 /** Authenticated keys by digest, kept a few seconds (a TtlCache in every process). */
