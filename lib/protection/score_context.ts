@@ -85,24 +85,51 @@ export async function catchUpMarks(
 }
 
 /**
- * What the form's earlier submissions say about a new one whose mark is `mark` (earlier
- * marks oldest first; only the last CONTEXT_SIZE count): how many came from the same
- * identity in the recent window, and whether one had the same values.
+ * The marks a commit scores its new submissions against: the form's latest (oldest first),
+ * then each new one as it is added. Only the last CONTEXT_SIZE count, and only those within
+ * RECENT_WINDOW_MS; marks are indexed by sender and by values, so a lookup reads only the
+ * marks that match instead of walking all of them.
  */
-export function contextOf(
-  mark: SubmissionMark,
-  earlier: readonly NumberedMark[],
-): { recent: number; duplicate: boolean } {
-  let recent = 0;
-  let duplicate = false;
-  const since = mark.at - RECENT_WINDOW_MS;
-  for (let i = earlier.length - 1; i >= Math.max(0, earlier.length - CONTEXT_SIZE); i--) {
-    const o = earlier[i];
-    if (o.at <= since) continue;
-    if (mark.who && o.who === mark.who) recent++;
-    if (o.digest === mark.digest) duplicate = true;
+export class MarkWindow {
+  readonly #marks: NumberedMark[] = [];
+  readonly #byWho = new Map<string, number[]>();
+  readonly #byDigest = new Map<string, number[]>();
+
+  constructor(earlier: readonly NumberedMark[]) {
+    for (const m of earlier) this.push(m);
   }
-  return { recent, duplicate };
+
+  /** Appends a newer mark. */
+  push(m: NumberedMark): void {
+    const i = this.#marks.push(m) - 1;
+    if (m.who) positionsOf(this.#byWho, m.who).push(i);
+    positionsOf(this.#byDigest, m.digest).push(i);
+  }
+
+  /**
+   * What the earlier marks say about a new one whose mark is `mark`: how many came from the
+   * same identity in the recent window, and whether one had the same values.
+   */
+  contextOf(mark: SubmissionMark): { recent: number; duplicate: boolean } {
+    const from = Math.max(0, this.#marks.length - CONTEXT_SIZE);
+    const since = mark.at - RECENT_WINDOW_MS;
+    const counts = (i: number) => i >= from && this.#marks[i].at > since;
+    let recent = 0;
+    if (mark.who) { for (const i of this.#byWho.get(mark.who) ?? []) if (counts(i)) recent++; }
+    const duplicate = (this.#byDigest.get(mark.digest) ?? []).some(counts);
+    return { recent, duplicate };
+  }
+
+  /** The last CONTEXT_SIZE marks, oldest first (what a queue keeps for its next commit). */
+  get kept(): NumberedMark[] {
+    return this.#marks.slice(-CONTEXT_SIZE);
+  }
+}
+
+function positionsOf(index: Map<string, number[]>, id: string): number[] {
+  let list = index.get(id);
+  if (!list) index.set(id, list = []);
+  return list;
 }
 
 /**
@@ -153,18 +180,18 @@ export function scoreStored(
 
 /**
  * Scores a new submission whose mark is `mark` against the marks of the submissions
- * before it, recording that context in its signals first; with `model`, its content
- * counts too (the final verdict), else the verdict is the signals' alone (a first one,
- * which the scoring job replaces).
+ * before it (`earlier`), recording that context in its signals first; with `model`, its
+ * content counts too (the final verdict), else the verdict is the signals' alone (a first
+ * one, which the scoring job replaces).
  */
 export function scoreInContext(
   sub: Submission,
   mark: SubmissionMark,
-  earlier: readonly NumberedMark[],
+  earlier: MarkWindow,
   form: Form,
   model?: SpamModel,
 ): SpamVerdict {
-  const { recent, duplicate } = contextOf(mark, earlier);
+  const { recent, duplicate } = earlier.contextOf(mark);
   // Kept only when they say something (most submissions have neither).
   if (recent || duplicate) sub.signals = { ...sub.signals, recent, duplicate };
   return scoreStored(form, sub, model);

@@ -32,8 +32,8 @@ import { keys } from "@/lib/kv/keys.ts";
 import { addEmailIndex } from "@/lib/privacy/email_index.ts";
 import { privateWho, storedSignals } from "@/lib/privacy/ip.ts";
 import {
-  CONTEXT_SIZE,
   markOf,
+  MarkWindow,
   numbered,
   type NumberedMark,
   scoreInContext,
@@ -69,7 +69,7 @@ export class SubmissionsCommit {
   readonly counters = new CounterDeltas();
   readonly created: string;
   /** The scoring marks of the form's latest submissions, this commit's appended. */
-  readonly recent: NumberedMark[];
+  readonly marks: MarkWindow;
   /** The last number given (the sequence's value once committed). */
   number: number;
   /** The submissions written, as stored, in order. */
@@ -87,7 +87,7 @@ export class SubmissionsCommit {
   ) {
     this.created = new Date(now).toISOString();
     this.number = lastNumber;
-    this.recent = [...recent];
+    this.marks = new MarkWindow(recent);
   }
 
   /** Writes one submission (numbered next) and every key it owns; returns its 201 body. */
@@ -110,7 +110,7 @@ export class SubmissionsCommit {
     };
     const mark = markOf(sub);
     mark.who = privateWho(deps.secret, mark.who); // a digest: no address in the index
-    const verdict = scoreInContext(sub, mark, this.recent, d.form, this.final?.model);
+    const verdict = scoreInContext(sub, mark, this.marks, d.form, this.final?.model);
     // A clean submission keeps no verdict: there is nothing to show or to explain.
     if (verdict.score > 0) {
       sub.status = verdict.status;
@@ -118,7 +118,7 @@ export class SubmissionsCommit {
       if (verdict.content) sub.spam.content = verdict.content;
     }
     if (this.final) sub.scored_at = created;
-    this.recent.push(numbered(mark, sub.number));
+    this.marks.push(numbered(mark, sub.number));
     this.subs.push(sub);
     sub.signals = storedSignals(d.form, sub.signals); // what the form lets us keep
     addEmailIndex(op, deps.secret, d.form, sub);
@@ -197,7 +197,7 @@ export class SubmissionsCommit {
 
   /** The marks a queue keeps for its next commit. */
   get recentKept(): NumberedMark[] {
-    return this.recent.slice(-CONTEXT_SIZE);
+    return this.marks.kept;
   }
 }
 
