@@ -85,18 +85,22 @@ export async function catchUpMarks(
 }
 
 /**
- * The marks a commit scores its new submissions against: the form's latest (oldest first),
- * then each new one as it is added. Only the last CONTEXT_SIZE count, and only those within
- * RECENT_WINDOW_MS; marks are indexed by sender and by values, so a lookup reads only the
- * marks that match instead of walking all of them.
+ * The scoring marks of a form's latest submissions, oldest first, that its commits score new
+ * submissions against, each new one added as it is scored. Only the last CONTEXT_SIZE count,
+ * and only those within RECENT_WINDOW_MS; marks are indexed by sender and by values, so a
+ * lookup reads only the marks that match. A writer keeps one per form and mode across its
+ * commits: `settle` after a commit succeeds, `revert` drops what a failed one added.
  */
 export class MarkWindow {
-  readonly #marks: NumberedMark[] = [];
-  readonly #byWho = new Map<string, number[]>();
-  readonly #byDigest = new Map<string, number[]>();
+  #marks: NumberedMark[] = [];
+  #byWho = new Map<string, number[]>();
+  #byDigest = new Map<string, number[]>();
+  /** How many of the marks are settled (see revert). */
+  #settled = 0;
 
   constructor(earlier: readonly NumberedMark[]) {
     for (const m of earlier) this.push(m);
+    this.#settled = this.#marks.length;
   }
 
   /** Appends a newer mark. */
@@ -120,9 +124,34 @@ export class MarkWindow {
     return { recent, duplicate };
   }
 
-  /** The last CONTEXT_SIZE marks, oldest first (what a queue keeps for its next commit). */
+  /** The last CONTEXT_SIZE marks, oldest first. */
   get kept(): NumberedMark[] {
     return this.#marks.slice(-CONTEXT_SIZE);
+  }
+
+  /**
+   * Keeps the marks added so far (their commit succeeded); past twice CONTEXT_SIZE marks,
+   * only the last CONTEXT_SIZE are kept.
+   */
+  settle(): void {
+    if (this.#marks.length >= 2 * CONTEXT_SIZE) {
+      const kept = this.kept;
+      this.#marks = [];
+      this.#byWho.clear();
+      this.#byDigest.clear();
+      for (const m of kept) this.push(m);
+    }
+    this.#settled = this.#marks.length;
+  }
+
+  /** Drops the marks added since the last settle (their commit did not happen). */
+  revert(): void {
+    while (this.#marks.length > this.#settled) {
+      const m = this.#marks.pop()!;
+      // Its positions are the last ones of their lists: marks are added in order.
+      if (m.who) this.#byWho.get(m.who)!.pop();
+      this.#byDigest.get(m.digest)!.pop();
+    }
   }
 }
 

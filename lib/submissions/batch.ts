@@ -6,7 +6,7 @@
  */
 import { errors } from "@/lib/errors.ts";
 import { type Batcher, CommitBudget, type Split } from "@/lib/kv/batcher.ts";
-import type { NumberedMark } from "@/lib/protection/score_context.ts";
+import type { MarkWindow } from "@/lib/protection/score_context.ts";
 import { limitKey } from "@/lib/ratelimit/rate_limit.ts";
 import { partChecks, type Stored } from "./commit.ts";
 import { quotaCap } from "./quota.ts";
@@ -45,7 +45,7 @@ export interface FormQueue {
    * writer's commits. Marks never change, so when the sequence is read again only the
    * numbers after the last one kept are read (see catchUpMarks). Null until first read.
    */
-  recent: NumberedMark[] | null;
+  recent: MarkWindow | null;
 }
 
 /** Commits remembered in `ownCommits`; an older snapshot just reads its record. */

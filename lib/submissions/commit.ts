@@ -33,9 +33,8 @@ import { addEmailIndex } from "@/lib/privacy/email_index.ts";
 import { privateWho, storedSignals } from "@/lib/privacy/ip.ts";
 import {
   markOf,
-  MarkWindow,
+  type MarkWindow,
   numbered,
-  type NumberedMark,
   scoreInContext,
 } from "@/lib/protection/score_context.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
@@ -68,8 +67,6 @@ export interface FinalState {
 export class SubmissionsCommit {
   readonly counters = new CounterDeltas();
   readonly created: string;
-  /** The scoring marks of the form's latest submissions, this commit's appended. */
-  readonly marks: MarkWindow;
   /** The last number given (the sequence's value once committed). */
   number: number;
   /** The submissions written, as stored, in order. */
@@ -82,12 +79,12 @@ export class SubmissionsCommit {
     readonly op: Deno.AtomicOperation,
     readonly now: number,
     lastNumber: number,
-    recent: readonly NumberedMark[],
+    /** The scoring marks of the form's latest submissions: this commit's are added to it. */
+    readonly marks: MarkWindow,
     readonly final: FinalState | null,
   ) {
     this.created = new Date(now).toISOString();
     this.number = lastNumber;
-    this.marks = new MarkWindow(recent);
   }
 
   /** Writes one submission (numbered next) and every key it owns; returns its 201 body. */
@@ -193,11 +190,6 @@ export class SubmissionsCommit {
       });
     }
     for (const hook of afterVerdict) hook.inCommit?.(deps, op, form, subs);
-  }
-
-  /** The marks a queue keeps for its next commit. */
-  get recentKept(): NumberedMark[] {
-    return this.marks.kept;
   }
 }
 

@@ -19,7 +19,7 @@ import { Batcher, type Linger, maxChecks } from "@/lib/kv/batcher.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { commitWithRetry, getManyChunked, REBUILD, withKvRetry } from "@/lib/kv/kv.ts";
 import { inSpan } from "@/lib/observe/trace.ts";
-import { catchUpMarks } from "@/lib/protection/score_context.ts";
+import { catchUpMarks, MarkWindow } from "@/lib/protection/score_context.ts";
 import { limitKey, planSpends, type SpendPlan } from "@/lib/ratelimit/rate_limit.ts";
 import {
   asClientError,
@@ -269,6 +269,8 @@ export class SubmissionWriter implements SubmissionWriterPort {
     const first = live[0].draft;
     // Everything the batch depends on, in one read (KV operations are the cost to count).
     const read = await this.#readState(q, live);
+    // The marks an attempt that did not commit added are not the form's.
+    q.recent?.revert();
     if (!q.seq) {
       const seqId = JSON.stringify(keys.submissionSeq(first.form.id, first.mode));
       await this.#takeSequence(q, read.get(seqId) as Deno.KvEntryMaybe<number>, first);
@@ -289,7 +291,7 @@ export class SubmissionWriter implements SubmissionWriterPort {
       op,
       this.#deps.now(),
       seq.value ?? 0,
-      q.recent ?? [],
+      q.recent ??= new MarkWindow([]),
       final,
     );
     const results = live.map((item) => commit.add(this.#deps, item));
@@ -305,7 +307,7 @@ export class SubmissionWriter implements SubmissionWriterPort {
       value: commit.number,
       versionstamp,
     };
-    q.recent = commit.recentKept;
+    commit.marks.settle();
     this.#deps.budgets.remember(c.plan, versionstamp);
     const written = new Set<string>();
     for (const item of live) if (item.draft.idempotency) written.add(item.draft.idempotency.key);
@@ -436,6 +438,9 @@ export class SubmissionWriter implements SubmissionWriterPort {
     q.ownCommits = seq.versionstamp
       ? [{ versionstamp: seq.versionstamp, idempotencyKeys: new Set() }]
       : [];
-    q.recent = await catchUpMarks(this.#deps.kv, d.form.id, d.mode, q.recent, seq.value ?? 0);
+    const known = q.recent?.kept ?? null;
+    q.recent = new MarkWindow(
+      await catchUpMarks(this.#deps.kv, d.form.id, d.mode, known, seq.value ?? 0),
+    );
   }
 }

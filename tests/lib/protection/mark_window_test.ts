@@ -29,7 +29,7 @@ function random(seed: number): () => number {
   };
 }
 
-Deno.test("MarkWindow gives the context a walk of the last marks gives, as marks are added", () => {
+Deno.test("MarkWindow gives the context a walk of the last marks gives, as marks are added, settled and reverted", () => {
   for (let seed = 1; seed <= 40; seed++) {
     const next = random(seed);
     const pick = <T>(xs: T[]) => xs[Math.floor(next() * xs.length)];
@@ -46,14 +46,25 @@ Deno.test("MarkWindow gives the context a walk of the last marks gives, as marks
         number,
       };
     };
-    const all = Array.from({ length: Math.floor(next() * 150) }, mark);
+    let all = Array.from({ length: Math.floor(next() * 150) }, mark);
     const window = new MarkWindow(all);
-    for (let i = 0; i < 80; i++) {
+    let settled = all.length;
+    for (let i = 0; i < 400; i++) {
       const m = mark();
       assert.deepEqual(window.contextOf(m), walked(m, all), `seed ${seed}, mark ${m.number}`);
       window.push(m);
       all.push(m);
       assert.deepEqual(window.kept, all.slice(-CONTEXT_SIZE));
+      // Now and then a commit succeeds (its marks stay) or fails (its marks go).
+      const r = next();
+      if (r < 0.1) {
+        window.settle();
+        settled = all.length;
+      } else if (r < 0.15) {
+        window.revert();
+        all = all.slice(0, settled);
+        assert.deepEqual(window.kept, all.slice(-CONTEXT_SIZE));
+      }
     }
   }
 });

@@ -299,3 +299,37 @@ Deno.test("submission writer - a batch another instance keeps beating retries fo
   assert.equal(await recount(env.deps, form.id), 0);
   env.close();
 });
+
+Deno.test("submission writer - a commit that lost to another instance leaves no scoring marks behind", async () => {
+  const env = await testEnv();
+  const ws = await makeWorkspace(env.deps);
+  const form = await makeForm(env.deps, ws);
+  const { kv, writer } = env.deps;
+  await writer.write(liveDraft(form, ws, 0));
+  // Another instance touches the form's sequence (same value, new versionstamp) just before
+  // our next commit, once: that commit fails its check and is built again.
+  const seqKey = keys.submissionSeq(form.id, "live");
+  const atomic = kv.atomic.bind(kv);
+  let beaten = false;
+  kv.atomic = () => {
+    const op = atomic();
+    const commit = op.commit.bind(op);
+    op.commit = async () => {
+      if (!beaten) {
+        beaten = true;
+        await kv.set(seqKey, (await kv.get<number>(seqKey)).value);
+      }
+      return await commit();
+    };
+    return op;
+  };
+  const { body } = await writer.write(liveDraft(form, ws, 1));
+  assert.equal(writer.stats.conflicts, 1);
+  const stored = await kv.get<{ signals: { duplicate?: boolean } }>(
+    keys.submission(form.id, body.submission_id),
+  );
+  // Scored against the form's real submissions only, not against its own failed attempt.
+  assert.equal(stored.value?.signals.duplicate ?? false, false);
+  assert.equal(body.submission_number, 2);
+  env.close();
+});
