@@ -5,12 +5,51 @@
  */
 
 /**
- * Serialises a JSON value with sorted object keys: the text `JSON.stringify` would give
- * for a copy with sorted keys (`undefined`, functions and symbols in objects dropped, in
- * arrays `null`; `toJSON` honoured), written directly without building that copy.
+ * Serialises a JSON value with sorted object keys (by UTF-16 code units): `JSON.stringify`'s
+ * text with every object's keys in that order (`undefined`, functions and symbols in objects
+ * dropped, in arrays `null`; `toJSON` honoured).
  */
 export function canonicalJson(value: unknown): string {
-  return write(value, false) ?? "null";
+  const copy = sortedCopy(value);
+  return (copy === UNORDERED ? write(value, false) : JSON.stringify(copy)) ?? "null";
+}
+
+/** What sortedCopy returns for a value a copy cannot keep in order (see there). */
+const UNORDERED = Symbol("unordered");
+
+/**
+ * A copy of `value` whose objects hold their keys in sorted order, for `JSON.stringify` to
+ * write at native speed; UNORDERED when an object has a key starting with a digit (an object
+ * lists integer keys first, whatever the order they were added in) or `__proto__` (a copy
+ * would set its prototype instead): `write` serialises those directly.
+ */
+function sortedCopy(value: unknown): unknown {
+  if (
+    value !== null && typeof value === "object" &&
+    typeof (value as { toJSON?: unknown }).toJSON === "function"
+  ) {
+    value = (value as { toJSON: () => unknown }).toJSON();
+  }
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) {
+    const out = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const v = sortedCopy(value[i]);
+      if (v === UNORDERED) return UNORDERED;
+      out[i] = v;
+    }
+    return out;
+  }
+  const obj = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(obj).sort()) {
+    const c = k.charCodeAt(0);
+    if ((c >= 48 && c <= 57) || k === "__proto__") return UNORDERED;
+    const v = sortedCopy(obj[k]);
+    if (v === UNORDERED) return UNORDERED;
+    out[k] = v;
+  }
+  return out;
 }
 
 function write(value: unknown, inArray: boolean): string | undefined {

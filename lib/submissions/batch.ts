@@ -19,6 +19,8 @@ const MAX_BATCH_ITEMS = 64;
 export interface Item extends Stored {
   /** Set once resolved or rejected; a settled item is never written afterwards. */
   settled: boolean;
+  /** Its rate-limit keys JSON-encoded, once (see limitIdsOf). */
+  limitIds?: string[];
   resolve: (o: WriteOutcome) => void;
   reject: (e: unknown) => void;
 }
@@ -86,7 +88,12 @@ export function asClientError(err: unknown): unknown {
 
 /** The rate-limit budgets (JSON-encoded keys) the items spend from. */
 export function budgetIds(items: Item[]): string[] {
-  return items.flatMap((i) => i.draft.limits.map((s) => JSON.stringify(limitKey(s))));
+  return items.flatMap(limitIdsOf);
+}
+
+/** An item's rate-limit keys, JSON-encoded (kept on the item: batches are packed often). */
+export function limitIdsOf(item: Item): string[] {
+  return item.limitIds ??= item.draft.limits.map((s) => JSON.stringify(limitKey(s)));
 }
 
 /** Rejects (429) the items whose rate-limit spends were refused; returns the rest. */
@@ -100,8 +107,6 @@ export function settleRefused(items: Item[], allowed: boolean[]): Item[] {
     return ok;
   });
 }
-
-const NO_IDS: ReadonlySet<string> = new Set();
 
 /**
  * Packs the next batch: as many pending items as fit the size and count bounds and the
@@ -127,17 +132,16 @@ export function takeBatch(pending: Item[], checks: number): Split<Item> {
   for (const item of pending) {
     const d = item.draft;
     const idem = d.idempotency?.key;
-    const fresh = d.limits.length
-      ? new Set(d.limits.map((s) => JSON.stringify(limitKey(s))).filter((id) => !limitIds.has(id)))
-      : NO_IDS;
-    const checks = partChecks(d.parts) + fresh.size;
+    const ids = limitIdsOf(item);
+    const fresh = ids.filter((id, i) => !limitIds.has(id) && ids.indexOf(id) === i).length;
+    const checks = partChecks(d.parts) + fresh;
     if (!budget.fits(checks, d.size) || (batch.length && idem && idemKeys.has(idem))) {
       rest.push(item);
       continue;
     }
     batch.push(item);
     budget.add(checks, d.size);
-    for (const id of fresh) limitIds.add(id);
+    for (const id of ids) limitIds.add(id);
     if (idem) idemKeys.add(idem);
   }
   return { batch, rest, fill: rest.length ? 1 : budget.fill };

@@ -47,9 +47,9 @@ export class CounterDeltas {
   /** Adds `n` (may be negative) to the counter at `key`. */
   add(key: Deno.KvKey, n: number): void {
     const id = JSON.stringify(key);
-    const slot = this.#deltas.get(id) ?? { key, n: 0 };
-    slot.n += n;
-    this.#deltas.set(id, slot);
+    const slot = this.#deltas.get(id);
+    if (slot) slot.n += n;
+    else this.#deltas.set(id, { key, n });
   }
 
   /** Appends the non-zero sums to `op`. */

@@ -28,6 +28,7 @@ import {
   type FormQueue,
   type Item,
   knownAbsent,
+  limitIdsOf,
   MAX_OWN_COMMITS,
   settleRefused,
   takeBatch,
@@ -395,13 +396,11 @@ export class SubmissionWriter implements SubmissionWriterPort {
       if (item.draft.idempotency && !(q.seq && knownAbsent(q, item))) {
         want(idempotencyKeyOf(item.draft));
       }
-      for (const spend of item.draft.limits) {
-        const key = limitKey(spend);
-        const id = JSON.stringify(key);
+      limitIdsOf(item).forEach((id, i) => {
         const remembered = this.#deps.budgets.known(id);
         if (remembered) read.set(id, remembered);
-        else want(key);
-      }
+        else wanted.set(id, limitKey(item.draft.limits[i]));
+      });
     }
     if (quotaCap(first) !== null) want(quotaKey(first, this.#deps.now()));
     // The feed head and the listeners are a pair: the head's check covers the listeners
