@@ -13,16 +13,7 @@ import {
 import { assertCountersExact } from "@/tests/recount.ts";
 import { dispatch } from "@/lib/jobs/mod.ts";
 import { within } from "@/tests/processes.ts";
-
-/** Small deterministic PRNG (mulberry32), so a failure is reproducible. */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from "@/bench/soak/bad_util.ts";
 
 const FIRST = [
   "Ada",
@@ -117,7 +108,7 @@ Deno.test("scoring - 1,000 ordinary submissions stay completed (at most 0.5%)", 
       ],
       honeypot: "_gotcha",
     });
-    const rand = prng(20261122);
+    const rand = rng(20261122);
     const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)];
     // ~650 distinct people; some write twice or three times.
     const ips = Array.from(

@@ -6,6 +6,7 @@ import {
   type SubmissionMark,
 } from "@/lib/protection/score_context.ts";
 import { RECENT_WINDOW_MS } from "@/lib/protection/score.ts";
+import { rng } from "@/bench/soak/bad_util.ts";
 
 /** The context as a walk over the last CONTEXT_SIZE earlier marks defines it. */
 function walked(mark: SubmissionMark, earlier: NumberedMark[]) {
@@ -19,19 +20,9 @@ function walked(mark: SubmissionMark, earlier: NumberedMark[]) {
   return { recent, duplicate };
 }
 
-/** A small deterministic generator (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 Deno.test("MarkWindow gives the context a walk of the last marks gives, as marks are added, settled and reverted", () => {
   for (let seed = 1; seed <= 40; seed++) {
-    const next = random(seed);
+    const next = rng(seed);
     const pick = <T>(xs: T[]) => xs[Math.floor(next() * xs.length)];
     let at = 1_700_000_000_000;
     let number = 0;
