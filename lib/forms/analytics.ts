@@ -11,7 +11,7 @@ import { keys, type Mode } from "@/lib/kv/keys.ts";
 import { u64Delta, u64Value, utcDay, withKvRetry } from "@/lib/kv/kv.ts";
 import { commitSpending } from "@/lib/ratelimit/budgets.ts";
 import { planOf } from "@/lib/workspaces/plans.ts";
-import { limitKey, type LimitSpend, planSpends } from "@/lib/ratelimit/rate_limit.ts";
+import { limitId, type LimitSpend, planSpends } from "@/lib/ratelimit/rate_limit.ts";
 import type { Form, Workspace } from "@/lib/schemas.ts";
 
 /** The counter kind of each event type (and of submissions, written by submit). */
@@ -44,7 +44,7 @@ export async function recordEvent(
   },
 ): Promise<boolean> {
   const kind = EVENT_KINDS[input.type];
-  const budget = JSON.stringify(limitKey(input.spend));
+  const budget = limitId(input.spend);
   return await commitSpending(deps, [budget], async (op, known) => {
     const day = utcDay(deps.now());
     const marker = input.sessionId

@@ -35,6 +35,11 @@ export function limitKey(s: LimitSpend): Deno.KvKey {
   return keys.rateLimit(String(s.route), s.identity);
 }
 
+/** A spend's key JSON-encoded: how batches and the known budgets (LimitBudgets) name it. */
+export function limitId(s: LimitSpend): string {
+  return JSON.stringify(limitKey(s));
+}
+
 /** Reads whether one more unit would be allowed now, without spending it. */
 export async function peekLimit(deps: Pick<Deps, "kv" | "now">, s: LimitSpend): Promise<boolean> {
   const entry = await withKvRetry(() => deps.kv.get<GcraState>(limitKey(s)));

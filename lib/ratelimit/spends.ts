@@ -12,7 +12,7 @@ import type { Deps } from "@/lib/deps.ts";
 import { Batcher, CommitBudget, maxChecks, type Split } from "@/lib/kv/batcher.ts";
 import { getManyChunked } from "@/lib/kv/kv.ts";
 import { commitSpending } from "./budgets.ts";
-import { limitKey, planSpends } from "./rate_limit.ts";
+import { limitId, limitKey, planSpends } from "./rate_limit.ts";
 import type { LimitSpend, LimitSpender } from "./types.ts";
 
 /** How a batch's spends ended: allowed per spend, and whether a commit carried them. */
@@ -47,7 +47,7 @@ export class LimitSpends implements LimitSpender {
   /** Spends one unit; resolves whether the budget allowed it (a refusal changes nothing). */
   spend(spend: LimitSpend): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      const id = JSON.stringify(limitKey(spend));
+      const id = limitId(spend);
       this.#queue.push({ spend, id, resolve, reject });
     });
   }

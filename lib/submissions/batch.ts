@@ -7,7 +7,7 @@
 import { errors } from "@/lib/errors.ts";
 import { type Batcher, CommitBudget, type Split } from "@/lib/kv/batcher.ts";
 import type { MarkWindow } from "@/lib/protection/score_context.ts";
-import { limitKey } from "@/lib/ratelimit/rate_limit.ts";
+import { limitId } from "@/lib/ratelimit/rate_limit.ts";
 import { partChecks, type Stored } from "./commit.ts";
 import { quotaCap } from "./quota.ts";
 import type { WriteOutcome } from "./types.ts";
@@ -93,7 +93,7 @@ export function budgetIds(items: Item[]): string[] {
 
 /** An item's rate-limit keys, JSON-encoded (kept on the item: batches are packed often). */
 export function limitIdsOf(item: Item): string[] {
-  return item.limitIds ??= item.draft.limits.map((s) => JSON.stringify(limitKey(s)));
+  return item.limitIds ??= item.draft.limits.map(limitId);
 }
 
 /** Rejects (429) the items whose rate-limit spends were refused; returns the rest. */

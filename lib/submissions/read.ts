@@ -9,7 +9,7 @@ import { errors } from "@/lib/errors.ts";
 import { isPlausibleFormId, requireLiveForm, workspaceOf } from "@/lib/forms/forms.ts";
 import type { IdempotencyRecord } from "./idempotency.ts";
 import { keys } from "@/lib/kv/keys.ts";
-import { limitKey, type LimitSpend } from "@/lib/ratelimit/rate_limit.ts";
+import { limitId, limitKey, type LimitSpend } from "@/lib/ratelimit/rate_limit.ts";
 import type { Form, Workspace } from "@/lib/schemas.ts";
 import { failuresIn, learnFailures } from "@/lib/protection/failures.ts";
 import type { SubmitContext } from "./types.ts";
@@ -93,9 +93,8 @@ export async function readSubmitState(
   const wsAt = wsId ? wanted.push(keys.workspace(wsId)) - 1 : -1;
   // A budget this process spends from is known as its last commit left it (another
   // instance can only have spent more: the writer's check catches that).
-  const limitId = limitKey(spend);
-  const known = deps.budgets.known(JSON.stringify(limitId));
-  const limitAt = known ? -1 : wanted.push(limitId) - 1;
+  const known = deps.budgets.known(limitId(spend));
+  const limitAt = known ? -1 : wanted.push(limitKey(spend)) - 1;
   const entries = await deps.reads.getMany(wanted);
   const formEntry = entries[0];
   const limit = known ?? entries[limitAt];
