@@ -42,7 +42,7 @@ async function readAnswer(
   return { status: Number(statusLine.split(" ")[1]), headers, body };
 }
 
-Deno.test("keep-alive - submissions with bodies past 512 bytes share one connection", async () => {
+Deno.test("keep-alive - JSON, urlencoded and multipart posts past 512 bytes share one connection", async () => {
   const env = await testEnv({ RATE_LIMITS: JSON.stringify({ submit: 100_000 }) });
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
@@ -58,9 +58,15 @@ Deno.test("keep-alive - submissions with bodies past 512 bytes share one connect
     const json = JSON.stringify({ data: { name: "Ada", email: "ada@example.com", message } });
     const urlencoded = new URLSearchParams({ name: "Ada", email: "ada@example.com", message })
       .toString();
+    const multipart = [["name", "Ada"], ["email", "ada@example.com"], ["message", message]]
+      .map(([name, value]) =>
+        `--XyZ\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`
+      )
+      .join("") + "--XyZ--\r\n";
     const requests = [
       ["application/json", json],
       ["application/x-www-form-urlencoded", urlencoded],
+      ["multipart/form-data; boundary=XyZ", multipart],
       ["application/json", json],
     ];
     const buffered = { bytes: new Uint8Array(0) };
