@@ -18,7 +18,14 @@ export const FEED_KEEP_MS = 30 * 86_400_000;
 /** KV's own expiry of entries, a day later (it is lazy: readers never rely on it). */
 const FEED_EXPIRE_MS = FEED_KEEP_MS + 86_400_000;
 
-/** One stored feed event: small; its submission's data is read from the record. */
+/**
+ * Events one feed key holds at most. An event is at most about 1.8 KB serialised (a
+ * 200-character form name, the verdict's reasons and five content tokens), so a key's value
+ * stays far below KV's 64 KiB; a commit of the writer's usual batch writes one key.
+ */
+export const EVENTS_PER_KEY = 24;
+
+/** One feed event as stored: small; its submission's data is read from the record. */
 export interface FeedEntry {
   id: string;
   type: EventType;
@@ -41,6 +48,22 @@ export interface FeedItem {
   previous_status?: string;
 }
 
+/**
+ * What a key of the feed holds: the events at the positions up to its own (the key's last
+ * part), in order; a lone event (not in a list), as earlier versions stored each one, is the
+ * event at the key's position.
+ */
+export type StoredFeedEvents = FeedEntry[] | FeedEntry;
+
+/** A feed key's events with their positions; `last` is the key's position. */
+export function eventsAt(
+  last: number,
+  value: StoredFeedEvents,
+): { seq: number; event: FeedEntry }[] {
+  const events = Array.isArray(value) ? value : [value];
+  return events.map((event, i) => ({ seq: last - events.length + 1 + i, event }));
+}
+
 /** The feed head a commit checks and advances. */
 export type FeedHead = Deno.KvEntryMaybe<number>;
 
@@ -51,7 +74,8 @@ export function feedHeadKey(workspaceId: string, mode: Mode): Deno.KvKey {
 
 /**
  * Appends `items` (all of `head`'s workspace and mode) to `op` after `head`, which it
- * checks. Returns the new head value; after the commit succeeds the caller's head is
+ * checks: up to EVENTS_PER_KEY events a key, each key at its last event's position.
+ * Returns the new head value; after the commit succeeds the caller's head is
  * `{value, versionstamp: res.versionstamp}`.
  */
 export function appendFeed(
@@ -65,8 +89,11 @@ export function appendFeed(
   const [workspaceId, mode] = [head.key[1] as string, head.key[2] as Mode];
   const at = new Date(now).toISOString();
   op.check(head);
+  let entry: FeedEntry[] = [];
+  const write = () =>
+    op.set(keys.feedEvent(workspaceId, mode, seq), entry, { expireIn: FEED_EXPIRE_MS });
   for (const it of items) {
-    const entry: FeedEntry = {
+    const event: FeedEntry = {
       id: it.id,
       type: it.type,
       at,
@@ -75,9 +102,15 @@ export function appendFeed(
       submission_id: it.submission.id,
       verdict: verdictOf(it.submission),
     };
-    if (it.previous_status) entry.previous_status = it.previous_status;
-    op.set(keys.feedEvent(workspaceId, mode, ++seq), entry, { expireIn: FEED_EXPIRE_MS });
+    if (it.previous_status) event.previous_status = it.previous_status;
+    entry.push(event);
+    seq++;
+    if (entry.length === EVENTS_PER_KEY) {
+      write();
+      entry = [];
+    }
   }
+  if (entry.length) write();
   op.set(head.key, seq);
   return seq;
 }

@@ -14,7 +14,7 @@ import type { EventType } from "@/lib/notify/events.ts";
 import type { Submission } from "@/lib/schemas.ts";
 import { type PublicSubmission, submissionView } from "@/lib/submissions/query.ts";
 import { withVerdict } from "@/lib/submissions/records.ts";
-import { FEED_KEEP_MS, type FeedEntry } from "./append.ts";
+import { eventsAt, FEED_KEEP_MS, type FeedEntry, type StoredFeedEvents } from "./append.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 
 /** Entries one read looks at most (filtered or expired ones included), then it answers. */
@@ -62,20 +62,24 @@ export async function readFeed(
   const picked: FeedEntry[] = [];
   let scanned = 0;
   let hasMore = false;
-  const iter = deps.kv.list<FeedEntry>({
+  // The first key at or past pos + 1 may also hold events at or before pos: read already.
+  const iter = deps.kv.list<StoredFeedEvents>({
     prefix: keys.feedEvents(q.workspaceId, q.mode),
     start: keys.feedEvent(q.workspaceId, q.mode, pos + 1),
   }, { batchSize: Math.min(MAX_SCAN, q.limit + 1) });
-  for await (const e of iter) {
-    if (picked.length === q.limit || scanned === MAX_SCAN) {
-      hasMore = true;
-      break;
+  entries: for await (const e of iter) {
+    for (const { seq, event } of eventsAt(e.key[3] as number, e.value)) {
+      if (seq <= pos) continue;
+      if (picked.length === q.limit || scanned === MAX_SCAN) {
+        hasMore = true;
+        break entries;
+      }
+      scanned++;
+      pos = seq;
+      if (Date.parse(event.at) <= keptAfter) continue;
+      if (types && !types.has(event.type)) continue;
+      picked.push(event);
     }
-    scanned++;
-    pos = e.key[3] as number;
-    if (Date.parse(e.value.at) <= keptAfter) continue;
-    if (types && !types.has(e.value.type)) continue;
-    picked.push(e.value);
   }
   return {
     events: await withData(deps, picked),

@@ -16,7 +16,8 @@
  * - email index (privacy/email_index.ts): `submissionByEmail` per email value;
  * - verdict (protection/score_context.ts): the status, `spam` and `scored_at` on the record;
  * - announcement (without a second opinion): a `submission.created` event per submission in
- *   the workspace's feed (feed/append.ts: `feedSeq` checked and set, `feedEvent`), and one
+ *   the workspace's feed (feed/append.ts: `feedSeq` checked and set, `feedEvent` keys of up to
+ *   24 events), and one
  *   `notify_created` job when the form emails or a webhook listens (the workspace's
  *   `webhookListeners` as read with the feed head: every change of them sets the head, so
  *   its check covers them);

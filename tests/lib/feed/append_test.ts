@@ -5,23 +5,41 @@
  */
 import assert from "node:assert/strict";
 import { keys } from "@/lib/kv/keys.ts";
-import { appendFeed, feedHeadKey } from "@/lib/feed/append.ts";
+import {
+  appendFeed,
+  eventsAt,
+  type FeedEntry,
+  feedHeadKey,
+  type FeedItem,
+  type StoredFeedEvents,
+} from "@/lib/feed/append.ts";
+import { readFeed } from "@/lib/feed/read.ts";
+import type { Form } from "@/lib/schemas.ts";
 import { makeForm, makeWorkspace, testEnv } from "@/tests/helpers.ts";
 import { submissionOf } from "@/tests/lib/notify/_support.ts";
 
-Deno.test("feed append - positions are taken in commit order", async () => {
+/** The `n`-th event to append for a submission of `form`. */
+function itemOf(form: Form, n: number, type: FeedEntry["type"] = "submission.created"): FeedItem {
+  return {
+    id: `msg_${n}`,
+    type,
+    form,
+    submission: { ...submissionOf(form, {}), workspace_id: form.workspace_id },
+  };
+}
+
+/** A workspace with a form, in a fresh environment. */
+async function setup() {
   const env = await testEnv();
+  const ws = await makeWorkspace(env.deps);
+  return { env, ws, form: await makeForm(env.deps, ws), kv: env.deps.kv };
+}
+
+Deno.test("feed append - positions are taken in commit order", async () => {
+  const { env, ws, form, kv } = await setup();
   try {
-    const ws = await makeWorkspace(env.deps);
-    const form = await makeForm(env.deps, ws);
-    const kv = env.deps.kv;
     const head = await kv.get<number>(feedHeadKey(ws.id, "live"));
-    const item = (n: number) => ({
-      id: `msg_${n}`,
-      type: "submission.created" as const,
-      form,
-      submission: { ...submissionOf(form, {}), workspace_id: ws.id },
-    });
+    const item = (n: number) => itemOf(form, n);
     // Built first, committed second: it must not land below the other's positions.
     const early = kv.atomic();
     appendFeed(early, head, [item(1), item(2)], Date.now());
@@ -34,11 +52,70 @@ Deno.test("feed append - positions are taken in commit order", async () => {
     assert.equal(appendFeed(again, fresh, [item(1), item(2)], Date.now()), 3);
     assert.ok((await again.commit()).ok);
     const ids: string[] = [];
-    for await (const e of kv.list<{ id: string }>({ prefix: keys.feedEvents(ws.id, "live") })) {
-      ids.push(e.value.id);
+    for await (const e of kv.list<StoredFeedEvents>({ prefix: keys.feedEvents(ws.id, "live") })) {
+      ids.push(...eventsAt(e.key[3] as number, e.value).map((x) => x.event.id));
     }
     assert.deepEqual(ids, ["msg_3", "msg_1", "msg_2"]);
   } finally {
     env.close();
   }
 });
+
+Deno.test("feed append and read - a key holds up to 24 events; a cursor may stop inside one", async () => {
+  const { env, ws, form, kv } = await setup();
+  try {
+    const item = (n: number) =>
+      itemOf(form, n, n % 2 ? "submission.created" : "submission.status_changed");
+    const op = kv.atomic();
+    const head = await kv.get<number>(feedHeadKey(ws.id, "live"));
+    const at = appendFeed(op, head, Array.from({ length: 30 }, (_, i) => item(i + 1)), Date.now());
+    assert.equal(at, 30);
+    // A lone event, as earlier versions stored each one, at the next position.
+    const single = eventsOf(item(31));
+    op.set(keys.feedEvent(ws.id, "live", 31), single).set(feedHeadKey(ws.id, "live"), 31);
+    assert.ok((await op.commit()).ok);
+
+    const stored = [];
+    for await (const e of kv.list<StoredFeedEvents>({ prefix: keys.feedEvents(ws.id, "live") })) {
+      stored.push([e.key[3], Array.isArray(e.value) ? e.value.length : 1]);
+    }
+    assert.deepEqual(stored, [[24, 24], [30, 6], [31, 1]]);
+
+    const all = Array.from({ length: 31 }, (_, i) => `msg_${i + 1}`);
+    // Pages of 5 and of 7 stop inside the entries; each page goes on where the last stopped.
+    for (const limit of [5, 7, 31]) {
+      const seen: string[] = [];
+      let after: string | undefined;
+      for (let page = 0; page < 10; page++) {
+        const p = await readFeed(env.deps, { workspaceId: ws.id, mode: "live", after, limit });
+        seen.push(...p.events.map((e) => e.id));
+        after = p.next_cursor;
+        if (!p.has_more) break;
+      }
+      assert.deepEqual(seen, all, `limit ${limit}`);
+    }
+    // The types filter counts positions the same way.
+    const created = await readFeed(env.deps, {
+      workspaceId: ws.id,
+      mode: "live",
+      limit: 100,
+      types: ["submission.created"],
+    });
+    assert.deepEqual(created.events.map((e) => e.id), all.filter((_, i) => i % 2 === 0));
+  } finally {
+    env.close();
+  }
+});
+
+/** The stored form of an item's event (what appendFeed writes for it). */
+function eventsOf(it: FeedItem): FeedEntry {
+  return {
+    id: it.id,
+    type: it.type,
+    at: new Date().toISOString(),
+    form_id: it.form.id,
+    form_name: it.form.name,
+    submission_id: it.submission.id,
+    verdict: { status: it.submission.status },
+  };
+}

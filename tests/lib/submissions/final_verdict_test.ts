@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import type { Job } from "@/lib/jobs/queue.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { createWebhook } from "@/lib/notify/webhook_edits.ts";
-import type { FeedEntry } from "@/lib/feed/append.ts";
+import { eventsAt, type FeedEntry, type StoredFeedEvents } from "@/lib/feed/append.ts";
 import { readSubmission } from "@/lib/submissions/records.ts";
 import {
   makeForm,
@@ -35,7 +35,9 @@ async function jobsWaiting(env: TestEnv): Promise<Job[]> {
 async function feedOf(env: TestEnv, workspaceId: string): Promise<FeedEntry[]> {
   const out: FeedEntry[] = [];
   const prefix = keys.feedEvents(workspaceId, "live");
-  for await (const e of env.deps.kv.list<FeedEntry>({ prefix })) out.push(e.value);
+  for await (const e of env.deps.kv.list<StoredFeedEvents>({ prefix })) {
+    out.push(...eventsAt(e.key[3] as number, e.value).map((x) => x.event));
+  }
   return out;
 }
 
