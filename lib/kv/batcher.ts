@@ -43,12 +43,10 @@ export interface Split<T> {
 }
 
 /**
- * When a batch waits for more work before it goes out: only while `from` to `until - 1`
+ * When a batch waits `ms` for more work before it goes out: only while `from` to `until - 1`
  * items wait (a lone one never waits; a long queue has enough), only while the batch they
  * make is less than `belowFill` full (default 1: not full) by its tightest limit, and from
- * a drain's first batch on only when `first` is set. With `expecting`, it waits only while
- * that says enough more items are on their way for the number waiting (asked every
- * millisecond, for at most `ms`).
+ * a drain's first batch on only when `first` is set.
  */
 export interface Linger {
   ms: number;
@@ -56,7 +54,6 @@ export interface Linger {
   until: number;
   belowFill?: number;
   first?: boolean;
-  expecting?: (waiting: number) => boolean;
 }
 
 /** How a Batcher packs and runs its batches. */
@@ -123,16 +120,9 @@ export class Batcher<T> {
     for (const resolve of this.#waiters.splice(0)) resolve();
   }
 
-  /** Waits as Linger says, while waiting can still make the next batch larger. */
+  /** Waits as Linger says, when waiting can still make the next batch larger. */
   async #linger(l: Linger): Promise<void> {
-    if (!l.expecting) {
-      if (this.#shouldLinger(l)) await delay(l.ms);
-      return;
-    }
-    const until = performance.now() + l.ms;
-    while (
-      performance.now() < until && l.expecting(this.#pending.length) && this.#shouldLinger(l)
-    ) await delay(1);
+    if (this.#shouldLinger(l)) await delay(l.ms);
   }
 
   /** Whether waiting could make the next batch larger (see Linger). */

@@ -76,8 +76,6 @@ export function submitRequest(deps: Deps, req: SubmitRequest): Promise<SubmitAns
 
 async function submitStages(deps: Deps, req: SubmitRequest): Promise<SubmitAnswer> {
   const identity = ipIdentity(req.ip);
-  // On its way to the writer from now on: a loaded form's next commit may wait for it.
-  const arrived = deps.writer.expect(req.formId);
   // The budget a refusal spends: the client IP's until the pipeline knows the submit's own.
   let spend: LimitSpend | null = null;
   let posted: Refused | null = null;
@@ -100,7 +98,6 @@ async function submitStages(deps: Deps, req: SubmitRequest): Promise<SubmitAnswe
         idempotencyKey: parseIdempotencyKey(headers.get("idempotency-key")),
         source: "json",
         onForm: req.onForm,
-        arrived,
       };
       // The submit's own budget, computed once: refusals spend it from where it applies on.
       const own = submitSpend(deps, ctx);
@@ -143,8 +140,6 @@ async function submitStages(deps: Deps, req: SubmitRequest): Promise<SubmitAnswe
     const refused = posted as Refused | null;
     if (!refused || ajax || !(err instanceof AppError)) throw err;
     return { kind: "form_refused", error: err, ...refused };
-  } finally {
-    arrived();
   }
 }
 
@@ -169,7 +164,6 @@ export async function submit(
     () => admit(deps, ctx, body, state, screened, spend),
   );
   if ("replay" in admitted) return { replayed: true, body: admitted.replay };
-  ctx.arrived?.();
   try {
     return await inSpan("submit.write", () => deps.writer.write(admitted.draft));
   } finally {

@@ -28,8 +28,6 @@ export interface SubmitContext {
   ownerMail?: OwnerMail;
   /** Whether a form post filled a conventional honeypot (`_gotcha`, `bot-field`). */
   trapped?: boolean;
-  /** Ends the writer's count of this submit as on its way (SubmissionWriterPort.expect). */
-  arrived?: () => void;
 }
 
 /** What a form post asks of the owner's notification email (stored with the submission). */
@@ -105,12 +103,6 @@ export type WriteOutcome = { replayed: false; body: CreatedBody } | {
 export interface SubmissionWriterPort {
   /** Queues a submission; resolves once it is durably stored (or replayed). */
   write(draft: SubmissionDraft): Promise<WriteOutcome>;
-  /**
-   * Counts a submit to `formId` on its way (read, screened, admitted) until the returned
-   * function is called (once it is queued or refused): a loaded form's next commit waits
-   * for such submits, and only for them.
-   */
-  expect(formId: string): () => void;
   /** Commits made, submissions stored and conflicts met, for tests and benchmarks. */
   readonly stats: { commits: number; submissions: number; conflicts: number };
   /**

@@ -15,7 +15,7 @@
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
 import { newId } from "@/lib/ids.ts";
-import { Batcher, type Linger, maxChecks } from "@/lib/kv/batcher.ts";
+import { Batcher, maxChecks } from "@/lib/kv/batcher.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { commitWithRetry, getManyChunked, REBUILD, withKvRetry } from "@/lib/kv/kv.ts";
 import { inSpan } from "@/lib/observe/trace.ts";
@@ -45,16 +45,6 @@ import type { CreatedBody, SubmissionDraft, SubmissionWriterPort, WriteOutcome }
 
 /** Form queues kept at most, idle ones included (each holds up to CONTEXT_SIZE marks). */
 const MAX_QUEUES = 256;
-/**
- * A loaded form queue's linger: when 4 to 31 submissions gathered during a commit, and the
- * batch they make is not yet full (of 64 submissions, or of its checks: browser submits
- * from many addresses spend one each), the next commit waits up to 4 ms for more, and only
- * while more submits to the form are on their way (see `expect`) than wait in the batch. A
- * lone submission never waits, and no batch waits for every client: the process keeps work
- * to do while the commit is in flight (at 32 connections, gathering every client into one
- * batch left it idle during each commit).
- */
-const LINGER: Linger = { ms: 4, from: 4, until: 32, belowFill: 1 };
 /**
  * How long a batch keeps retrying conflicts with other instances before its items get 503.
  * A time, not a count of attempts: an instance committing to the same form wins most races
@@ -93,8 +83,6 @@ export class SubmissionWriter implements SubmissionWriterPort {
   #models = new Map<string, { model: SpamModel; at: number }>();
   /** Each workspace's listeners as computed from the entry they hold. */
   #listeners = new Map<string, Listeners>();
-  /** Submits on their way to each form (see expect). */
-  #coming = new Map<string, number>();
   /** Commits made and submissions stored, for benchmarks. */
   readonly stats = { commits: 0, submissions: 0, conflicts: 0 };
 
@@ -123,27 +111,6 @@ export class SubmissionWriter implements SubmissionWriterPort {
     });
   }
 
-  /** Submits counted as on their way, to every form (none once every request ended). */
-  get onTheirWay(): number {
-    let n = 0;
-    for (const count of this.#coming.values()) n += count;
-    return n;
-  }
-
-  /** Counts a submit to `formId` on its way until the returned function is called. */
-  expect(formId: string): () => void {
-    const coming = this.#coming;
-    coming.set(formId, (coming.get(formId) ?? 0) + 1);
-    let counted = true;
-    return () => {
-      if (!counted) return;
-      counted = false;
-      const left = coming.get(formId)! - 1;
-      if (left) coming.set(formId, left);
-      else coming.delete(formId);
-    };
-  }
-
   /** Forgets the workspace's content model: the next batch reads its statistics. */
   learned(workspaceId: string): void {
     this.#models.delete(workspaceId);
@@ -161,7 +128,6 @@ export class SubmissionWriter implements SubmissionWriterPort {
         take: (pending) => takeBatch(pending, maxChecks(this.#deps.kv)),
         run: (batch) => this.#commitIsolating(queue, batch),
         failed: (batch, err) => batch.forEach((i) => i.settled || i.reject(err)),
-        linger: { ...LINGER, expecting: (waiting) => (this.#coming.get(formId) ?? 0) > waiting },
         idle: () => this.#evictIdle(),
       });
     }
