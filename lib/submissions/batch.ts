@@ -144,5 +144,5 @@ export function takeBatch(pending: Item[], checks: number): Split<Item> {
     for (const id of ids) limitIds.add(id);
     if (idem) idemKeys.add(idem);
   }
-  return { batch, rest, fill: rest.length ? 1 : budget.fill };
+  return { batch, rest };
 }
