@@ -59,9 +59,8 @@ export async function planSpends(
 ): Promise<SpendPlan> {
   const distinct = new Map<string, { key: Deno.KvKey; spends: number[] }>();
   spends.forEach((s, i) => {
-    const key = limitKey(s);
-    const id = JSON.stringify(key);
-    const slot = distinct.get(id) ?? { key, spends: [] };
+    const id = limitId(s);
+    const slot = distinct.get(id) ?? { key: limitKey(s), spends: [] };
     slot.spends.push(i);
     distinct.set(id, slot);
   });
