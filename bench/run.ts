@@ -78,17 +78,17 @@ async function flushDisk(): Promise<void> {
   await new Deno.Command("sync").output().catch(() => {});
 }
 
-/** One measured wrk run: the disk flushed first, the server's CPU counted on `cpu`. */
+/** One measured wrk run: the disk flushed first, the server's CPU counted on `cpu` if given. */
 async function measuredRun(
-  cpu: CpuMeter,
+  cpu: CpuMeter | null,
   url: string,
   req: WrkRequest,
   opts: { seconds: number; connections: number; tag: string },
 ): Promise<WrkResult> {
   await flushDisk();
-  cpu.start();
+  cpu?.start();
   const result = await runWrk(url, req, opts);
-  cpu.stop();
+  cpu?.stop();
   return result;
 }
 
@@ -120,25 +120,19 @@ async function bareRounds(
   });
   const runs: WrkResult[] = [];
   const cpu = new CpuMeter(server.pid!);
-  const run = async (i: number) => {
-    runs.push(
-      await measuredRun(cpu, server.url, req, {
-        seconds: ROUND_SECONDS,
-        connections: CONNECTIONS,
-        tag: `${tag}${i}`,
-      }),
-    );
-  };
-  const other = new CpuMeter(server.pid!);
-  const beside = async (i: number, into: WrkResult[], rowTag: string) => {
+  /** One round into `into`, its CPU counted on `meter` if given. */
+  const round = async (meter: CpuMeter | null, into: WrkResult[], roundTag: string) => {
     into.push(
-      await measuredRun(other, server.url, req, {
+      await measuredRun(meter, server.url, req, {
         seconds: ROUND_SECONDS,
         connections: CONNECTIONS,
-        tag: `${tag}${rowTag}${i}`,
+        tag: roundTag,
       }),
     );
   };
+  const run = (i: number) => round(cpu, runs, `${tag}${i}`);
+  const beside = (i: number, into: WrkResult[], rowTag: string) =>
+    round(null, into, `${tag}${rowTag}${i}`);
   const close = async () => {
     started.splice(started.indexOf(server), 1);
     await server.close();
