@@ -1,15 +1,15 @@
 /**
- * Group commit of submissions. Every submit of a form (and mode) joins that form's queue
- * (a `Batcher`, kv/batcher.ts); while one commit is in flight the next requests gather,
- * then go out together in ONE `kv.atomic()`. What that commit writes for each submission,
- * key by key, is in submissions/commit.ts; this module only batches, reads what the batch
- * depends on, commits and retries. Under load a commit waits a few milliseconds to gather
- * more (see LINGER). Without Akismet each commit gives its submissions their final verdicts
- * and announces them (feed events, notification job). Clients never retry against each
- * other: a form's commits are serialised in the process, so are commits spending one
- * rate-limit budget (a key's workspace across its forms, see ratelimit/budgets.ts) and
- * commits checking one workspace's feed head and listeners, and conflicts with other
- * processes are retried by `commitWithRetry`, with a bound.
+ * Group commit of submissions. Every submit of a form (and mode) joins that form's queue (a
+ * `Batcher`, kv/batcher.ts); while one commit is in flight the next requests gather, then go
+ * out together in ONE `kv.atomic()`. What that commit writes for each submission, key by key,
+ * is in submissions/commit.ts; this module only batches, reads what the batch depends on,
+ * commits and retries. A batch goes out as soon as the commit before it ends, never waiting on
+ * a timer for more. Without Akismet each commit gives its submissions their final verdicts and
+ * announces them (feed events, notification job). Clients never retry against each other: a
+ * form's commits are serialised in the process, so are commits spending one rate-limit budget
+ * (a key's workspace across its forms, see ratelimit/budgets.ts) and commits checking one
+ * workspace's feed head and listeners, and conflicts with other processes are retried by
+ * `commitWithRetry`, with a bound.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
