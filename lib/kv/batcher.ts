@@ -38,21 +38,17 @@ export const MAX_VALUE_BYTES = 64 * 1024;
 export interface Split<T> {
   batch: T[];
   rest: T[];
-  /** How full the batch is by its tightest limit, 0 to 1 (see CommitBudget.fill). */
-  fill?: number;
 }
 
 /**
  * When a batch waits `ms` for more work before it goes out: only while `from` to `until - 1`
- * items wait (a lone one never waits; a long queue has enough), only while the batch they
- * make is less than `belowFill` full (default 1: not full) by its tightest limit, and from
- * a drain's first batch on only when `first` is set.
+ * items wait (a long queue has enough) and the next batch would take them all, and from a
+ * drain's first batch on only when `first` is set.
  */
 export interface Linger {
   ms: number;
   from: number;
   until: number;
-  belowFill?: number;
   first?: boolean;
 }
 
@@ -129,9 +125,8 @@ export class Batcher<T> {
   #shouldLinger(l: Linger): boolean {
     const waiting = this.#pending.length;
     if (waiting < l.from || waiting >= l.until) return false;
-    // A batch already (nearly) bounded by its operation's limits gains little by waiting.
-    const { rest, fill = 0 } = this.#opts.take(this.#pending);
-    return rest.length === 0 && fill < (l.belowFill ?? 1);
+    // A batch already bounded by its operation's limits cannot grow by waiting.
+    return this.#opts.take(this.#pending).rest.length === 0;
   }
 }
 
@@ -160,12 +155,6 @@ export class CommitBudget {
     const l = this.#limits;
     return this.items === 0 ||
       (this.items < l.items && this.checks + checks <= l.checks && this.bytes + bytes <= l.bytes);
-  }
-
-  /** How full the operation is by its tightest limit (0 to 1). */
-  get fill(): number {
-    const l = this.#limits;
-    return Math.max(this.checks / l.checks, this.bytes / l.bytes, this.items / l.items);
   }
 
   /** Counts an item in. */

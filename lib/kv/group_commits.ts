@@ -84,5 +84,5 @@ function take(pending: Pending[], checks: number): Split<Pending> {
     budget.add(p.write.checks, p.write.bytes);
     n++;
   }
-  return { batch: pending.slice(0, n), rest: pending.slice(n), fill: budget.fill };
+  return { batch: pending.slice(0, n), rest: pending.slice(n) };
 }

@@ -13,7 +13,7 @@ function byChecks(checks: number): (pending: number[]) => Split<number> {
         budget.add(1, 0);
       } else rest.push(n);
     }
-    return { batch, rest, fill: rest.length ? 1 : budget.fill };
+    return { batch, rest };
   };
 }
 
@@ -33,7 +33,7 @@ async function scenario(take: (p: number[]) => Split<number>, gathered: number, 
       if (sizes.length === 1) await held;
     },
     failed: () => {},
-    linger: { ms: 4, from: 4, until: 32, belowFill: 0.5 },
+    linger: { ms: 4, from: 4, until: 32 },
   });
   batcher.push(0);
   for (let i = 1; i <= gathered; i++) batcher.push(i);
@@ -49,15 +49,15 @@ async function scenario(take: (p: number[]) => Split<number>, gathered: number, 
   return sizes;
 }
 
-Deno.test("batcher - lingers while the gathered batch is under half full", async () => {
-  // 5 of 64 items: the late ones join the same batch.
+Deno.test("batcher - lingers while the gathered items fit the next batch", async () => {
+  // 5 items in room for 64: the late ones join the same batch.
   assert.deepEqual(await scenario(byChecks(64), 5, 5), [1, 10]);
 });
 
-Deno.test("batcher - a batch half full by its checks goes at once", async () => {
-  // 5 of 10 checks: no wait, so the late ones miss it (the first of them finds the queue
-  // idle and goes alone, the other four follow).
-  assert.deepEqual(await scenario(byChecks(10), 5, 5), [1, 5, 1, 4]);
+Deno.test("batcher - a batch bounded by its limits, or too few waiting, goes at once", async () => {
+  // 6 items in room for 5: no wait, so the late ones miss both batches (the first of them
+  // finds the queue idle and goes alone; the other four wait for more, then follow).
+  assert.deepEqual(await scenario(byChecks(5), 6, 5), [1, 5, 1, 1, 4]);
   // 3 gathered are too few to wait for, whatever the room.
   assert.deepEqual(await scenario(byChecks(64), 3, 2), [1, 3, 1, 1]);
 });
@@ -88,7 +88,6 @@ Deno.test("commit budget - the first item always fits; limits bound the rest", (
   const b = new CommitBudget({ checks: 10, bytes: 100, items: 3, reserved: 2 });
   assert.ok(b.fits(50, 1_000));
   b.add(8, 10);
-  assert.equal(b.fill, 1);
   assert.ok(!b.fits(1, 0));
   const c = new CommitBudget({ bytes: 100 });
   c.add(0, 60);
