@@ -72,6 +72,21 @@ export function feedHeadKey(workspaceId: string, mode: Mode): Deno.KvKey {
   return keys.feedSeq(workspaceId, mode);
 }
 
+/** The event `it` as stored, committed at `at` (ISO). */
+export function feedEntryOf(it: FeedItem, at: string): FeedEntry {
+  const event: FeedEntry = {
+    id: it.id,
+    type: it.type,
+    at,
+    form_id: it.form.id,
+    form_name: it.form.name,
+    submission_id: it.submission.id,
+    verdict: verdictOf(it.submission),
+  };
+  if (it.previous_status) event.previous_status = it.previous_status;
+  return event;
+}
+
 /**
  * Appends `items` (all of `head`'s workspace and mode) to `op` after `head`, which it
  * checks: up to EVENTS_PER_KEY events a key, each key at its last event's position.
@@ -93,17 +108,7 @@ export function appendFeed(
   const write = () =>
     op.set(keys.feedEvent(workspaceId, mode, seq), entry, { expireIn: FEED_EXPIRE_MS });
   for (const it of items) {
-    const event: FeedEntry = {
-      id: it.id,
-      type: it.type,
-      at,
-      form_id: it.form.id,
-      form_name: it.form.name,
-      submission_id: it.submission.id,
-      verdict: verdictOf(it.submission),
-    };
-    if (it.previous_status) event.previous_status = it.previous_status;
-    entry.push(event);
+    entry.push(feedEntryOf(it, at));
     seq++;
     if (entry.length === EVENTS_PER_KEY) {
       write();

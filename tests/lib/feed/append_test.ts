@@ -9,6 +9,7 @@ import {
   appendFeed,
   eventsAt,
   type FeedEntry,
+  feedEntryOf,
   feedHeadKey,
   type FeedItem,
   type StoredFeedEvents,
@@ -71,7 +72,7 @@ Deno.test("feed append and read - a key holds up to 24 events; a cursor may stop
     const at = appendFeed(op, head, Array.from({ length: 30 }, (_, i) => item(i + 1)), Date.now());
     assert.equal(at, 30);
     // A lone event, as earlier versions stored each one, at the next position.
-    const single = eventsOf(item(31));
+    const single = feedEntryOf(item(31), new Date().toISOString());
     op.set(keys.feedEvent(ws.id, "live", 31), single).set(feedHeadKey(ws.id, "live"), 31);
     assert.ok((await op.commit()).ok);
 
@@ -106,16 +107,3 @@ Deno.test("feed append and read - a key holds up to 24 events; a cursor may stop
     env.close();
   }
 });
-
-/** The stored form of an item's event (what appendFeed writes for it). */
-function eventsOf(it: FeedItem): FeedEntry {
-  return {
-    id: it.id,
-    type: it.type,
-    at: new Date().toISOString(),
-    form_id: it.form.id,
-    form_name: it.form.name,
-    submission_id: it.submission.id,
-    verdict: { status: it.submission.status },
-  };
-}
