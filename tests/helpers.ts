@@ -5,7 +5,9 @@
 import { loadConfig } from "@/lib/config.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { createForm } from "@/lib/forms/forms.ts";
+import { eventsAt, type FeedEntry, type StoredFeedEvents } from "@/lib/feed/append.ts";
 import { createApiKey } from "@/lib/keys/api_keys.ts";
+import { keys, type Mode } from "@/lib/kv/keys.ts";
 import type { PlanName } from "@/lib/workspaces/plans.ts";
 import { buildDeps, type DepsOverrides } from "@/lib/runtime.ts";
 import type { Form, FormDefinition, Scope, Workspace } from "@/lib/schemas.ts";
@@ -148,4 +150,18 @@ export async function recount(deps: Deps, formId: string): Promise<number> {
   let n = 0;
   for await (const _ of deps.kv.list({ prefix: ["submissions", formId] })) n++;
   return n;
+}
+
+/** A workspace's feed events as stored, in position order (read from KV directly). */
+export async function storedFeed(
+  deps: Deps,
+  workspaceId: string,
+  mode: Mode = "live",
+): Promise<FeedEntry[]> {
+  const out: FeedEntry[] = [];
+  const prefix = keys.feedEvents(workspaceId, mode);
+  for await (const e of deps.kv.list<StoredFeedEvents>({ prefix })) {
+    out.push(...eventsAt(e.key[3] as number, e.value).map((x) => x.event));
+  }
+  return out;
 }

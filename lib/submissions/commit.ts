@@ -17,10 +17,9 @@
  * - verdict (protection/score_context.ts): the status, `spam` and `scored_at` on the record;
  * - announcement (without a second opinion): a `submission.created` event per submission in
  *   the workspace's feed (feed/append.ts: `feedSeq` checked and set, `feedEvent` keys of up to
- *   24 events), and one
- *   `notify_created` job when the form emails or a webhook listens (the workspace's
- *   `webhookListeners` as read with the feed head: every change of them sets the head, so
- *   its check covers them);
+ *   EVENTS_PER_KEY events), and one `notify_created` job when the form emails or a webhook
+ *   listens (the workspace's `webhookListeners` as read with the feed head: every change of
+ *   them sets the head, so its check covers them);
  * - other folders' parts (`CommitPart`, from admit): `spentCaptcha` (protection/gates.ts,
  *   checked), the attached files' upload grants and storage counter (uploads/attach.ts);
  * - with a second opinion (Akismet) on: the verdict is a first one from the signals alone,

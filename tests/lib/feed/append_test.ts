@@ -7,7 +7,6 @@ import assert from "node:assert/strict";
 import { keys } from "@/lib/kv/keys.ts";
 import {
   appendFeed,
-  eventsAt,
   type FeedEntry,
   feedEntryOf,
   feedHeadKey,
@@ -16,7 +15,7 @@ import {
 } from "@/lib/feed/append.ts";
 import { readFeed } from "@/lib/feed/read.ts";
 import type { Form } from "@/lib/schemas.ts";
-import { makeForm, makeWorkspace, testEnv } from "@/tests/helpers.ts";
+import { makeForm, makeWorkspace, storedFeed, testEnv } from "@/tests/helpers.ts";
 import { submissionOf } from "@/tests/lib/notify/_support.ts";
 
 /** The `n`-th event to append for a submission of `form`. */
@@ -52,10 +51,7 @@ Deno.test("feed append - positions are taken in commit order", async () => {
     const fresh = await kv.get<number>(feedHeadKey(ws.id, "live"));
     assert.equal(appendFeed(again, fresh, [item(1), item(2)], Date.now()), 3);
     assert.ok((await again.commit()).ok);
-    const ids: string[] = [];
-    for await (const e of kv.list<StoredFeedEvents>({ prefix: keys.feedEvents(ws.id, "live") })) {
-      ids.push(...eventsAt(e.key[3] as number, e.value).map((x) => x.event.id));
-    }
+    const ids = (await storedFeed(env.deps, ws.id)).map((e) => e.id);
     assert.deepEqual(ids, ["msg_3", "msg_1", "msg_2"]);
   } finally {
     env.close();

@@ -11,13 +11,13 @@ import assert from "node:assert/strict";
 import type { Job } from "@/lib/jobs/queue.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { createWebhook } from "@/lib/notify/webhook_edits.ts";
-import { eventsAt, type FeedEntry, type StoredFeedEvents } from "@/lib/feed/append.ts";
 import { readSubmission } from "@/lib/submissions/records.ts";
 import {
   makeForm,
   makeWorkspace,
   MESSAGE_FORM,
   postJson,
+  storedFeed,
   type TestEnv,
   testEnv,
 } from "@/tests/helpers.ts";
@@ -28,15 +28,6 @@ async function jobsWaiting(env: TestEnv): Promise<Job[]> {
   const out: Job[] = [];
   for await (const e of env.deps.kv.list<{ job: Job }>({ prefix: keys.jobsDue() })) {
     out.push(e.value.job);
-  }
-  return out;
-}
-
-async function feedOf(env: TestEnv, workspaceId: string): Promise<FeedEntry[]> {
-  const out: FeedEntry[] = [];
-  const prefix = keys.feedEvents(workspaceId, "live");
-  for await (const e of env.deps.kv.list<StoredFeedEvents>({ prefix })) {
-    out.push(...eventsAt(e.key[3] as number, e.value).map((x) => x.event));
   }
   return out;
 }
@@ -78,7 +69,7 @@ Deno.test("final verdict in the commit - scored, announced, no scoring job", asy
     // No one listens and the form sends no mail: no job at all.
     assert.deepEqual(await jobsWaiting(env), []);
     // One created event per submission, carrying its final verdict.
-    const feed = await feedOf(env, ws.id);
+    const feed = await storedFeed(env.deps, ws.id);
     assert.deepEqual(feed.map((e) => e.submission_id).sort(), [...sent].sort());
     const records = new Map((await recordsOf(env.deps.kv, form.id, "live")).map((s) => [s.id, s]));
     for (const e of feed) {
@@ -112,7 +103,7 @@ Deno.test("final verdict in the commit - notify job when someone listens, even a
     assert.deepEqual(jobs.map((j) => j.type), ["notify_created"]);
     assert.deepEqual((jobs[0] as Extract<Job, { type: "notify_created" }>).ids, [id]);
     assert.ok(env.deps.writer.stats.conflicts >= 1, "the stale listeners failed the check");
-    assert.equal((await feedOf(env, ws.id)).length, 2);
+    assert.equal((await storedFeed(env.deps, ws.id)).length, 2);
   } finally {
     env.close();
   }
