@@ -109,7 +109,8 @@ export function privacyApi(deps: Deps): OpenAPIHono<ServerEnv> {
 
   app.openapi({ ...jobRoute, middleware: [auth("admin", "server_privacy_job")] }, async (c) => {
     const id = c.req.valid("param").id;
-    const job = await requirePrivacyJob(deps, c.get("auth").workspace.id, id);
+    const key = c.get("auth");
+    const job = await requirePrivacyJob(deps, key.workspace.id, [key.mode], id);
     c.header("Cache-Control", "no-store");
     return c.json({ job: jobView(job) }, 200);
   });
