@@ -7,7 +7,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Deps } from "@/lib/deps.ts";
-import { apiApp } from "@/lib/api/app.ts";
+import { apiApp, PUBLIC, RESUME_TOKEN } from "@/lib/api/app.ts";
 import {
   errorResponses,
   formIdParams,
@@ -29,11 +29,6 @@ const EXAMPLE = { data: { name: "Ada" }, step: 0 };
 const draftParams = formIdParams.extend({
   draft_id: idParam("draft_id", "drf_01jd8y5x2n3k4m5p6q7r8s9t0v", "Draft not found."),
 });
-const tokenHeader = z.object({
-  authorization: z.string().max(300).optional().meta({
-    description: "`Bearer <resume_token>`: the token the draft's start returned.",
-  }),
-});
 
 const draftSchema = z.object({
   data: z.record(z.string(), z.unknown()),
@@ -51,6 +46,8 @@ const startedSchema = z.object({
 const startRoute = createRoute({
   method: "post",
   path: "/forms/p/{id}/drafts",
+  operationId: "startDraft",
+  security: PUBLIC,
   tags: TAG,
   summary: "Start a draft",
   description: "Saves a visitor's progress on a drafts-enabled form. Values are checked for " +
@@ -67,13 +64,14 @@ const startRoute = createRoute({
 const saveRoute = createRoute({
   method: "put",
   path: "/forms/p/{id}/drafts/{draft_id}",
+  operationId: "saveDraft",
+  security: RESUME_TOKEN,
   tags: TAG,
   summary: "Save a draft",
   description: "Replaces the draft's values (and step, when sent). A wrong or expired token " +
     "is 404.",
   request: {
     params: draftParams,
-    headers: tokenHeader,
     body: jsonRequest(draftBodySchema, EXAMPLE),
   },
   responses: {
@@ -85,10 +83,12 @@ const saveRoute = createRoute({
 const readRoute = createRoute({
   method: "get",
   path: "/forms/p/{id}/drafts/{draft_id}",
+  operationId: "readDraft",
+  security: RESUME_TOKEN,
   tags: TAG,
   summary: "Read a draft",
   description: "The draft's values and step. A wrong or expired token is 404.",
-  request: { params: draftParams, headers: tokenHeader },
+  request: { params: draftParams },
   responses: {
     200: jsonResponse("The draft.", draftSchema),
     ...errorResponses(404, 423, 429),
@@ -98,6 +98,8 @@ const readRoute = createRoute({
 const resumeLinkRoute = createRoute({
   method: "post",
   path: "/forms/p/{id}/drafts/{draft_id}/resume-link",
+  operationId: "sendDraftResumeLink",
+  security: RESUME_TOKEN,
   tags: TAG,
   summary: "Email a resume link",
   description: "Mails `email` a link to the hosted page with the draft loaded " +
@@ -105,7 +107,6 @@ const resumeLinkRoute = createRoute({
     "the instance's hourly caps on mail visitors trigger apply (429).",
   request: {
     params: draftParams,
-    headers: tokenHeader,
     body: jsonRequest(eraseBodySchema, { email: "ada@example.com" }),
   },
   responses: {
