@@ -372,7 +372,7 @@ export interface User {
   /** An instance owner may create workspaces, change plans and suspend. */
   owner: boolean;
   created_at: string;
-  /** Role per workspace id in `workspace_ids`; a workspace missing here means `owner`. */
+  /** Role per workspace id in `workspace_ids`; a workspace missing here grants nothing. */
   roles?: Record<string, Role>;
   /** Epoch ms of the last password change or reset: sessions started before it are over. */
   password_changed_at?: number;

@@ -57,6 +57,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: "Refused: CAPTCHA, spam, origin, plan, or the key lacks the scope.",
   404: "Not found (also: an id that cannot exist, or a suspended workspace's form).",
   408: "The request body did not arrive in time.",
+  411: "`Content-Length` is required.",
   409: "Idempotency key reused with another payload, or the form's schema changed.",
   413: "The request body is too large.",
   415: "Unsupported Content-Type.",

@@ -44,6 +44,7 @@ const listFormsRoute = createRoute({
   ...base,
   method: "get",
   path: "/forms",
+  operationId: "listForms",
   summary: "List forms",
   description: "The key's workspace's forms, paginated, searchable by name. Scope `read`.",
   request: { query: formListQuerySchema },
@@ -60,6 +61,7 @@ const getFormRoute = createRoute({
   ...base,
   method: "get",
   path: "/forms/{id}",
+  operationId: "getForm",
   summary: "Get a form",
   description: "One form's definition (no CAPTCHA secret). Scope `read`.",
   request: { params: serverFormIdParams },
@@ -73,6 +75,7 @@ const listSubmissionsRoute = createRoute({
   ...base,
   method: "get",
   path: "/forms/{id}/submissions",
+  operationId: "listSubmissions",
   summary: "List submissions",
   description: "Newest first, of the key's mode (live or test), filtered by status, search " +
     "text and date range. Scope `read`.",
@@ -90,6 +93,7 @@ const getSubmissionRoute = createRoute({
   ...base,
   method: "get",
   path: "/forms/{id}/submissions/{sid}",
+  operationId: "getSubmission",
   summary: "Get a submission",
   description: "One submission of the key's mode. Scope `read`.",
   request: { params: submissionParams },
@@ -103,6 +107,7 @@ const deleteSubmissionsRoute = createRoute({
   ...base,
   method: "delete",
   path: "/forms/{id}/submissions",
+  operationId: "deleteSubmissions",
   summary: "Delete submissions",
   description: "Deletes up to 500 submissions by id (with their files); ids not found are " +
     "listed. Scope `admin`. Audited.",
@@ -123,6 +128,7 @@ const analyticsRoute = createRoute({
   ...base,
   method: "get",
   path: "/forms/{id}/analytics",
+  operationId: "getFormAnalytics",
   summary: "Get a form's analytics",
   description: "Views, starts, submissions and completion rate, in total and by day, over " +
     "the workspace's retention window. Scope `read`.",
@@ -137,6 +143,7 @@ const downloadRoute = createRoute({
   ...base,
   method: "get",
   path: "/forms/{id}/files/download",
+  operationId: "getFileDownloadLink",
   summary: "Get a file's download link",
   description: "A short-lived signed URL of a file attached to one of the form's submissions " +
     "(its `path` as the submission lists it). Scope `read`.",
