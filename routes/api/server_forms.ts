@@ -58,6 +58,7 @@ const createFormRoute = createRoute({
   security: BEARER,
   method: "post",
   path: "/forms",
+  operationId: "createForm",
   summary: "Create a form",
   description: "Creates a form in the key's workspace from a definition (the same checks as " +
     "the CLI and the admin editor), with an optional `key`: a slug unique in the workspace " +
@@ -75,6 +76,7 @@ const patchFormRoute = createRoute({
   security: BEARER,
   method: "patch",
   path: "/forms/{id}",
+  operationId: "updateForm",
   summary: "Update a form",
   description: "Changes any part of a form's definition: a part given replaces the stored " +
     "one (`fields` as a whole; fields keep their ids by name), `null` clears it. " +
