@@ -231,6 +231,8 @@ export type FormDefinition = z.input<typeof formDefinitionSchema>;
 export interface Form {
   id: string;
   workspace_id: string;
+  /** Its slug, unique in the workspace (`key:<slug>` names it wherever a public id does). */
+  key?: string;
   name: string;
   fields: Field[];
   captcha: CaptchaConfig | null;
