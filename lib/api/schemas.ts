@@ -179,6 +179,13 @@ export const analyticsSchema = z.object({
   from: z.string(),
   to: z.string(),
   retention_days: z.number().int(),
+  drafts: z.number().int().meta({ description: "Live drafts: started, not submitted." }),
+  draft_steps: z.array(z.object({ step: z.number().int(), drafts: z.number().int() })).meta({
+    description: "Live drafts by the furthest step (0-based) they reached.",
+  }),
+  draft_fields: z.record(z.string(), z.number().int()).meta({
+    description: "Live drafts holding a value, by field name.",
+  }),
   daily: z.array(z.object({
     date: z.string(),
     views: z.number().int(),
@@ -186,6 +193,17 @@ export const analyticsSchema = z.object({
     submissions: z.number().int(),
   })),
 }).openapi("Analytics");
+
+/** A visitor's draft as the Server Data API lists it (never its resume token). */
+export const draftListItemSchema = z.object({
+  id: z.string(),
+  data: z.record(z.string(), z.unknown()),
+  step: z.number().int().nullable(),
+  furthest_step: z.number().int().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  expires_at: z.string(),
+}).openapi("DraftListItem");
 
 /** A webhook endpoint (its secret only in create and rotate answers). */
 export const webhookSchema = z.looseObject({

@@ -13,6 +13,7 @@ import { commitSpending } from "@/lib/ratelimit/budgets.ts";
 import { planOf } from "@/lib/workspaces/plans.ts";
 import { limitId, type LimitSpend, planSpends } from "@/lib/ratelimit/rate_limit.ts";
 import type { Form, Workspace } from "@/lib/schemas.ts";
+import { type DraftAnalytics, draftAnalytics } from "@/lib/drafts/summary.ts";
 
 /** The counter kind of each event type (and of submissions, written by submit). */
 export const EVENT_KINDS = { view: "views", start: "starts" } as const;
@@ -73,8 +74,8 @@ export interface DailyAnalytics {
   submissions: number;
 }
 
-/** The analytics record of CONTRACT. */
-export interface FormAnalytics {
+/** The analytics record of CONTRACT, with where visitors stop (live drafts). */
+export interface FormAnalytics extends DraftAnalytics {
   views: number;
   starts: number;
   submissions: number;
@@ -145,5 +146,6 @@ export async function formAnalytics(
     to,
     retention_days: days,
     daily,
+    ...await draftAnalytics(deps, form, mode),
   };
 }
