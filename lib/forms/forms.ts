@@ -61,21 +61,28 @@ export function raisesSchemaVersion(form: Form, definition: FormDefinition | unk
   return validityChanged(form.fields, assignFieldIds(parsed.data.fields, form.fields));
 }
 
-/** Creates a form in a workspace from a definition. */
+/**
+ * Creates a form in a workspace from a definition, with an optional `key` (checked unique
+ * in the same commit; a conflicting commit is a 409); `also` adds to that commit what goes
+ * with the form (an audit event).
+ */
 export async function createForm(
   deps: Pick<Deps, "kv" | "now">,
   workspaceId: string,
   definition: FormDefinition | unknown,
+  opts: { key?: string; also?: (op: Deno.AtomicOperation, form: Form) => void } = {},
 ): Promise<Form> {
   const def = parseFormDefinition(definition);
   const now = new Date(deps.now()).toISOString();
   const form: Form = {
     id: newFormId(),
     workspace_id: workspaceId,
+    ...(opts.key ? { key: opts.key } : {}),
     name: def.name,
     fields: assignFieldIds(def.fields, []),
     ...definedSettings(def),
     ...(def.spam_filter ? { spam_filter: def.spam_filter } : {}),
+    ...(def.drafts ? { drafts: def.drafts } : {}),
     schema_version: 1,
     created_at: now,
     updated_at: now,
@@ -85,15 +92,20 @@ export async function createForm(
   if (!ws.value) throw errors.notFound("Workspace not found.");
   assertNotSuspended(ws.value);
   Object.assign(form, privacyOnCreate(def, ws.value)); // retention, IP and user-agent policy
-  const res = await withKvRetry(() =>
-    deps.kv.atomic()
+  const res = await withKvRetry(() => {
+    const op = deps.kv.atomic()
       .check(ws)
       .check({ key: keys.form(form.id), versionstamp: null })
       .set(keys.form(form.id), form)
-      .set(keys.formByWorkspace(workspaceId, form.id), true)
-      .commit()
-  );
-  if (!res.ok) throw new Error("form create conflicted");
+      .set(keys.formByWorkspace(workspaceId, form.id), true);
+    if (opts.key) {
+      const byKey = keys.formByKey(workspaceId, opts.key);
+      op.check({ key: byKey, versionstamp: null }).set(byKey, form.id);
+    }
+    opts.also?.(op, form);
+    return op.commit();
+  });
+  if (!res.ok) throw new AppError(409, "conflict", "A concurrent change conflicted. Try again.");
   return form;
 }
 
@@ -119,9 +131,12 @@ export async function updateForm(
       details: { form: before.id, ...details },
     });
   });
-  return await mutateForm(deps, formId, ({ intro: _i, thank_you: _t, spam_filter, ...form }) => {
+  return await mutateForm(deps, formId, (
+    { intro: _i, thank_you: _t, spam_filter, drafts: keptDrafts, ...form },
+  ) => {
     // Omitted keeps the form's thresholds (an editor that does not show them keeps them).
     const filter = def.spam_filter === undefined ? spam_filter : def.spam_filter;
+    const drafts = def.drafts === undefined ? keptDrafts : def.drafts;
     const fields = assignFieldIds(def.fields, form.fields);
     const fieldsChanged = validityChanged(form.fields, fields);
     return {
@@ -133,6 +148,7 @@ export async function updateForm(
       ...privacyOnUpdate(def, form), // retention, IP and user-agent policy
       ...hostedTexts(def),
       ...(filter ? { spam_filter: filter } : {}),
+      ...(drafts ? { drafts } : {}),
     };
   }, audited);
 }
@@ -253,6 +269,7 @@ export function publicSchema(form: Form): {
     schema_version: number;
     accepting: boolean;
     honeypot: string | null;
+    drafts?: { enabled: true; ttl_days: number };
   };
   captcha: { provider: string; siteKey: string | null } | null;
 } {
@@ -264,6 +281,9 @@ export function publicSchema(form: Form): {
       schema_version: form.schema_version,
       accepting: form.accepting,
       honeypot: form.honeypot,
+      ...(form.drafts?.enabled
+        ? { drafts: { enabled: true, ttl_days: form.drafts.ttl_days } }
+        : {}),
     },
     captcha: form.captcha
       ? { provider: form.captcha.provider, siteKey: form.captcha.siteKey ?? null }
