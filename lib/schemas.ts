@@ -11,6 +11,7 @@ import {
 import { matchesPattern, patternProblem } from "@/lib/forms/patterns.ts";
 import { definitionProblems, type Translations } from "@/lib/rules/mod.ts";
 import { PLAN_NAMES } from "@/lib/workspaces/plans.ts";
+import { type DraftSettings, draftSettingsSchema } from "@/lib/drafts/settings.ts";
 
 /** Field types (CONTRACT "Form definition"). */
 export const FIELD_TYPES = [
@@ -227,6 +228,8 @@ export const formDefinitionSchema = z
     /** The language of the form's own texts (default `en`). */
     default_language: z.string().max(35).optional(),
     translations: translationsSchema.optional(),
+    /** Saved progress (lib/drafts); omitted = off (create) or unchanged (update). */
+    drafts: draftSettingsSchema.nullable().optional(),
   })
   .strict()
   .superRefine((d, ctx) => {
@@ -305,6 +308,8 @@ export interface Form {
   default_language?: string;
   /** The form's texts in other languages; absent: none. */
   translations?: Translations;
+  /** Saved progress: visitors' drafts and how long they live; absent or null: off. */
+  drafts?: DraftSettings | null;
 }
 
 /** A workspace. */

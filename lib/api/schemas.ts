@@ -141,6 +141,8 @@ export const publicSchemaBody = z.object({
     translations: z.record(z.string(), z.looseObject({})).optional().meta({
       description: "The form's texts per language: `{form: {title, submit, success}, fields}`.",
     }),
+    drafts: z.object({ enabled: z.literal(true), ttl_days: z.number().int() }).optional()
+      .meta({ description: "Present when the form keeps visitors' drafts." }),
   }),
   captcha: z.object({ provider: z.string(), siteKey: z.string().nullable() }).nullable(),
 }).openapi("PublicSchema");

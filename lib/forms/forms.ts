@@ -84,6 +84,7 @@ export async function createForm(
     ...definedSettings(def),
     ...languageAndSteps(def),
     ...(def.spam_filter ? { spam_filter: def.spam_filter } : {}),
+    ...(def.drafts ? { drafts: def.drafts } : {}),
     schema_version: 1,
     created_at: now,
     updated_at: now,
@@ -133,9 +134,18 @@ export async function updateForm(
     });
   });
   return await mutateForm(deps, formId, (before) => {
-    const { intro: _i, thank_you: _t, spam_filter, steps: _s, translations: _l, ...form } = before;
+    const {
+      intro: _i,
+      thank_you: _t,
+      spam_filter,
+      drafts: keptDrafts,
+      steps: _s,
+      translations: _l,
+      ...form
+    } = before;
     // Omitted keeps the form's thresholds (an editor that does not show them keeps them).
     const filter = def.spam_filter === undefined ? spam_filter : def.spam_filter;
+    const drafts = def.drafts === undefined ? keptDrafts : def.drafts;
     const fields = assignFieldIds(def.fields, form.fields);
     const kept = languageAndSteps(def, before);
     const changed = validityChanged(before, { fields, steps: kept.steps });
@@ -149,6 +159,7 @@ export async function updateForm(
       ...privacyOnUpdate(def, form), // retention, IP and user-agent policy
       ...hostedTexts(def),
       ...(filter ? { spam_filter: filter } : {}),
+      ...(drafts ? { drafts } : {}),
     };
   }, audited);
 }
@@ -290,6 +301,7 @@ export function publicSchema(form: Form): {
     steps?: Form["steps"];
     default_language: string;
     translations?: Form["translations"];
+    drafts?: { enabled: true; ttl_days: number };
   };
   captcha: { provider: string; siteKey: string | null } | null;
 } {
@@ -304,6 +316,9 @@ export function publicSchema(form: Form): {
       ...(form.steps ? { steps: form.steps } : {}),
       default_language: form.default_language ?? "en",
       ...(form.translations ? { translations: form.translations } : {}),
+      ...(form.drafts?.enabled
+        ? { drafts: { enabled: true, ttl_days: form.drafts.ttl_days } }
+        : {}),
     },
     captcha: form.captcha
       ? { provider: form.captcha.provider, siteKey: form.captcha.siteKey ?? null }
