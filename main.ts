@@ -39,8 +39,12 @@ if (import.meta.main) {
   }
   const app = createApp(deps);
   Deno.serve({
+    hostname: config.host,
     port: config.port,
-    onListen: ({ port }) =>
-      logger.info(`Formwell listening on http://localhost:${port} (${config.env})`),
+    onListen: ({ hostname, port }) => {
+      const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+      const every = hostname === "0.0.0.0" || hostname === "::" ? ", every interface" : "";
+      logger.info(`Formwell listening on http://${host}:${port} (${config.env}${every})`);
+    },
   }, (req, info) => app.fetch(req, info));
 }

@@ -228,6 +228,8 @@ export type FormDefinition = z.input<typeof formDefinitionSchema>;
 export interface Form {
   id: string;
   workspace_id: string;
+  /** Its slug, unique in the workspace (`key:<slug>` names it wherever a public id does). */
+  key?: string;
   name: string;
   fields: Field[];
   captcha: CaptchaConfig | null;
@@ -370,7 +372,7 @@ export interface User {
   /** An instance owner may create workspaces, change plans and suspend. */
   owner: boolean;
   created_at: string;
-  /** Role per workspace id in `workspace_ids`; a workspace missing here means `owner`. */
+  /** Role per workspace id in `workspace_ids`; a workspace missing here grants nothing. */
   roles?: Record<string, Role>;
   /** Epoch ms of the last password change or reset: sessions started before it are over. */
   password_changed_at?: number;

@@ -22,6 +22,7 @@ import { eventsApi } from "@/routes/api/events.ts";
 import { formTypesApi } from "@/routes/api/form_types.ts";
 import { publicApi } from "@/routes/api/public.ts";
 import { serverApi } from "@/routes/api/server.ts";
+import { serverFormsApi } from "@/routes/api/server_forms.ts";
 import { privacyApi } from "@/routes/api/privacy.ts";
 import { auditApi } from "@/routes/api/audit.ts";
 import { feedApi } from "@/routes/api/feed.ts";
@@ -46,6 +47,7 @@ export function v1Api(deps: Deps): OpenAPIHono<AppEnv> {
   const api = apiApp<AppEnv>();
   api.route("/api/v1", captchaApi(deps));
   api.route("/api/v1/server", serverApi(deps));
+  api.route("/api/v1/server", serverFormsApi(deps));
   api.route("/api/v1/server", privacyApi(deps));
   api.route("/api/v1/server", auditApi(deps));
   api.route("/api/v1/server", feedApi(deps));

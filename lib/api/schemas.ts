@@ -10,6 +10,9 @@ import { ID_PATTERN, MAX_ID_LENGTH } from "@/lib/http/validation.ts";
 import { EVENT_TYPES } from "@/lib/notify/events.ts";
 import { FIELD_TYPES } from "@/lib/schemas.ts";
 
+/** A form reference on the Server Data API: a public id or `key:<slug>`. */
+const SERVER_FORM_REF = /^(?:key:[a-z0-9][a-z0-9_-]{0,63}|[A-Za-z0-9_-]{1,100})$/;
+
 /**
  * A path parameter holding an id the service issued: an over-long or odd one is the 404 a
  * missing resource gets, with `notFound` as its message.
@@ -21,6 +24,16 @@ export function idParam(name: string, example: string, notFound: string) {
 
 /** `{id}`: a form's public id. */
 export const formIdParams = z.object({ id: idParam("id", "fAbC123xYz456", "Form not found.") });
+
+/** `{id}` on the Server Data API: a form's public id, or `key:<slug>` (its key). */
+export const serverFormIdParams = z.object({
+  id: z.string().regex(SERVER_FORM_REF, { error: "Form not found." }).openapi({
+    param: { name: "id", in: "path" },
+    example: "fAbC123xYz456",
+    description: "The form's public id, or `key:<slug>` to name it by its key.",
+    maxLength: MAX_ID_LENGTH,
+  }),
+});
 
 /** The JSON body of every error answer (SPEC "Errors"). */
 export const errorBody = z.looseObject({
@@ -44,6 +57,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: "Refused: CAPTCHA, spam, origin, plan, or the key lacks the scope.",
   404: "Not found (also: an id that cannot exist, or a suspended workspace's form).",
   408: "The request body did not arrive in time.",
+  411: "`Content-Length` is required.",
   409: "Idempotency key reused with another payload, or the form's schema changed.",
   413: "The request body is too large.",
   415: "Unsupported Content-Type.",
@@ -110,6 +124,7 @@ export const publicSchemaBody = z.object({
 /** A form as the Server Data API shows it (no CAPTCHA secret). */
 export const formSchema = z.looseObject({
   public_id: z.string(),
+  key: z.string().optional().meta({ description: "The form's slug, unique in the workspace." }),
   name: z.string(),
   fields: z.array(fieldSchema),
   captcha: z.looseObject({ provider: z.string(), siteKey: z.string().optional() }).nullable(),

@@ -61,17 +61,23 @@ export function raisesSchemaVersion(form: Form, definition: FormDefinition | unk
   return validityChanged(form.fields, assignFieldIds(parsed.data.fields, form.fields));
 }
 
-/** Creates a form in a workspace from a definition. */
+/**
+ * Creates a form in a workspace from a definition, with an optional `key` (checked unique
+ * in the same commit; a conflicting commit is a 409); `also` adds to that commit what goes
+ * with the form (an audit event).
+ */
 export async function createForm(
   deps: Pick<Deps, "kv" | "now">,
   workspaceId: string,
   definition: FormDefinition | unknown,
+  opts: { key?: string; also?: (op: Deno.AtomicOperation, form: Form) => void } = {},
 ): Promise<Form> {
   const def = parseFormDefinition(definition);
   const now = new Date(deps.now()).toISOString();
   const form: Form = {
     id: newFormId(),
     workspace_id: workspaceId,
+    ...(opts.key ? { key: opts.key } : {}),
     name: def.name,
     fields: assignFieldIds(def.fields, []),
     ...definedSettings(def),
@@ -85,15 +91,20 @@ export async function createForm(
   if (!ws.value) throw errors.notFound("Workspace not found.");
   assertNotSuspended(ws.value);
   Object.assign(form, privacyOnCreate(def, ws.value)); // retention, IP and user-agent policy
-  const res = await withKvRetry(() =>
-    deps.kv.atomic()
+  const res = await withKvRetry(() => {
+    const op = deps.kv.atomic()
       .check(ws)
       .check({ key: keys.form(form.id), versionstamp: null })
       .set(keys.form(form.id), form)
-      .set(keys.formByWorkspace(workspaceId, form.id), true)
-      .commit()
-  );
-  if (!res.ok) throw new Error("form create conflicted");
+      .set(keys.formByWorkspace(workspaceId, form.id), true);
+    if (opts.key) {
+      const byKey = keys.formByKey(workspaceId, opts.key);
+      op.check({ key: byKey, versionstamp: null }).set(byKey, form.id);
+    }
+    opts.also?.(op, form);
+    return op.commit();
+  });
+  if (!res.ok) throw new AppError(409, "conflict", "A concurrent change conflicted. Try again.");
   return form;
 }
 

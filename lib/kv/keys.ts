@@ -28,6 +28,8 @@ export const keys = {
     ["forms_by_workspace", workspaceId, publicId] as const,
   /** Prefix of the forms of a workspace. */
   formsByWorkspace: (workspaceId: string) => ["forms_by_workspace", workspaceId] as const,
+  /** Index: a form's `key` (its slug, unique in the workspace) to its public id. */
+  formByKey: (workspaceId: string, key: string) => ["forms_by_key", workspaceId, key] as const,
 
   /** A submission record; what a form owns sits under it. */
   submission: (formId: string, id: string) => ["submissions", formId, id] as const,

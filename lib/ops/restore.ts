@@ -11,7 +11,7 @@ import { AppError } from "@/lib/errors.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
 import { jobSchema } from "@/lib/jobs/queue.ts";
 import type { Jobs } from "@/lib/jobs/types.ts";
-import type { Storage } from "@/lib/uploads/storage/storage.ts";
+import { isStorageKey, type Storage } from "@/lib/uploads/storage/storage.ts";
 import { type BackupManifest, FILES_DIR, KV_ENTRIES, KV_SQLITE, MANIFEST } from "./backup.ts";
 import { copyEntry, listTar, readEntry, type TarEntry } from "./tar.ts";
 import { entrySize, queuedMessages, readDump } from "./kv_snapshot.ts";
@@ -63,6 +63,7 @@ export async function restoreBackup(
     throw refuse(`--in ${path} is not a Formwell backup: ${(err as Error).message}`);
   });
   const manifest = await readManifest(file, members);
+  checkMembers(members, manifest);
   const kvMember = members.find((m) =>
     m.name === (manifest.kv === "sqlite" ? KV_SQLITE : KV_ENTRIES)
   );
@@ -101,6 +102,29 @@ export async function restoreBackup(
     return { entries: writer.count, jobs, files, backup_created_at: manifest.created_at };
   } finally {
     await Deno.remove(work, { recursive: true }).catch(() => {});
+  }
+}
+
+/**
+ * Refuses, before anything is written, an archive with a member a backup never holds: only
+ * the manifest, the KV member the manifest names and stored files (`files/<form>/<file>`,
+ * when the manifest says files are included), each once.
+ */
+function checkMembers(members: TarEntry[], manifest: BackupManifest): void {
+  const kvName = manifest.kv === "sqlite" ? KV_SQLITE : KV_ENTRIES;
+  const seen = new Set<string>();
+  const bad = members.map((m) => m.name).filter((name) => {
+    const ok = !seen.has(name) && (name === MANIFEST || name === kvName ||
+      (manifest.files && name.startsWith(FILES_DIR) && isStorageKey(name)));
+    seen.add(name);
+    return !ok;
+  });
+  if (bad.length) {
+    const names = bad.slice(0, 5).map((n) => JSON.stringify(n)).join(", ");
+    throw refuse(
+      `The backup holds ${bad.length} member(s) a Formwell backup never has (${names}` +
+        `${bad.length > 5 ? ", ..." : ""}), or one twice; nothing was restored.`,
+    );
   }
 }
 
