@@ -10,6 +10,7 @@ import {
 } from "@/lib/notify/settings.ts";
 import { patternProblem } from "@/lib/forms/patterns.ts";
 import { PLAN_NAMES } from "@/lib/workspaces/plans.ts";
+import { type DraftSettings, draftSettingsSchema } from "@/lib/drafts/settings.ts";
 
 /** Field types (CONTRACT "Form definition"). */
 export const FIELD_TYPES = [
@@ -185,6 +186,8 @@ export const formDefinitionSchema = z
     notifications: notificationsSchema.optional(),
     /** Spam score thresholds; omitted = the defaults (create) or unchanged (update). */
     spam_filter: spamFilterSchema.nullable().optional(),
+    /** Saved progress (lib/drafts); omitted = off (create) or unchanged (update). */
+    drafts: draftSettingsSchema.nullable().optional(),
   })
   .strict()
   .superRefine((d, ctx) => {
@@ -253,6 +256,8 @@ export interface Form {
   archived_at?: string;
   /** Spam score thresholds; absent or null: the defaults (40 suspicious, 70 spam). */
   spam_filter?: SpamFilter | null;
+  /** Saved progress: visitors' drafts and how long they live; absent or null: off. */
+  drafts?: DraftSettings | null;
 }
 
 /** A workspace. */

@@ -21,6 +21,7 @@ import { captchaApi } from "@/routes/api/captcha.ts";
 import { eventsApi } from "@/routes/api/events.ts";
 import { formTypesApi } from "@/routes/api/form_types.ts";
 import { publicApi } from "@/routes/api/public.ts";
+import { draftsApi } from "@/routes/api/drafts.ts";
 import { serverApi } from "@/routes/api/server.ts";
 import { serverFormsApi } from "@/routes/api/server_forms.ts";
 import { privacyApi } from "@/routes/api/privacy.ts";
@@ -56,6 +57,7 @@ export function v1Api(deps: Deps): OpenAPIHono<AppEnv> {
   api.route("/api/v1", eventsApi(deps));
   api.route("/api/v1", formTypesApi(deps));
   api.route("/api/v1", publicApi(deps));
+  api.route("/api/v1", draftsApi(deps));
   api.route("/api/v1", uploadsApi(deps));
   documentApi(api, deps.config);
   return api;

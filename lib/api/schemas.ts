@@ -117,6 +117,8 @@ export const publicSchemaBody = z.object({
     schema_version: z.number().int(),
     accepting: z.boolean(),
     honeypot: z.string().nullable(),
+    drafts: z.object({ enabled: z.literal(true), ttl_days: z.number().int() }).optional()
+      .meta({ description: "Present when the form keeps visitors' drafts." }),
   }),
   captcha: z.object({ provider: z.string(), siteKey: z.string().nullable() }).nullable(),
 }).openapi("PublicSchema");

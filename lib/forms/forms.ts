@@ -82,6 +82,7 @@ export async function createForm(
     fields: assignFieldIds(def.fields, []),
     ...definedSettings(def),
     ...(def.spam_filter ? { spam_filter: def.spam_filter } : {}),
+    ...(def.drafts ? { drafts: def.drafts } : {}),
     schema_version: 1,
     created_at: now,
     updated_at: now,
@@ -130,9 +131,12 @@ export async function updateForm(
       details: { form: before.id, ...details },
     });
   });
-  return await mutateForm(deps, formId, ({ intro: _i, thank_you: _t, spam_filter, ...form }) => {
+  return await mutateForm(deps, formId, (
+    { intro: _i, thank_you: _t, spam_filter, drafts: keptDrafts, ...form },
+  ) => {
     // Omitted keeps the form's thresholds (an editor that does not show them keeps them).
     const filter = def.spam_filter === undefined ? spam_filter : def.spam_filter;
+    const drafts = def.drafts === undefined ? keptDrafts : def.drafts;
     const fields = assignFieldIds(def.fields, form.fields);
     const fieldsChanged = validityChanged(form.fields, fields);
     return {
@@ -144,6 +148,7 @@ export async function updateForm(
       ...privacyOnUpdate(def, form), // retention, IP and user-agent policy
       ...hostedTexts(def),
       ...(filter ? { spam_filter: filter } : {}),
+      ...(drafts ? { drafts } : {}),
     };
   }, audited);
 }
@@ -264,6 +269,7 @@ export function publicSchema(form: Form): {
     schema_version: number;
     accepting: boolean;
     honeypot: string | null;
+    drafts?: { enabled: true; ttl_days: number };
   };
   captcha: { provider: string; siteKey: string | null } | null;
 } {
@@ -275,6 +281,9 @@ export function publicSchema(form: Form): {
       schema_version: form.schema_version,
       accepting: form.accepting,
       honeypot: form.honeypot,
+      ...(form.drafts?.enabled
+        ? { drafts: { enabled: true, ttl_days: form.drafts.ttl_days } }
+        : {}),
     },
     captcha: form.captcha
       ? { provider: form.captcha.provider, siteKey: form.captcha.siteKey ?? null }
