@@ -197,6 +197,8 @@ export const keys = {
   // --- admin UI ---
   /** A just-created API key's raw value, read once by the keys page (expires in minutes). */
   keyReveal: (token: string) => ["admin_key_reveal", token] as const,
+  /** Prefix of every reveal entry (never backed up). */
+  keyReveals: () => ["admin_key_reveal"] as const,
   /** A submission an admin of its workspace has opened (read/unread; shared by the team). */
   submissionRead: (formId: string, id: string) => ["submission_read", formId, id] as const,
   /** Prefix of a form's read marks (swept with the form). */

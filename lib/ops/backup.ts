@@ -71,7 +71,7 @@ export async function createBackup(
     };
     await tar.addBytes(MANIFEST, new TextEncoder().encode(JSON.stringify(manifest, null, 2)));
     const kvFile = `${work}/${local ? KV_SQLITE : KV_ENTRIES}`;
-    if (local) snapshotSqlite(config.kvPath!, kvFile);
+    if (local) snapshotSqlite(config.kvPath!, kvFile, now());
     else {
       using dump = await Deno.open(kvFile, { write: true, createNew: true });
       await dumpEntries(kv, dump);
