@@ -106,7 +106,26 @@ export const fieldSchema = z.looseObject({
   type: z.enum(FIELD_TYPES),
   required: z.boolean().optional(),
   label: z.string().optional(),
+  when: z.unknown().optional().meta({
+    description:
+      "JSON Logic: the field is shown, required and stored only while this holds; a value sent while it does not is dropped.",
+  }),
+  compute: z.unknown().optional().meta({
+    description: "JSON Logic: the value the service computes and stores (a sent value is ignored).",
+  }),
+  default: z.unknown().optional().meta({
+    description: "The value used when `data` does not hold the field.",
+  }),
 }).openapi("Field");
+
+/** One step of a multi-step form. */
+export const stepSchema = z.object({
+  title: z.string(),
+  fields: z.array(z.string()),
+  when: z.unknown().optional().meta({
+    description: "JSON Logic: the step is shown while this holds.",
+  }),
+}).openapi("Step");
 
 /** `GET /forms/p/{id}`: what a page needs to render and submit the form. */
 export const publicSchemaBody = z.object({
@@ -117,6 +136,11 @@ export const publicSchemaBody = z.object({
     schema_version: z.number().int(),
     accepting: z.boolean(),
     honeypot: z.string().nullable(),
+    steps: z.array(stepSchema).optional(),
+    default_language: z.string().meta({ description: "The language of the form's own texts." }),
+    translations: z.record(z.string(), z.looseObject({})).optional().meta({
+      description: "The form's texts per language: `{form: {title, submit, success}, fields}`.",
+    }),
     drafts: z.object({ enabled: z.literal(true), ttl_days: z.number().int() }).optional()
       .meta({ description: "Present when the form keeps visitors' drafts." }),
   }),
