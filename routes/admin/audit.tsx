@@ -70,6 +70,7 @@ const LABELS: Record<AuditEvent["action"], string> = {
   "webhook.secret_rotated": "Webhook secret rotated",
   "webhook.test_sent": "Webhook test event sent",
   "submission.labelled": "Submission labelled",
+  "mcp.tool_called": "MCP tool called",
 };
 
 function list(v: unknown): string {
@@ -136,6 +137,10 @@ export function detailsInWords(ev: Pick<AuditEvent, "action" | "details">): stri
       return `${d.email ?? "?"} from ${d.from ?? "?"} to ${d.to ?? "?"}.`;
     case "member.removed":
       return `${d.email ?? "?"} (was ${d.from ?? "?"}).`;
+    case "mcp.tool_called":
+      return `Tool ${d.tool ?? "?"} with key "${d.api_key ?? ""}" (${d.mode ?? "live"}): ${
+        d.outcome ?? "?"
+      }.`;
     case "submission.labelled":
       return `Submission ${d.submission ?? "?"}${form} from ${d.from ?? "?"} to ${d.to ?? "?"}.`;
     case "invite.withdrawn":
