@@ -236,6 +236,7 @@ export const deliverySchema = z.object({
   event_id: z.string(),
   msg_id: z.string(),
   event: z.string(),
+  submission_id: z.string().optional().describe("The submission the event is about."),
   attempt: z.number().int(),
   status: z.number().int().nullable(),
   ok: z.boolean(),
@@ -243,6 +244,9 @@ export const deliverySchema = z.object({
   response: z.string(),
   error: z.string().optional(),
   outcome: z.enum(["retrying", "delivered", "failed", "disabled"]),
+  next_attempt_at: z.string().optional().describe(
+    "When the event is attempted next (on a `retrying` attempt).",
+  ),
   manual: z.boolean().optional(),
 }).openapi("Delivery");
 
