@@ -205,7 +205,7 @@ export const analyticsSchema = z.object({
   retention_days: z.number().int(),
   drafts: z.number().int().meta({ description: "Live drafts: started, not submitted." }),
   draft_steps: z.array(z.object({ step: z.number().int(), drafts: z.number().int() })).meta({
-    description: "Live drafts by the furthest step (0-based) they reached.",
+    description: "Live drafts by the furthest step (1-based position) they reached.",
   }),
   draft_fields: z.record(z.string(), z.number().int()).meta({
     description: "Live drafts holding a value, by field name.",
@@ -216,6 +216,12 @@ export const analyticsSchema = z.object({
     starts: z.number().int(),
     submissions: z.number().int(),
   })),
+  steps: z.array(z.object({
+    step: z.number().int().openapi({ description: "The step's 1-based position." }),
+    reached: z.number().int().openapi({
+      description: "Distinct sessions shown the step (each counted once a day).",
+    }),
+  })).optional().openapi({ description: "Present when the form has steps, one entry a step." }),
 }).openapi("Analytics");
 
 /** A visitor's draft as the Server Data API lists it (never its resume token). */

@@ -16,7 +16,7 @@ import type { Draft, DraftListItem } from "./types.ts";
 export interface DraftAnalytics {
   /** Live drafts: started, neither submitted nor expired. */
   drafts: number;
-  /** Live drafts by the furthest step reached (0-based), for forms with steps. */
+  /** Live drafts by the furthest step reached (1-based position), for forms with steps. */
   draft_steps: { step: number; drafts: number }[];
   /** Live drafts holding a value, by field name: where visitors stop filling in. */
   draft_fields: Record<string, number>;

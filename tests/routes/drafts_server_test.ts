@@ -35,14 +35,14 @@ Deno.test("drafts - the Server Data API lists them and analytics count them", as
     const ws = await makeWorkspace(env.deps, "business");
     const form = await makeForm(env.deps, ws, DRAFT_FORM);
     const [a, b, c] = await startDrafts(env, form.id, [
-      { data: { name: "A" }, step: 0 },
-      { data: { name: "B", email: "b@example.com" }, step: 2 },
-      { data: {}, step: 1 },
+      { data: { name: "A" }, step: 1 },
+      { data: { name: "B", email: "b@example.com" }, step: 3 },
+      { data: {}, step: 2 },
     ]);
     // Going back a step keeps the furthest one reached.
     await draftReq(env, "PUT", `/api/v1/forms/p/${form.id}/drafts/${b.draft_id}`, b.resume_token, {
       data: { name: "B", email: "b@example.com" },
-      step: 1,
+      step: 2,
     });
     // A submitted draft is no longer where anyone stopped.
     await postJson(env, `/api/v1/submit/p/${form.id}`, {
@@ -57,8 +57,8 @@ Deno.test("drafts - the Server Data API lists them and analytics count them", as
     assert.equal(page.pagination.has_more, true);
     assert.equal(page.drafts[0].id, b.draft_id, "newest first");
     assert.deepEqual(page.drafts[0].data, { name: "B", email: "b@example.com" });
-    assert.equal(page.drafts[0].step, 1);
-    assert.equal(page.drafts[0].furthest_step, 2);
+    assert.equal(page.drafts[0].step, 2);
+    assert.equal(page.drafts[0].furthest_step, 3);
     const all = await (await get(env, `/forms/${form.id}/drafts`, reader)).text();
     for (const d of [a, b]) {
       assert.ok(!all.includes(d.resume_token.split(".")[1]), "no token");
@@ -69,7 +69,7 @@ Deno.test("drafts - the Server Data API lists them and analytics count them", as
       .analytics;
     assert.equal(analytics.drafts, 2);
     assert.equal(analytics.submissions, 1);
-    assert.deepEqual(analytics.draft_steps, [{ step: 0, drafts: 1 }, { step: 2, drafts: 1 }]);
+    assert.deepEqual(analytics.draft_steps, [{ step: 1, drafts: 1 }, { step: 3, drafts: 1 }]);
     assert.deepEqual(analytics.draft_fields, { name: 2, email: 1 });
 
     const tester = await makeKey(env.deps, ws, { type: "test", scopes: ["read"] });
