@@ -53,7 +53,7 @@ Deno.test("drafts - start, save, read with the token", async (t) => {
         started.resume_token,
         {
           data: { name: "Ada", topic: "support" },
-          step: 1,
+          step: 2,
         },
       );
       assert.equal(saved.status, 200);
