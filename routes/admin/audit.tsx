@@ -184,7 +184,7 @@ export default define.page<typeof handler>(function Audit({ data }) {
         ? <p>No events{action ? ` of this action` : ""} yet.</p>
         : (
           <div class="table-wrap" role="region" aria-label="Audit events" tabIndex={0}>
-            <table>
+            <table class="stack">
               <caption class="visually-hidden">Audit events, newest first</caption>
               <thead>
                 <tr>
@@ -198,13 +198,13 @@ export default define.page<typeof handler>(function Audit({ data }) {
               <tbody>
                 {events.map((ev) => (
                   <tr key={ev.id} data-action={ev.action}>
-                    <td>
+                    <td data-label="When">
                       <Time iso={ev.at} />
                     </td>
-                    <td>{ev.actor}</td>
-                    <td>{LABELS[ev.action] ?? ev.action}</td>
-                    <td>{ev.ip ?? "unknown"}</td>
-                    <td>{detailsInWords(ev)}</td>
+                    <td data-label="Who">{ev.actor}</td>
+                    <td data-label="What">{LABELS[ev.action] ?? ev.action}</td>
+                    <td data-label="From">{ev.ip ?? "unknown"}</td>
+                    <td data-label="Details">{detailsInWords(ev)}</td>
                   </tr>
                 ))}
               </tbody>

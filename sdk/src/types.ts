@@ -240,6 +240,8 @@ export interface Analytics {
   to: string;
   retention_days: number;
   daily: { date: string; views: number; starts: number; submissions: number }[];
+  /** Present when the form has steps: distinct sessions that reached each step. */
+  steps?: { step: number; reached: number }[];
 }
 
 /** `GET /api/v1/server/forms/<id>/files/download?path=` answer. */
@@ -297,6 +299,8 @@ export interface WebhookDelivery {
   event_id: string;
   msg_id: string;
   event: string;
+  /** The submission the event is about (absent for test events). */
+  submission_id?: string;
   attempt: number;
   status: number | null;
   ok: boolean;
@@ -304,6 +308,8 @@ export interface WebhookDelivery {
   response: string;
   error?: string;
   outcome: "retrying" | "delivered" | "failed" | "disabled";
+  /** When the event is attempted next, on a `retrying` attempt. */
+  next_attempt_at?: string;
   manual?: boolean;
 }
 
