@@ -6,6 +6,7 @@
 import { ConfigError, loadConfig } from "@/lib/config.ts";
 import { sweepUploads } from "@/lib/jobs/cleanup_upload.ts";
 import { dispatch } from "@/lib/jobs/mod.ts";
+import { enqueueDraftSweep } from "@/lib/drafts/expiry.ts";
 import { dailyRetentionSweep } from "@/lib/privacy/retention.ts";
 import { buildDeps, openKv } from "@/lib/runtime.ts";
 import { seedBanner, seedIfEmpty } from "@/lib/admin/seed.ts";
@@ -32,6 +33,7 @@ if (import.meta.main) {
   Deno.cron("formwell upload sweep", "23 * * * *", async () => {
     await sweepUploads(deps);
   });
+  Deno.cron("formwell draft expiry", "*/10 * * * *", () => enqueueDraftSweep(deps));
   Deno.cron("formwell retention", "17 3 * * *", () => dailyRetentionSweep(deps).then(() => {}));
   if (config.seed) {
     const seeded = await seedIfEmpty(deps);

@@ -9,6 +9,8 @@ export const DEFAULT_RATE_LIMITS = {
   schema: 60,
   submit: 20,
   validate: 30,
+  /** Draft starts, saves, reads and resume links per IP (lib/drafts). */
+  drafts: 60,
   events: 60,
   upload_url: 10,
   /** Key-authenticated calls, per workspace and route (CONTRACT). */

@@ -23,5 +23,8 @@ export const PUBLIC: Record<string, string[]>[] = [];
 /** Security of submit: no credential from a page, or an API key from a server. */
 export const OPTIONAL_BEARER: Record<string, string[]>[] = [{}, { bearerAuth: [] }];
 
+/** Security of a draft's routes: its resume token as a bearer token (`resumeToken`). */
+export const RESUME_TOKEN: Record<string, string[]>[] = [{ resumeToken: [] }];
+
 /** Security of the local upload target: the grant's `storageToken` as a bearer token. */
 export const STORAGE_TOKEN: Record<string, string[]>[] = [{ storageToken: [] }];

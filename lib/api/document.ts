@@ -11,6 +11,7 @@ import type { Config } from "@/lib/config.ts";
 /** The tags, in the order the reference shows them. */
 const TAGS = [
   { name: "Public", description: "What a page calls: no credential, rate limited per IP." },
+  { name: "Drafts", description: "Saved progress: a visitor's draft, read with its token." },
   { name: "Uploads", description: "Two-step file uploads: a signed URL, then the bytes." },
   { name: "Forms and submissions", description: "Server Data API: needs a secret API key." },
   { name: "Webhooks", description: "Signed event delivery to your endpoints." },
@@ -48,6 +49,11 @@ export function buildOpenApiDocument<E extends Env>(
     type: "http",
     scheme: "bearer",
     description: "The `storageToken` an upload-URL answer grants for one file.",
+  });
+  api.openAPIRegistry.registerComponent("securitySchemes", "resumeToken", {
+    type: "http",
+    scheme: "bearer",
+    description: "The `resume_token` a draft's start returned (a wrong or expired one is 404).",
   });
   api.openAPIRegistry.registerComponent("headers", "X-Request-Id", {
     description: "The request's id (an incoming well-formed `X-Request-Id` is kept); error " +
@@ -93,6 +99,7 @@ function curlOf(method: string, path: string, op: Operation): string {
   if (schemes.includes("bearerAuth") && op.security?.length === 1) {
     lines.push(`-H "Authorization: Bearer $FORMWELL_API_KEY"`);
   }
+  if (schemes.includes("resumeToken")) lines.push(`-H "Authorization: Bearer <resume_token>"`);
   const json = op.requestBody?.content?.["application/json"];
   if (json) {
     lines.push(`-H "Content-Type: application/json"`);

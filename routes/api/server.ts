@@ -12,13 +12,13 @@ import { apiApp, BEARER } from "@/lib/api/app.ts";
 import {
   analyticsSchema,
   errorResponses,
-  formIdParams,
   formSchema,
   idParam,
   jsonRequest,
   jsonResponse,
   KEY_ERRORS,
   paginationSchema,
+  serverFormIdParams,
   submissionSchema,
 } from "@/lib/api/schemas.ts";
 import { formListQuerySchema, listForms, requireOwnForm } from "@/lib/forms/query.ts";
@@ -36,7 +36,7 @@ import { auditDelete, keyAuth, type ServerEnv } from "./_key_auth.ts";
 
 const TAG = ["Forms and submissions"];
 const base = { tags: TAG, security: BEARER };
-const submissionParams = formIdParams.extend({
+const submissionParams = serverFormIdParams.extend({
   sid: idParam("sid", "sub_01jd8y5x2n3k4m5p6q7r8s9t0v", "Submission not found."),
 });
 
@@ -64,7 +64,7 @@ const getFormRoute = createRoute({
   operationId: "getForm",
   summary: "Get a form",
   description: "One form's definition (no CAPTCHA secret). Scope `read`.",
-  request: { params: formIdParams },
+  request: { params: serverFormIdParams },
   responses: {
     200: jsonResponse("The form.", z.object({ form: formSchema })),
     ...errorResponses(...KEY_ERRORS),
@@ -79,7 +79,7 @@ const listSubmissionsRoute = createRoute({
   summary: "List submissions",
   description: "Newest first, of the key's mode (live or test), filtered by status, search " +
     "text and date range. Scope `read`.",
-  request: { params: formIdParams, query: submissionListQuerySchema },
+  request: { params: serverFormIdParams, query: submissionListQuerySchema },
   responses: {
     200: jsonResponse(
       "A page of submissions.",
@@ -112,7 +112,7 @@ const deleteSubmissionsRoute = createRoute({
   description: "Deletes up to 500 submissions by id (with their files); ids not found are " +
     "listed. Scope `admin`. Audited.",
   request: {
-    params: formIdParams,
+    params: serverFormIdParams,
     body: jsonRequest(deleteBodySchema, { ids: ["sub_01jd8y5x2n3k4m5p6q7r8s9t0v"] }),
   },
   responses: {
@@ -132,7 +132,7 @@ const analyticsRoute = createRoute({
   summary: "Get a form's analytics",
   description: "Views, starts, submissions and completion rate, in total and by day, over " +
     "the workspace's retention window. Scope `read`.",
-  request: { params: formIdParams },
+  request: { params: serverFormIdParams },
   responses: {
     200: jsonResponse("The analytics.", z.object({ analytics: analyticsSchema })),
     ...errorResponses(...KEY_ERRORS),
@@ -148,7 +148,7 @@ const downloadRoute = createRoute({
   description: "A short-lived signed URL of a file attached to one of the form's submissions " +
     "(its `path` as the submission lists it). Scope `read`.",
   request: {
-    params: formIdParams,
+    params: serverFormIdParams,
     query: z.object({
       path: z.string().max(200).meta({
         description: "The file's `path`, as the submission's `files` list it.",

@@ -46,6 +46,8 @@ Deno.test("openapi - the document is valid OpenAPI 3.1 and describes every opera
           ? [{}, { bearerAuth: [] }]
           : path === "/api/v1/uploads/{form}/{file}"
           ? [{ storageToken: [] }]
+          : path.startsWith("/api/v1/forms/p/{id}/drafts/{draft_id}")
+          ? [{ resumeToken: [] }]
           : [];
         assert.deepEqual(op.security, security, `${where}: security`);
         assert.ok(typeof op.summary === "string" && op.summary, `${where}: summary`);
