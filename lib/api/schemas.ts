@@ -223,6 +223,13 @@ export const analyticsSchema = z.object({
   from: z.string(),
   to: z.string(),
   retention_days: z.number().int(),
+  drafts: z.number().int().meta({ description: "Live drafts: started, not submitted." }),
+  draft_steps: z.array(z.object({ step: z.number().int(), drafts: z.number().int() })).meta({
+    description: "Live drafts by the furthest step (1-based position) they reached.",
+  }),
+  draft_fields: z.record(z.string(), z.number().int()).meta({
+    description: "Live drafts holding a value, by field name.",
+  }),
   daily: z.array(z.object({
     date: z.string(),
     views: z.number().int(),
@@ -236,6 +243,17 @@ export const analyticsSchema = z.object({
     }),
   })).optional().openapi({ description: "Present when the form has steps, one entry a step." }),
 }).openapi("Analytics");
+
+/** A visitor's draft as the Server Data API lists it (never its resume token). */
+export const draftListItemSchema = z.object({
+  id: z.string(),
+  data: z.record(z.string(), z.unknown()),
+  step: z.number().int().nullable(),
+  furthest_step: z.number().int().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  expires_at: z.string(),
+}).openapi("DraftListItem");
 
 /** A webhook endpoint (its secret only in create and rotate answers). */
 export const webhookSchema = z.looseObject({
