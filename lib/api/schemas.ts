@@ -209,6 +209,12 @@ export const analyticsSchema = z.object({
     starts: z.number().int(),
     submissions: z.number().int(),
   })),
+  steps: z.array(z.object({
+    step: z.number().int().openapi({ description: "The step's 1-based position." }),
+    reached: z.number().int().openapi({
+      description: "Distinct sessions shown the step (each counted once a day).",
+    }),
+  })).optional().openapi({ description: "Present when the form has steps, one entry a step." }),
 }).openapi("Analytics");
 
 /** A webhook endpoint (its secret only in create and rotate answers). */

@@ -240,6 +240,8 @@ export interface Analytics {
   to: string;
   retention_days: number;
   daily: { date: string; views: number; starts: number; submissions: number }[];
+  /** Present when the form has steps: distinct sessions that reached each step. */
+  steps?: { step: number; reached: number }[];
 }
 
 /** `GET /api/v1/server/forms/<id>/files/download?path=` answer. */
