@@ -64,7 +64,8 @@ const ERROR_TEXT: Record<number, string> = {
   422: "Field-level validation failure: `errors` lists the fields.",
   423: "The form is not accepting submissions.",
   429: "Rate limit or quota exceeded (no Retry-After: back off).",
-  503: "The service is busy: retry with the same Idempotency-Key.",
+  503: "Busy, or the virus scanner is unreachable: retry later (a submit with the same " +
+    "Idempotency-Key).",
 };
 
 /** The error answers of a route, each with the error body. */
@@ -73,6 +74,25 @@ export function errorResponses(...statuses: (keyof typeof ERROR_TEXT)[]) {
     description: ERROR_TEXT[s],
     content: { "application/json": { schema: errorBody } },
   }]));
+}
+
+/**
+ * The error answers of a route that also takes HTML form posts: JSON, or the HTML page a
+ * browser is shown (the form again with its errors, or an error page with a link back).
+ */
+export function formPostErrorResponses(...statuses: (keyof typeof ERROR_TEXT)[]) {
+  return Object.fromEntries(statuses.map((s) => [s, {
+    description: `${ERROR_TEXT[s]} An HTML form post gets an HTML page with the same status.`,
+    content: {
+      "application/json": { schema: errorBody },
+      "text/html": { schema: { type: "string" as const } },
+    },
+  }]));
+}
+
+/** A response header: what it says, a real value, and whether every such answer has it. */
+export function header(description: string, example: string, required = true) {
+  return { description, required, schema: { type: "string" as const, example } };
 }
 
 /** A required JSON request body: the schema the route validates with, and an example. */
@@ -249,8 +269,16 @@ export const webhookSchema = z.looseObject({
   updated_at: z.string(),
 }).openapi("Webhook");
 
-/** The endpoint with its signing secret (`whsec_...`), shown once. */
-export const webhookWithSecretSchema = webhookSchema.extend({ secret: z.string() })
+/**
+ * The endpoint with its signing secret (`whsec_...`), shown once; Slack, Discord and Teams
+ * endpoints have none (their URL is the credential).
+ */
+export const webhookWithSecretSchema = webhookSchema.extend({
+  secret: z.string().optional().meta({
+    description: "`whsec_...`: the signing secret of a `standard` endpoint.",
+    example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+  }),
+})
   .openapi("WebhookWithSecret");
 
 /** One delivery attempt of an endpoint. */

@@ -171,11 +171,16 @@ const downloadRoute = createRoute({
     "(its `path` as the submission lists it). Scope `read`.",
   request: {
     params: serverFormIdParams,
-    query: z.object({ path: z.string().max(200).optional() }),
+    query: z.object({
+      path: z.string().max(200).meta({
+        description: "The file's `path`, as the submission's `files` list it.",
+        example: "fAbC123xYz456/01jd8y5x2n3k4m5p6q7r8s9t0vAbCdEf",
+      }),
+    }),
   },
   responses: {
     200: jsonResponse("The link.", z.object({ url: z.string(), expires_at: z.string() })),
-    ...errorResponses(...KEY_ERRORS),
+    ...errorResponses(400, ...KEY_ERRORS),
   },
 });
 
