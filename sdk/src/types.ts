@@ -259,6 +259,8 @@ export interface Analytics {
   to: string;
   retention_days: number;
   daily: { date: string; views: number; starts: number; submissions: number }[];
+  /** Present when the form has steps: distinct sessions that reached each step. */
+  steps?: { step: number; reached: number }[];
 }
 
 /** `GET /api/v1/server/forms/<id>/files/download?path=` answer. */
@@ -287,9 +289,12 @@ export interface Webhook {
   [more: string]: unknown;
 }
 
-/** An endpoint as create and rotate return it: the only time its secret is shown. */
+/**
+ * An endpoint as create and rotate return it: the only time its secret is shown (a
+ * `standard` endpoint's; Slack, Discord and Teams endpoints have none).
+ */
 export interface WebhookWithSecret extends Webhook {
-  secret: string;
+  secret?: string;
 }
 
 /** Create body of a webhook endpoint. */
@@ -316,6 +321,8 @@ export interface WebhookDelivery {
   event_id: string;
   msg_id: string;
   event: string;
+  /** The submission the event is about (absent for test events). */
+  submission_id?: string;
   attempt: number;
   status: number | null;
   ok: boolean;
@@ -323,6 +330,8 @@ export interface WebhookDelivery {
   response: string;
   error?: string;
   outcome: "retrying" | "delivered" | "failed" | "disabled";
+  /** When the event is attempted next, on a `retrying` attempt. */
+  next_attempt_at?: string;
   manual?: boolean;
 }
 
