@@ -11,8 +11,8 @@ import type { BuiltFile } from "./islands.ts";
 const SDK_DIR = new URL("../../sdk/", import.meta.url);
 const DIST_DIR = new URL("dist/", SDK_DIR);
 const STAMP_FILE = "build.json";
-/** The bundles and their entry modules under `sdk/`. */
-const ENTRIES = { formwell: "mod.ts", server: "server.ts", react: "react.ts" };
+/** The bundles and their entry modules under `sdk/` (`cli.js`: the package's `formwell` bin). */
+const ENTRIES = { formwell: "mod.ts", server: "server.ts", react: "react.ts", cli: "cli.ts" };
 
 let building: Promise<Map<string, BuiltFile>> | null = null;
 
@@ -89,7 +89,7 @@ export async function bundleSdk(): Promise<Map<string, BuiltFile>> {
       sourcemap: "linked",
       sourcesContent: true,
       legalComments: "none",
-      external: ["react"],
+      external: ["react", "node:*"],
       absWorkingDir: sdk,
       logLevel: "silent",
       plugins: [{
