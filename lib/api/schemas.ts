@@ -56,6 +56,7 @@ const ERROR_TEXT: Record<number, string> = {
   401: "Missing or invalid API key.",
   403: "Refused: CAPTCHA, spam, origin, plan, or the key lacks the scope.",
   404: "Not found (also: an id that cannot exist, or a suspended workspace's form).",
+  405: "Another method than this route's (a `GET` on a POST-only route): `Allow: POST`.",
   408: "The request body did not arrive in time.",
   411: "`Content-Length` is required.",
   409: "Idempotency key reused with another payload, or the form's schema changed.",

@@ -80,7 +80,7 @@ const submitRoute = createRoute({
   responses: {
     201: jsonResponse("Stored (`Idempotent-Replayed: true` on a replay).", submitResultSchema),
     303: { description: "An HTML form post: redirect to the success or error page." },
-    ...errorResponses(400, 403, 404, 408, 409, 413, 415, 422, 423, 429, 503),
+    ...errorResponses(400, 403, 404, 405, 408, 409, 413, 415, 422, 423, 429, 503),
   },
 });
 
@@ -99,7 +99,7 @@ const validateRoute = createRoute({
   },
   responses: {
     200: jsonResponse("The data is valid.", z.object({ valid: z.literal(true) })),
-    ...errorResponses(400, 403, 404, 409, 413, 415, 422, 429),
+    ...errorResponses(400, 403, 404, 405, 409, 413, 415, 422, 429),
   },
 });
 
