@@ -36,6 +36,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { docsRoutes } from "./docs.ts";
 import { assetRoutes } from "./assets.ts";
 import { sdkRoutes } from "./sdk.ts";
+import { mcpRoutes } from "./mcp.ts";
 import { adminRoutes } from "@/routes/admin/mod.ts";
 import { hostedRoutes } from "@/routes/f/mod.ts";
 import { opsRoutes } from "@/routes/ops.ts";
@@ -90,6 +91,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.route("/", docsRoutes(deps.config));
   app.route("/", assetRoutes());
   app.route("/", sdkRoutes());
+  app.route("/", mcpRoutes(deps));
   app.route("/admin", adminRoutes(deps));
   app.route("/", hostedRoutes(deps));
   return app;

@@ -107,7 +107,26 @@ export const fieldSchema = z.looseObject({
   type: z.enum(FIELD_TYPES),
   required: z.boolean().optional(),
   label: z.string().optional(),
+  when: z.unknown().optional().meta({
+    description:
+      "JSON Logic: the field is shown, required and stored only while this holds; a value sent while it does not is dropped.",
+  }),
+  compute: z.unknown().optional().meta({
+    description: "JSON Logic: the value the service computes and stores (a sent value is ignored).",
+  }),
+  default: z.unknown().optional().meta({
+    description: "The value used when `data` does not hold the field.",
+  }),
 }).openapi("Field");
+
+/** One step of a multi-step form. */
+export const stepSchema = z.object({
+  title: z.string(),
+  fields: z.array(z.string()),
+  when: z.unknown().optional().meta({
+    description: "JSON Logic: the step is shown while this holds.",
+  }),
+}).openapi("Step");
 
 /** `GET /forms/p/{id}`: what a page needs to render and submit the form. */
 export const publicSchemaBody = z.object({
@@ -118,6 +137,11 @@ export const publicSchemaBody = z.object({
     schema_version: z.number().int(),
     accepting: z.boolean(),
     honeypot: z.string().nullable(),
+    steps: z.array(stepSchema).optional(),
+    default_language: z.string().meta({ description: "The language of the form's own texts." }),
+    translations: z.record(z.string(), z.looseObject({})).optional().meta({
+      description: "The form's texts per language: `{form: {title, submit, success}, fields}`.",
+    }),
     drafts: z.object({ enabled: z.literal(true), ttl_days: z.number().int() }).optional()
       .meta({ description: "Present when the form keeps visitors' drafts." }),
   }),
@@ -213,6 +237,7 @@ export const deliverySchema = z.object({
   event_id: z.string(),
   msg_id: z.string(),
   event: z.string(),
+  submission_id: z.string().optional().describe("The submission the event is about."),
   attempt: z.number().int(),
   status: z.number().int().nullable(),
   ok: z.boolean(),
@@ -220,6 +245,9 @@ export const deliverySchema = z.object({
   response: z.string(),
   error: z.string().optional(),
   outcome: z.enum(["retrying", "delivered", "failed", "disabled"]),
+  next_attempt_at: z.string().optional().describe(
+    "When the event is attempted next (on a `retrying` attempt).",
+  ),
   manual: z.boolean().optional(),
 }).openapi("Delivery");
 

@@ -151,7 +151,13 @@ export async function createFormByKey(
           action: "form.created",
           actor: by.actor,
           ip: by.ip,
-          details: { form: form.id, key: key ?? null, api_key: by.keyName, via: by.via },
+          details: {
+            form: form.id,
+            name: form.name,
+            key: key ?? null,
+            api_key: by.keyName,
+            via: by.via,
+          },
         }),
     }));
 }

@@ -297,6 +297,8 @@ export interface WebhookDelivery {
   event_id: string;
   msg_id: string;
   event: string;
+  /** The submission the event is about (absent for test events). */
+  submission_id?: string;
   attempt: number;
   status: number | null;
   ok: boolean;
@@ -304,6 +306,8 @@ export interface WebhookDelivery {
   response: string;
   error?: string;
   outcome: "retrying" | "delivered" | "failed" | "disabled";
+  /** When the event is attempted next, on a `retrying` attempt. */
+  next_attempt_at?: string;
   manual?: boolean;
 }
 
