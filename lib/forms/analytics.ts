@@ -13,25 +13,43 @@ import { commitSpending } from "@/lib/ratelimit/budgets.ts";
 import { planOf } from "@/lib/workspaces/plans.ts";
 import { limitId, type LimitSpend, planSpends } from "@/lib/ratelimit/rate_limit.ts";
 import type { Form, Workspace } from "@/lib/schemas.ts";
+import { type DraftAnalytics, draftAnalytics } from "@/lib/drafts/summary.ts";
 
 /** The counter kind of each event type (and of submissions, written by submit). */
 export const EVENT_KINDS = { view: "views", start: "starts" } as const;
 const KINDS = ["views", "starts", "submissions"] as const;
 const DAY_MS = 86_400_000;
 
-/** The events body (CONTRACT): `{"type": "view"|"start", "session_id"?: string}`. */
+/** Most steps a `view` event may name (a form's steps are fewer). */
+const MAX_STEP = 100;
+
+/**
+ * The events body (CONTRACT): `{"type": "view"|"start", "session_id"?: string, "step"?: n}`;
+ * `step` (1-based position of the step shown) only on a `view`.
+ */
 export const eventBodySchema = z.object({
   type: z.enum(["view", "start"]),
   session_id: z.string().min(1).max(128).optional(),
-}).strict();
+  step: z.number().int().min(1).max(MAX_STEP).optional(),
+}).strict().refine((e) => e.step === undefined || e.type === "view", {
+  message: "only a view event carries a step",
+  path: ["step"],
+});
 /** A parsed event. */
 export type EventBody = z.infer<typeof eventBodySchema>;
 
+/** The counter kind of the step at 1-based `position`. */
+function stepKind(position: number): string {
+  return `step_${position}`;
+}
+
 /**
- * Counts one event: the rate-limit spend and the counter `sum` go in ONE commit, so a
+ * Counts one event: the rate-limit spend and the counter `sum`s go in ONE commit, so a
  * refused event counts nothing and a counted one was paid for. With a `session_id`, a
  * session's view (or start) counts once per form and UTC day; a repeat is accepted and
- * paid for but not counted. Returns whether it counted; throws 429 when refused.
+ * paid for but not counted. A view naming one of the form's steps also counts that step
+ * reached, once per session and day as well (a step the form does not have is not
+ * counted). Returns whether the view or start counted; throws 429 when refused.
  */
 export async function recordEvent(
   deps: Pick<Deps, "kv" | "now" | "budgets">,
@@ -40,29 +58,47 @@ export async function recordEvent(
     mode: Mode;
     type: EventBody["type"];
     sessionId?: string;
+    /** The 1-based position of the step a `view` shows. */
+    step?: number;
     spend: LimitSpend;
   },
 ): Promise<boolean> {
-  const kind = EVENT_KINDS[input.type];
+  const kinds: string[] = [EVENT_KINDS[input.type]];
+  const step = input.step;
+  if (input.type === "view" && step !== undefined && step <= stepCount(input.form)) {
+    kinds.push(stepKind(step));
+  }
   const budget = limitId(input.spend);
   return await commitSpending(deps, [budget], async (op, known) => {
     const day = utcDay(deps.now());
-    const marker = input.sessionId
+    const session = input.sessionId;
+    const markers = session
       ? await withKvRetry(() =>
-        deps.kv.get(keys.analyticsSession(input.form.id, day, kind, input.sessionId!))
+        deps.kv.getMany<boolean[]>(
+          kinds.map((k) => keys.analyticsSession(input.form.id, day, k, session)),
+        )
       )
       : null;
     const plan = await planSpends(deps, [input.spend], op, known);
     if (!plan.allowed[0]) throw errors.rateLimited();
-    const counts = !marker?.value;
-    if (marker) {
-      // The marker's key holds the day, so its (lazy) expiry is only housekeeping.
-      op.check(marker);
-      if (counts) op.set(marker.key, true, { expireIn: 2 * DAY_MS });
-    }
-    if (counts) op.sum(keys.analytics(input.form.id, input.mode, day, kind), u64Delta(1).value);
-    return { plan, result: counts };
+    const counted = kinds.map((kind, i) => {
+      const marker = markers?.[i];
+      const counts = !marker?.value;
+      if (marker) {
+        // The marker's key holds the day, so its (lazy) expiry is only housekeeping.
+        op.check(marker);
+        if (counts) op.set(marker.key, true, { expireIn: 2 * DAY_MS });
+      }
+      if (counts) op.sum(keys.analytics(input.form.id, input.mode, day, kind), u64Delta(1).value);
+      return counts;
+    });
+    return { plan, result: counted[0] };
   });
+}
+
+/** How many steps a form has (0: a one-page form). */
+function stepCount(form: Form): number {
+  return form.steps?.length ?? 0;
 }
 
 /** One day of the `daily` series. */
@@ -73,8 +109,16 @@ export interface DailyAnalytics {
   submissions: number;
 }
 
-/** The analytics record of CONTRACT. */
-export interface FormAnalytics {
+/** How many visitors reached one step of a form (CONTRACT "Form logic and languages"). */
+export interface StepReach {
+  /** The step's 1-based position. */
+  step: number;
+  /** Distinct sessions that were shown the step (each counted once a day). */
+  reached: number;
+}
+
+/** The analytics record of CONTRACT, with where visitors stop (live drafts). */
+export interface FormAnalytics extends DraftAnalytics {
   views: number;
   starts: number;
   submissions: number;
@@ -84,6 +128,8 @@ export interface FormAnalytics {
   to: string;
   retention_days: number;
   daily: DailyAnalytics[];
+  /** Present when the form has steps: one entry per step, in order. */
+  steps?: StepReach[];
 }
 
 /**
@@ -119,6 +165,7 @@ export async function formAnalytics(
   const to = utcDay(now);
   const from = utcDay(now - (days - 1) * DAY_MS);
   const byDay = new Map<string, DailyAnalytics>();
+  const reached = Array.from({ length: stepCount(form) }, () => 0);
   for (let t = Date.parse(from); t <= Date.parse(to); t += DAY_MS) {
     const date = utcDay(t);
     byDay.set(date, { date, views: 0, starts: 0, submissions: 0 });
@@ -128,7 +175,14 @@ export async function formAnalytics(
   for await (const e of iter) {
     const [day, kind] = e.key.slice(prefix.length) as [string, string];
     const slot = byDay.get(day);
-    if (!slot || !(KINDS as readonly string[]).includes(kind)) continue;
+    if (!slot) continue;
+    const step = /^step_(\d+)$/.exec(kind);
+    if (step) {
+      const i = Number(step[1]) - 1;
+      if (i < reached.length) reached[i] += u64Value(e.value);
+      continue;
+    }
+    if (!(KINDS as readonly string[]).includes(kind)) continue;
     slot[kind as typeof KINDS[number]] += u64Value(e.value);
   }
   const daily = [...byDay.values()];
@@ -145,5 +199,7 @@ export async function formAnalytics(
     to,
     retention_days: days,
     daily,
+    ...(reached.length ? { steps: reached.map((n, i) => ({ step: i + 1, reached: n })) } : {}),
+    ...await draftAnalytics(deps, form, mode),
   };
 }

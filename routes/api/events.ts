@@ -32,7 +32,9 @@ const eventRoute = createRoute({
   security: PUBLIC,
   summary: "Record a view or start",
   description: "Counts a form view or a first interaction for the form's analytics. With a " +
-    "`session_id`, a session counts once per form and day. 60 a minute per client IP.",
+    "`session_id`, a session counts once per form and day. A `view` may carry `step`, the " +
+    "1-based position of the step shown on a form with steps: it counts that step reached. " +
+    "60 a minute per client IP.",
   request: {
     params: formIdParams,
     body: jsonRequest(eventBodySchema, { type: "view" }),
@@ -85,6 +87,7 @@ export function eventsApi(deps: Deps): OpenAPIHono<AppEnv> {
         mode: "live",
         type: body.type,
         sessionId: body.session_id,
+        step: body.step,
         spend: spendOf(deps, c),
       });
       return c.json({ success: true as const }, 202);

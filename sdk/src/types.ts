@@ -240,6 +240,8 @@ export interface Analytics {
   to: string;
   retention_days: number;
   daily: { date: string; views: number; starts: number; submissions: number }[];
+  /** Present when the form has steps: distinct sessions that reached each step. */
+  steps?: { step: number; reached: number }[];
 }
 
 /** `GET /api/v1/server/forms/<id>/files/download?path=` answer. */
@@ -268,9 +270,12 @@ export interface Webhook {
   [more: string]: unknown;
 }
 
-/** An endpoint as create and rotate return it: the only time its secret is shown. */
+/**
+ * An endpoint as create and rotate return it: the only time its secret is shown (a
+ * `standard` endpoint's; Slack, Discord and Teams endpoints have none).
+ */
 export interface WebhookWithSecret extends Webhook {
-  secret: string;
+  secret?: string;
 }
 
 /** Create body of a webhook endpoint. */

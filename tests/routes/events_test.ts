@@ -1,9 +1,19 @@
 import assert from "node:assert/strict";
+import { createUser } from "@/lib/admin/users.ts";
 import { completionRate } from "@/lib/forms/analytics.ts";
+import type { FormDefinition } from "@/lib/schemas.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { u64Value, utcDay } from "@/lib/kv/kv.ts";
 import { updateWorkspace } from "@/lib/workspaces/workspaces.ts";
-import { makeForm, makeWorkspace, postJson, type TestEnv, testEnv } from "@/tests/helpers.ts";
+import {
+  makeForm,
+  makeKey,
+  makeWorkspace,
+  postJson,
+  type TestEnv,
+  testEnv,
+} from "@/tests/helpers.ts";
+import { page, PASSWORD, signIn } from "@/tests/admin_support.ts";
 
 async function counter(env: TestEnv, formId: string, kind: string): Promise<number> {
   const key = keys.analytics(formId, "live", utcDay(env.deps.now()), kind);
@@ -124,4 +134,95 @@ Deno.test("events - completion rate", () => {
   assert.equal(completionRate(1, 3), 0.3333);
   assert.equal(completionRate(4, 2), null, "more submissions than starts");
   assert.equal(completionRate(2, 2), 1);
+});
+
+/** A two-step form: contact details, then the message. */
+const STEPPED: FormDefinition = {
+  name: "Stepped",
+  fields: [
+    { name: "email", type: "email", required: true },
+    { name: "message", type: "textarea" },
+  ],
+  steps: [
+    { title: "You", fields: ["email"] },
+    { title: "Message", fields: ["message"] },
+  ],
+};
+
+Deno.test("events - steps reached by distinct sessions, in the API and the admin", async (t) => {
+  const env = await testEnv();
+  try {
+    const ws = await makeWorkspace(env.deps, "starter");
+    const form = await makeForm(env.deps, ws, STEPPED);
+    const flat = await makeForm(env.deps, ws);
+    const key = await makeKey(env.deps, ws, { scopes: ["read"] });
+    const send = async (formId: string, body: unknown) => {
+      const res = await postJson(env, `/api/v1/forms/p/${formId}/events`, body);
+      const text = await res.text();
+      return { status: res.status, text };
+    };
+    const analytics = async (formId: string) => {
+      const res = await env.request(`/api/v1/server/forms/${formId}/analytics`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      assert.equal(res.status, 200);
+      return (await res.json()).analytics;
+    };
+
+    await t.step("a view may carry the step shown; each session counts once a step", async () => {
+      for (
+        const body of [
+          { type: "view", session_id: "a", step: 1 },
+          { type: "view", session_id: "a", step: 1 },
+          { type: "view", session_id: "a", step: 2 },
+          { type: "view", session_id: "a", step: 2 },
+          { type: "view", session_id: "b", step: 1 },
+          { type: "view", session_id: "c", step: 1 },
+          { type: "start", session_id: "c" },
+          { type: "view", session_id: "c", step: 3 },
+        ]
+      ) {
+        assert.equal((await send(form.id, body)).status, 202, JSON.stringify(body));
+      }
+      const a = await analytics(form.id);
+      assert.deepEqual(a.steps, [{ step: 1, reached: 3 }, { step: 2, reached: 1 }]);
+      assert.equal(a.views, 3, "a step's view is a view of the form, once per session");
+      assert.equal(a.starts, 1);
+    });
+
+    await t.step("a form without steps reports none; a start with a step is 400", async () => {
+      assert.equal((await send(flat.id, { type: "view", step: 1 })).status, 202);
+      const a = await analytics(flat.id);
+      assert.equal(a.steps, undefined);
+      assert.equal(a.views, 1);
+      for (
+        const body of [{ type: "start", step: 1 }, { type: "view", step: 0 }, {
+          type: "view",
+          step: 1.5,
+        }]
+      ) {
+        const res = await send(form.id, body);
+        assert.equal(res.status, 400, JSON.stringify(body));
+        assert.equal(JSON.parse(res.text).code, "bad_request");
+      }
+    });
+
+    await t.step("the admin overview shows the steps reached", async () => {
+      await createUser(env.deps, {
+        email: "owner@example.com",
+        password: PASSWORD,
+        workspaceIds: [ws.id],
+        owner: true,
+      });
+      const cookie = await signIn(env, "owner@example.com");
+      const { html } = await page(env, cookie, `/admin/forms/${form.id}`);
+      const table = html.slice(html.indexOf('id="step-reach"'));
+      assert.match(table, /<td>1<\/td><td>You<\/td><td class="num">3<\/td><td class="num">100%/);
+      assert.match(table, /<td>2<\/td><td>Message<\/td><td class="num">1<\/td><td class="num">33%/);
+      const flatPage = await page(env, cookie, `/admin/forms/${flat.id}`);
+      assert.ok(!flatPage.html.includes('id="step-reach"'), "no steps, no table");
+    });
+  } finally {
+    env.close();
+  }
 });

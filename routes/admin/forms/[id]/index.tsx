@@ -20,6 +20,7 @@ import { Csrf, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
 import { define, may, requireForm } from "@/routes/admin/_page.ts";
 import { retentionSummary } from "@/lib/privacy/retention.ts";
 import { PrivacySection, type RetentionView, savePrivacy } from "@/routes/admin/forms/_privacy.tsx";
+import { StepReachTable } from "@/routes/admin/forms/_step_reach.tsx";
 
 interface Data {
   form: Form;
@@ -179,6 +180,12 @@ export default define.page<typeof handler>(function FormOverview({ data, csrf, s
           </p>
         )
         : <Island name="DailyChart" component={DailyChart} props={{ daily: a.daily }} />}
+      {a.steps && (
+        <StepReachTable
+          steps={a.steps}
+          titles={(form.steps ?? []).map((s) => s.title)}
+        />
+      )}
       <h2 id="embed">Put it on your site</h2>
       <div class="key-line">
         Hosted page: <a href={embed.hostedUrl}>{embed.hostedUrl}</a>{" "}
