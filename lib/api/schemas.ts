@@ -71,11 +71,24 @@ const ERROR_TEXT: Record<number, string> = {
 
 /** The error answers of a route, each with the error body. */
 export function errorResponses(...statuses: (keyof typeof ERROR_TEXT)[]) {
-  return Object.fromEntries(statuses.map((s) => [s, {
-    description: ERROR_TEXT[s],
-    content: { "application/json": { schema: errorBody } },
-  }]));
+  return Object.fromEntries(statuses.map((s) => [
+    s,
+    s === 405 ? METHOD_NOT_ALLOWED : {
+      description: ERROR_TEXT[s],
+      content: { "application/json": { schema: errorBody } },
+    },
+  ]));
 }
+
+/** The 405 of a POST-only route: `Allow: POST`; JSON, or an HTML page for a browser. */
+const METHOD_NOT_ALLOWED = {
+  description: ERROR_TEXT[405],
+  headers: { Allow: header("The one method the route takes.", "POST") },
+  content: {
+    "application/json": { schema: errorBody },
+    "text/html": { schema: { type: "string" as const } },
+  },
+};
 
 /**
  * The error answers of a route that also takes HTML form posts: JSON, or the HTML page a

@@ -118,7 +118,8 @@ const submitRoute = createRoute({
         ),
       },
     },
-    ...formPostErrorResponses(400, 401, 403, 404, 405, 408, 409, 413, 415, 422, 423, 429, 503),
+    ...formPostErrorResponses(400, 401, 403, 404, 408, 409, 413, 415, 422, 423, 429, 503),
+    ...errorResponses(405),
   },
 });
 

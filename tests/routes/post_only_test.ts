@@ -32,6 +32,11 @@ Deno.test("post-only routes - other methods are 405 with Allow: POST", async (t)
       }
     });
     await t.step("GET from a browser: an HTML page saying what the address takes", async () => {
+      for (const path of paths.slice(1)) {
+        const res = await env.request(path, { headers: { accept: BROWSER } });
+        assert.equal(res.status, 405, path);
+        assert.match(await res.text(), /This address is not a page/, path);
+      }
       const res = await env.request(paths[0], { headers: { accept: BROWSER } });
       assert.equal(res.status, 405);
       assert.equal(res.headers.get("allow"), "POST");
