@@ -20,6 +20,7 @@ import {
 import { FieldRow, type FileState } from "./hosted/fields.tsx";
 import { collectData, ids, isFileField, typeMatches } from "@/components/fields.ts";
 import type { HostedFormProps, HostedNotice } from "./hosted/types.ts";
+import { DraftBar, useDrafts } from "./hosted/drafts.tsx";
 
 const TOKEN_FIELDS: Record<string, string> = {
   turnstile: "cf-turnstile-response",
@@ -106,6 +107,15 @@ export default function HostedForm(props: HostedFormProps) {
   const byName = new Map(props.fields.map((f) => [f.name, f]));
   const shown = liveNotice(notice, errors, props.fields);
   const api = `${props.apiBase}/forms/p/${encodeURIComponent(props.formId)}`;
+  const drafts = useDrafts({
+    drafts: props.drafts ?? null,
+    api,
+    formId: props.formId,
+    fields: props.fields,
+    form: () => formRef.current,
+    collect: () =>
+      formRef.current ? collectData(formRef.current, props.fields, null, refs.current) : {},
+  });
 
   useEffect(() => {
     // Scripted validation replaces the browser's bubbles (errors sit next to the fields).
@@ -231,10 +241,12 @@ export default function HostedForm(props: HostedFormProps) {
         schema_version: props.schemaVersion,
         rendered_at: renderedAt.current || undefined,
         ...(token ? { captcha_token: token } : {}),
+        ...drafts.submitPart(),
       }, { "Idempotency-Key": props.idempotencyKey });
       const body = res.body ?? {};
       if (res.status === 201 && typeof body.submission_id === "string") {
         leaving = true;
+        drafts.submitted();
         location.assign(withParam(props.successUrl, "submission_id", body.submission_id));
         return;
       }
@@ -281,6 +293,7 @@ export default function HostedForm(props: HostedFormProps) {
         start();
         const f = fieldOf(e.target);
         if (f) touched.current.add(f.name);
+        if (f) drafts.schedule();
       }}
       onChange={(e) => {
         start();
@@ -333,6 +346,7 @@ export default function HostedForm(props: HostedFormProps) {
         </button>
         <span class="status" role="status">{busy ? "Sending your response…" : ""}</span>
       </div>
+      {props.drafts && <DraftBar drafts={drafts} ttlDays={props.drafts.ttlDays} />}
     </form>
   );
 }

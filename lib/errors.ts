@@ -97,7 +97,11 @@ export const errors = {
       "This needs a live API key; test keys see test data only.",
     ),
   planRequired: () =>
-    new AppError(403, "plan_required", "API keys need the Starter plan or above."),
+    new AppError(
+      403,
+      "plan_required",
+      "API keys need the Starter plan or above; an instance owner changes the workspace's plan.",
+    ),
   spam: () => new AppError(403, "spam_detected", SPAM_MESSAGE),
   originNotAllowed: () =>
     new AppError(403, "origin_not_allowed", "This origin is not allowed to submit to this form."),
@@ -121,13 +125,8 @@ export const errors = {
       "idempotency_key_reused",
       "This Idempotency-Key was already used with a different payload.",
     ),
-  validation: (items: FieldError[]) =>
-    new AppError(
-      422,
-      "validation_failed",
-      "The submission has invalid fields.",
-      cappedErrors(items),
-    ),
+  validation: (items: FieldError[], message = "The submission has invalid fields.") =>
+    new AppError(422, "validation_failed", message, cappedErrors(items)),
   rateLimited: () =>
     new AppError(429, "rate_limited", "Too many requests. Slow down and try again later."),
   quotaExceeded: (message: string) => new AppError(429, "quota_exceeded", message),

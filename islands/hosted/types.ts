@@ -4,6 +4,7 @@
  * @module
  */
 import type { Field } from "@/lib/schemas.ts";
+import type { HostedDrafts } from "./drafts.tsx";
 
 /** A posted value as the form re-renders it. */
 export type PostedValue = string | string[];
@@ -50,4 +51,6 @@ export interface HostedFormProps extends Record<string, unknown> {
   /** An allowed `_redirect` carried through a re-render. */
   redirect: string | null;
   submitLabel: string;
+  /** Saved progress, when the form keeps drafts (islands/hosted/drafts.tsx). */
+  drafts?: HostedDrafts | null;
 }

@@ -68,6 +68,7 @@ const ERROR_TEXT: Record<number, string> = {
   401: "Missing or invalid API key.",
   403: "Refused: CAPTCHA, spam, origin, plan, or the key lacks the scope.",
   404: "Not found (also: an id that cannot exist, or a suspended workspace's form).",
+  405: "Another method than this route's (a `GET` on a POST-only route): `Allow: POST`.",
   408: "The request body did not arrive in time.",
   411: "`Content-Length` is required.",
   409: "Idempotency key reused with another payload, or the form's schema changed.",
@@ -82,11 +83,24 @@ const ERROR_TEXT: Record<number, string> = {
 
 /** The error answers of a route, each with the error body. */
 export function errorResponses(...statuses: (keyof typeof ERROR_TEXT)[]) {
-  return Object.fromEntries(statuses.map((s) => [s, {
-    description: ERROR_TEXT[s],
-    content: { "application/json": { schema: errorBody } },
-  }]));
+  return Object.fromEntries(statuses.map((s) => [
+    s,
+    s === 405 ? METHOD_NOT_ALLOWED : {
+      description: ERROR_TEXT[s],
+      content: { "application/json": { schema: errorBody } },
+    },
+  ]));
 }
+
+/** The 405 of a POST-only route: `Allow: POST`; JSON, or an HTML page for a browser. */
+const METHOD_NOT_ALLOWED = {
+  description: ERROR_TEXT[405],
+  headers: { Allow: header("The one method the route takes.", "POST") },
+  content: {
+    "application/json": { schema: errorBody },
+    "text/html": { schema: { type: "string" as const } },
+  },
+};
 
 /**
  * The error answers of a route that also takes HTML form posts: JSON, or the HTML page a

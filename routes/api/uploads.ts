@@ -49,7 +49,7 @@ const uploadUrlRoute = createRoute({
   },
   responses: {
     200: jsonResponse("Where to PUT the file.", uploadGrantSchema),
-    ...errorResponses(400, 403, 404, 413, 415, 422, 423, 429),
+    ...errorResponses(400, 403, 404, 405, 413, 415, 422, 423, 429),
   },
 });
 

@@ -67,6 +67,7 @@ export function formPageProps(deps: Deps, form: Form, state: FormPageState): Hos
     successUrl: redirect?.toString() ?? form.redirect.success ?? thanksPath(form.id),
     redirect: redirect ? state.redirect!.trim() : null,
     submitLabel: "Send",
+    drafts: form.drafts?.enabled ? { ttlDays: form.drafts.ttl_days } : null,
   };
 }
 
