@@ -4,7 +4,7 @@
  * accepting switch.
  * @module
  */
-import FieldBuilder from "@/islands/FieldBuilder.tsx";
+import FieldBuilder, { type FieldBuilderProps } from "@/islands/FieldBuilder.tsx";
 import SubmitButton from "@/islands/SubmitButton.tsx";
 import { Island } from "@/lib/ui/island.tsx";
 import {
@@ -107,6 +107,10 @@ export function FormEditor(
           fields: (d.fields ?? []) as FieldInput[],
           types: [...FIELD_TYPES],
           fileTypes: [...FILE_TYPES],
+          steps: (d.steps ?? []) as FieldBuilderProps["steps"],
+          translations: (d.translations ?? {}) as FieldBuilderProps["translations"],
+          defaultLanguage: d.default_language ?? "en",
+          texts: { title: d.name ?? "", submit: "Send", success: d.thank_you ?? "" },
         }}
       />
 
