@@ -6,10 +6,13 @@
  */
 import { useState } from "preact/hooks";
 import { SELECT_PROMPT } from "@/components/fields.ts";
-import { compileRules } from "@/lib/rules/compile.ts";
-import { evaluate, type Evaluation } from "@/lib/rules/evaluate.ts";
-import { directionOf } from "@/lib/rules/languages.ts";
-import type { RuleField } from "@/lib/rules/types.ts";
+import {
+  compileRules,
+  directionOf,
+  evaluate,
+  type Evaluation,
+  type RuleField,
+} from "@/lib/rules/mod.ts";
 import { type Row, toField } from "./model.ts";
 import type { StepInput } from "./steps_editor.tsx";
 import type { DefaultTexts, LanguageTexts, Translations } from "./translations_editor.tsx";

@@ -5,8 +5,7 @@
  * @module
  */
 import type { Field } from "@/lib/schemas.ts";
-import { compileRules } from "@/lib/rules/compile.ts";
-import { evaluate, type Evaluation } from "@/lib/rules/evaluate.ts";
+import { compileRules, evaluate, type Evaluation } from "@/lib/rules/mod.ts";
 import type { HostedStep } from "./types.ts";
 
 /** What the page shows for some values: fields and steps shown, computed values. */
