@@ -6,6 +6,7 @@
 import { ConfigError, loadConfig } from "@/lib/config.ts";
 import { sweepUploads } from "@/lib/jobs/cleanup_upload.ts";
 import { dispatch } from "@/lib/jobs/mod.ts";
+import { enqueueDraftSweep } from "@/lib/drafts/expiry.ts";
 import { dailyRetentionSweep } from "@/lib/privacy/retention.ts";
 import { buildDeps, openKv } from "@/lib/runtime.ts";
 import { seedBanner, seedIfEmpty } from "@/lib/admin/seed.ts";
@@ -32,6 +33,7 @@ if (import.meta.main) {
   Deno.cron("formwell upload sweep", "23 * * * *", async () => {
     await sweepUploads(deps);
   });
+  Deno.cron("formwell draft expiry", "*/10 * * * *", () => enqueueDraftSweep(deps));
   Deno.cron("formwell retention", "17 3 * * *", () => dailyRetentionSweep(deps).then(() => {}));
   if (config.seed) {
     const seeded = await seedIfEmpty(deps);
@@ -39,8 +41,12 @@ if (import.meta.main) {
   }
   const app = createApp(deps);
   Deno.serve({
+    hostname: config.host,
     port: config.port,
-    onListen: ({ port }) =>
-      logger.info(`Formwell listening on http://localhost:${port} (${config.env})`),
+    onListen: ({ hostname, port }) => {
+      const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+      const every = hostname === "0.0.0.0" || hostname === "::" ? ", every interface" : "";
+      logger.info(`Formwell listening on http://${host}:${port} (${config.env}${every})`);
+    },
   }, (req, info) => app.fetch(req, info));
 }

@@ -9,6 +9,8 @@ export const DEFAULT_RATE_LIMITS = {
   schema: 60,
   submit: 20,
   validate: 30,
+  /** Draft starts, saves, reads and resume links per IP (lib/drafts). */
+  drafts: 60,
   events: 60,
   upload_url: 10,
   /** Key-authenticated calls, per workspace and route (CONTRACT). */
@@ -48,6 +50,8 @@ const rateLimits = z
 /** Every environment variable the service reads, with its rule and default (docs/configuration.md). */
 export const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  HOST: z.string().trim().min(1).regex(/^[0-9A-Za-z.:%_-]+$/, "an IP address or host name")
+    .optional(),
   BASE_URL: z.url().optional(),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   KV_PATH: z.string().optional(),
@@ -100,6 +104,8 @@ export const envSchema = z.object({
 /** The parsed configuration every module receives through `deps.config`. */
 export interface Config {
   port: number;
+  /** The address the server listens on: `HOST`, else 0.0.0.0 in production, else 127.0.0.1. */
+  host: string;
   baseUrl: string;
   /** Where hosted pages and files are served (default `baseUrl`); the admin refuses its host. */
   publicBaseUrl: string;
@@ -213,6 +219,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   return {
     port: e.PORT,
+    host: e.HOST ?? (e.FORMWELL_ENV === "production" ? "0.0.0.0" : "127.0.0.1"),
     baseUrl,
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, "") ?? baseUrl,
     kvPath: e.KV_PATH ?? (deploy ? undefined : "./data/formwell.kv"),

@@ -21,7 +21,8 @@ export function newId(
     | "evt"
     | "dlv"
     | "mail"
-    | "chn",
+    | "chn"
+    | "drf",
 ): string {
   return `${prefix}_${nextUlid().toLowerCase()}`;
 }

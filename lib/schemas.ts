@@ -8,8 +8,10 @@ import {
   type Notifications,
   notificationsSchema,
 } from "@/lib/notify/settings.ts";
-import { patternProblem } from "@/lib/forms/patterns.ts";
+import { matchesPattern, patternProblem } from "@/lib/forms/patterns.ts";
+import { definitionProblems, type Translations } from "@/lib/rules/mod.ts";
 import { PLAN_NAMES } from "@/lib/workspaces/plans.ts";
+import { type DraftSettings, draftSettingsSchema } from "@/lib/drafts/settings.ts";
 
 /** Field types (CONTRACT "Form definition"). */
 export const FIELD_TYPES = [
@@ -73,6 +75,12 @@ export const fieldSchema = z
     maxSizeMB: z.number().positive().max(5_000).optional(),
     placeholder: z.string().max(200).optional(),
     help: z.string().max(500).optional(),
+    /** JSON Logic: the field is shown, required and stored only while this holds. */
+    when: z.unknown().optional(),
+    /** JSON Logic: the value the server computes and stores (a sent value is ignored). */
+    compute: z.unknown().optional(),
+    /** The value used when the data does not hold the field; the hosted page's initial value. */
+    default: z.unknown().optional(),
   })
   .strict()
   .superRefine((f, ctx) => {
@@ -161,6 +169,36 @@ export const spamFilterSchema = z
 /** A form's spam score thresholds. */
 export type SpamFilter = z.output<typeof spamFilterSchema>;
 
+/** One step of a multi-step hosted page: a title, its fields by name, an optional condition. */
+export const stepSchema = z
+  .object({
+    title: z.string().trim().min(1).max(200),
+    fields: z.array(fieldName).min(1).max(200),
+    when: z.unknown().optional(),
+  })
+  .strict();
+/** A form step. */
+export type Step = z.output<typeof stepSchema>;
+
+const text = (max: number) => z.string().max(max).optional();
+/** A form's texts per language (CONTRACT "Form logic and languages"). */
+export const translationsSchema = z.record(
+  z.string().max(35),
+  z.object({
+    form: z.object({ title: text(200), submit: text(100), success: text(1000) }).strict()
+      .optional(),
+    fields: z.record(
+      z.string().max(64),
+      z.object({
+        label: text(200),
+        help: text(500),
+        placeholder: text(200),
+        options: z.record(z.string().max(200), z.string().max(200)).optional(),
+      }).strict(),
+    ).optional(),
+  }).strict(),
+).refine((t) => Object.keys(t).length <= 50, "at most 50 languages");
+
 /** A form definition (CLI `--file`, admin editor). Unknown keys are rejected. */
 export const formDefinitionSchema = z
   .object({
@@ -185,9 +223,20 @@ export const formDefinitionSchema = z
     notifications: notificationsSchema.optional(),
     /** Spam score thresholds; omitted = the defaults (create) or unchanged (update). */
     spam_filter: spamFilterSchema.nullable().optional(),
+    /** Hosted page steps; every shown field belongs to exactly one. */
+    steps: z.array(stepSchema).max(50).optional(),
+    /** The language of the form's own texts (default `en`). */
+    default_language: z.string().max(35).optional(),
+    translations: translationsSchema.optional(),
+    /** Saved progress (lib/drafts); omitted = off (create) or unchanged (update). */
+    drafts: draftSettingsSchema.nullable().optional(),
   })
   .strict()
   .superRefine((d, ctx) => {
+    // Conditions, computations, defaults, steps and translations (lib/rules).
+    for (const p of definitionProblems(d, matchesPattern)) {
+      ctx.addIssue({ code: "custom", path: p.path, message: p.message });
+    }
     for (const [path, message] of notificationFieldProblems(d.notifications, d.fields)) {
       ctx.addIssue({ code: "custom", path, message });
     }
@@ -228,6 +277,8 @@ export type FormDefinition = z.input<typeof formDefinitionSchema>;
 export interface Form {
   id: string;
   workspace_id: string;
+  /** Its slug, unique in the workspace (`key:<slug>` names it wherever a public id does). */
+  key?: string;
   name: string;
   fields: Field[];
   captcha: CaptchaConfig | null;
@@ -251,6 +302,14 @@ export interface Form {
   archived_at?: string;
   /** Spam score thresholds; absent or null: the defaults (40 suspicious, 70 spam). */
   spam_filter?: SpamFilter | null;
+  /** Hosted page steps; absent: one page. */
+  steps?: Step[];
+  /** The language of the form's own texts; absent: `en`. */
+  default_language?: string;
+  /** The form's texts in other languages; absent: none. */
+  translations?: Translations;
+  /** Saved progress: visitors' drafts and how long they live; absent or null: off. */
+  drafts?: DraftSettings | null;
 }
 
 /** A workspace. */
@@ -370,7 +429,7 @@ export interface User {
   /** An instance owner may create workspaces, change plans and suspend. */
   owner: boolean;
   created_at: string;
-  /** Role per workspace id in `workspace_ids`; a workspace missing here means `owner`. */
+  /** Role per workspace id in `workspace_ids`; a workspace missing here grants nothing. */
   roles?: Record<string, Role>;
   /** Epoch ms of the last password change or reset: sessions started before it are over. */
   password_changed_at?: number;

@@ -179,18 +179,39 @@ export function libImportsUi(graph: Graph): Violation[] {
   );
 }
 
+/** The one lib/ folder browser code may run: a form's rules (pure, browser-safe). */
+export const BROWSER_LIB = "lib/rules/";
+
 /**
- * islands/ (code shipped to browsers) imports only islands/, components/ and types from
- * lib/; components/ (pure view helpers shared by islands and lib) imports only components/
- * and types from lib/.
+ * islands/ (code shipped to browsers) imports only islands/, components/, lib/rules/ and
+ * types from lib/; components/ (pure view helpers shared by islands and lib) imports only
+ * components/, lib/rules/ and types from lib/.
  */
 export function browserImportsServer(graph: Graph): Violation[] {
   return edgesWhere(graph, "island or component imports server code", (from, { to, typeOnly }) => {
     const island = from.startsWith("islands/");
     if (!island && !from.startsWith("components/")) return false;
     if (to.startsWith("components/") || (island && to.startsWith("islands/"))) return false;
+    if (to.startsWith(BROWSER_LIB)) return false;
     return !(to.startsWith("lib/") && typeOnly);
   });
+}
+
+/** The client library (sdk/) imports only sdk/ and lib/rules/ (it is bundled for browsers). */
+export function sdkImportsServer(graph: Graph): Violation[] {
+  return edgesWhere(graph, "client library imports server code", (from, { to }) => {
+    if (!from.startsWith("sdk/")) return false;
+    return !to.startsWith("sdk/") && !to.startsWith(BROWSER_LIB);
+  });
+}
+
+/** lib/rules/ imports only lib/rules/ (not even types), so it bundles into browser code. */
+export function rulesImportOutside(graph: Graph): Violation[] {
+  return edgesWhere(
+    graph,
+    "lib/rules imports outside itself",
+    (from, { to }) => from.startsWith(BROWSER_LIB) && !to.startsWith(BROWSER_LIB),
+  );
 }
 
 /** Whether a routes/ path is a shared helper: a file or folder named with a leading `_`. */
@@ -215,8 +236,14 @@ export function routeImportsRoute(graph: Graph): Violation[] {
   });
 }
 
-/** Every rule, in the order the test reports them. */
-export const RULES = [cycles, libImportsUi, browserImportsServer, routeImportsRoute];
+/** Every rule of the server's graph, in the order the test reports them (the sdk's apart). */
+export const RULES = [
+  cycles,
+  libImportsUi,
+  browserImportsServer,
+  rulesImportOutside,
+  routeImportsRoute,
+];
 
 /** Human-readable lines for a list of violations. */
 export function describe(found: Violation[]): string {

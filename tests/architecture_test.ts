@@ -8,6 +8,8 @@ import {
   readGraph,
   routeImportsRoute,
   RULES,
+  rulesImportOutside,
+  sdkImportsServer,
   type Violation,
 } from "@/tests/architecture_rules.ts";
 
@@ -64,6 +66,8 @@ Deno.test("architecture - rules on synthetic graphs", async (t) => {
       "islands/A.tsx -> components/fields.ts",
       "islands/A.tsx -> islands/hosted/client.ts",
       "islands/B.tsx -> lib/schemas.ts",
+      "islands/B.tsx -> lib/rules/mod.ts",
+      "components/fields.ts -> lib/rules/evaluate.ts",
       "islands/C.tsx -> routes/f/_page.ts",
       "components/fields.ts -type-> lib/schemas.ts",
       "components/fields.ts -> lib/ids.ts",
@@ -76,6 +80,30 @@ Deno.test("architecture - rules on synthetic graphs", async (t) => {
         ["islands/C.tsx", "routes/f/_page.ts"],
         ["components/fields.ts", "lib/ids.ts"],
         ["components/fields.ts", "islands/A.tsx"],
+      ]),
+    );
+  });
+
+  await t.step("the client library takes only lib/rules from lib; lib/rules only itself", () => {
+    const g = graphOf([
+      "sdk/src/validate.ts -> lib/rules/mod.ts",
+      "sdk/src/submit.ts -> sdk/src/validate.ts",
+      "sdk/src/x.ts -type-> lib/schemas.ts",
+      "sdk/src/y.ts -> routes/sdk.ts",
+      "lib/rules/mod.ts -> lib/rules/evaluate.ts",
+      "lib/rules/evaluate.ts -type-> lib/schemas.ts",
+      "lib/rules/logic.ts -> lib/forms/patterns.ts",
+      "lib/forms/validator.ts -> lib/rules/mod.ts",
+    ]);
+    assert.deepEqual(
+      pairs(sdkImportsServer(g)),
+      sorted([["sdk/src/x.ts", "lib/schemas.ts"], ["sdk/src/y.ts", "routes/sdk.ts"]]),
+    );
+    assert.deepEqual(
+      pairs(rulesImportOutside(g)),
+      sorted([
+        ["lib/rules/evaluate.ts", "lib/schemas.ts"],
+        ["lib/rules/logic.ts", "lib/forms/patterns.ts"],
       ]),
     );
   });
@@ -118,4 +146,29 @@ Deno.test("architecture - the real module graph keeps every rule", async (t) => 
       assert.equal(found.length, 0, `\n${describe(found)}`);
     });
   }
+  await t.step("sdkImportsServer", async () => {
+    const sdk = await readGraph(["sdk/mod.ts", "sdk/server.ts", "sdk/react.ts"], PROJECT, ["sdk"]);
+    assert.ok(sdk.has("sdk/src/validate.ts"));
+    const found = sdkImportsServer(sdk);
+    assert.equal(found.length, 0, `\n${describe(found)}`);
+  });
+});
+
+/** The packages lib/rules may import: each runs in browsers as well as in Deno. */
+const RULES_PACKAGES = ["json-logic-js", "i18next"];
+
+Deno.test("architecture - lib/rules is browser-safe: no Deno API, only its own modules and browser packages", async () => {
+  const found: string[] = [];
+  for await (const entry of Deno.readDir(`${PROJECT}lib/rules`)) {
+    if (!entry.name.endsWith(".ts")) continue;
+    const source = await Deno.readTextFile(`${PROJECT}lib/rules/${entry.name}`);
+    if (/\bDeno\./.test(source)) found.push(`${entry.name} uses the Deno namespace`);
+    for (const m of source.matchAll(/\bfrom\s+"([^"]+)"|\bimport\(\s*"([^"]+)"/g)) {
+      const spec = m[1] ?? m[2];
+      if (!spec.startsWith("./") && !RULES_PACKAGES.includes(spec)) {
+        found.push(`${entry.name} imports ${spec}`);
+      }
+    }
+  }
+  assert.deepEqual(found, []);
 });

@@ -21,7 +21,7 @@ async function readUntil(
 }
 
 /** Starts main.ts on a KV in `dir` and returns its banner (stdout up to "listening on"). */
-async function startAndReadBanner(dir: string, port: number) {
+async function startAndReadBanner(dir: string, port: number, env: Record<string, string> = {}) {
   const child = new Deno.Command(DENO, {
     args: ["run", "-A", MAIN],
     env: {
@@ -29,11 +29,12 @@ async function startAndReadBanner(dir: string, port: number) {
       PORT: String(port),
       LOCAL_STORAGE_DIR: `${dir}/files`,
       NO_COLOR: "1",
+      ...env,
     },
     stdout: "piped",
     stderr: "null",
   }).spawn();
-  const banner = await readUntil(child.stdout, (t) => t.includes("listening on"));
+  const banner = await readUntil(child.stdout, (t) => /listening on .*\n/.test(t));
   const stop = async () => {
     child.kill("SIGKILL");
     await child.status;
@@ -78,4 +79,73 @@ Deno.test("main - an invalid configuration stops the start with every problem li
   const err = new TextDecoder().decode(out.stderr);
   assert.match(err, /PORT/);
   assert.match(err, /STORAGE/);
+});
+
+/** The port a start line names (`listening on http://<host>:<port>`). */
+function listenedPort(banner: string, host: string): number {
+  const m = new RegExp(`listening on http://${host.replace(/[.[\]]/g, "\\$&")}:(\\d+) `)
+    .exec(banner);
+  assert.ok(m, banner);
+  return Number(m[1]);
+}
+
+/** This machine's first non-loopback IPv4 address, if it has one. */
+function outsideAddress(): string | null {
+  return Deno.networkInterfaces().find((i) => i.family === "IPv4" && !i.address.startsWith("127."))
+    ?.address ?? null;
+}
+
+/** Whether a TCP connection to `hostname:port` is accepted. */
+async function accepts(hostname: string, port: number): Promise<boolean> {
+  try {
+    (await Deno.connect({ hostname, port })).close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("main - listens on 127.0.0.1 outside production, every interface in it", async (t) => {
+  const dir = await Deno.makeTempDir();
+  const outside = outsideAddress();
+  try {
+    await t.step("development: loopback only, and the start line says so", async () => {
+      const dev = await startAndReadBanner(dir, 0, { FORMWELL_SEED: "0" });
+      try {
+        const port = listenedPort(dev.banner, "127.0.0.1");
+        assert.match(dev.banner, /\(development\)/);
+        assert.ok(port > 0);
+        const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+        assert.deepEqual(await health.json(), { ok: true });
+        if (outside) assert.equal(await accepts(outside, port), false, `reachable on ${outside}`);
+      } finally {
+        await dev.stop();
+      }
+    });
+
+    await t.step("production: 0.0.0.0, named as every interface", async () => {
+      const prod = await startAndReadBanner(dir, 0, { FORMWELL_ENV: "production" });
+      try {
+        const port = listenedPort(prod.banner, "0.0.0.0");
+        assert.match(prod.banner, /\(production, every interface\)/);
+        assert.ok(await accepts("127.0.0.1", port));
+        if (outside) assert.ok(await accepts(outside, port), `not reachable on ${outside}`);
+      } finally {
+        await prod.stop();
+      }
+    });
+
+    await t.step("HOST chooses the address, IPv6 in brackets", async () => {
+      const v6 = await startAndReadBanner(dir, 0, { FORMWELL_SEED: "0", HOST: "::1" });
+      try {
+        const port = listenedPort(v6.banner, "[::1]");
+        assert.ok(await accepts("::1", port));
+        assert.equal(await accepts("127.0.0.1", port), false);
+      } finally {
+        await v6.stop();
+      }
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -8,9 +8,9 @@ import { useState } from "preact/hooks";
 import { SELECT_PROMPT } from "@/components/fields.ts";
 import {
   compileRules,
-  directionOf,
   evaluate,
   type Evaluation,
+  isRtl,
   type RuleField,
 } from "@/lib/rules/mod.ts";
 import { type Row, toField } from "./model.ts";
@@ -206,7 +206,7 @@ export function Preview(p: PreviewProps) {
           </select>
         </>
       )}
-      <div class="preview-body" lang={shownLang} dir={directionOf(shownLang)}>
+      <div class="preview-body" lang={shownLang} dir={isRtl(shownLang) ? "rtl" : "ltr"}>
         {texts.form?.title && <p class="preview-title">{texts.form.title}</p>}
         {p.rows.length === 0 && <p class="muted">Fields appear here as you add them.</p>}
         {p.steps.length

@@ -25,11 +25,15 @@ export function isRole(value: string): value is Role {
   return (ROLES as readonly string[]).includes(value);
 }
 
-/** A user's role in a workspace: owner for instance owners, null for non-members. */
+/**
+ * A user's role in a workspace: owner for instance owners, the stored role for members,
+ * and null for non-members and for a member with no stored role (no default grants).
+ */
 export function roleIn(user: User, workspaceId: string): Role | null {
   if (user.owner) return "owner";
   if (!user.workspace_ids.includes(workspaceId)) return null;
-  return user.roles?.[workspaceId] ?? "owner";
+  const role = user.roles?.[workspaceId];
+  return role !== undefined && isRole(role) ? role : null;
 }
 
 /** Whether `role` grants at least what `need` does. */

@@ -11,6 +11,7 @@ import type { Deps } from "@/lib/deps.ts";
 import { hmacSha256Hex } from "@/lib/hmac.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { normaliseEmail } from "@/lib/privacy/email_index.ts";
+import { storedIp } from "@/lib/privacy/ip.ts";
 import { commitWithRetry, withKvRetry } from "@/lib/kv/kv.ts";
 import type { User } from "@/lib/schemas.ts";
 import { issueDevice, verifyDevice } from "./devices.ts";
@@ -118,4 +119,29 @@ function lockedOutcome(ms: number, trusted: boolean): SignInOutcome {
 /** HMAC-SHA256 (keyed by the instance secret) of the trimmed, lower-cased email, hex. */
 export function emailDigest(secret: Uint8Array, email: string): string {
   return hmacSha256Hex(secret, `signin:${normaliseEmail(email)}`);
+}
+
+/**
+ * What the log says of a failed sign-in: the address masked (first character and domain)
+ * with a short keyed digest to correlate attempts, and the client address truncated as the
+ * audit log keeps it (IPv4 /24, IPv6 /48). Never the password.
+ */
+export function failedSignInFields(
+  secret: Uint8Array,
+  attempt: { email: string; ip: string | null; reason: "mismatch" | "locked" | "rate_limited" },
+): Record<string, string | null> {
+  return {
+    email: maskEmail(attempt.email),
+    email_digest: emailDigest(secret, attempt.email).slice(0, 16),
+    ip: storedIp("truncated", attempt.ip ?? undefined) ?? null,
+    reason: attempt.reason,
+  };
+}
+
+/** `a***@example.com`: the first character of the local part and the domain. */
+function maskEmail(email: string): string {
+  const e = normaliseEmail(email);
+  const at = e.lastIndexOf("@");
+  if (at < 1) return e ? `${e[0]}***` : "";
+  return `${e[0]}***${e.slice(at)}`.slice(0, 120);
 }

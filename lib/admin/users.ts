@@ -19,7 +19,7 @@ export async function createUser(
     password: string;
     workspaceIds?: string[];
     owner?: boolean;
-    /** The role in each of `workspaceIds` (default owner, as users had before roles). */
+    /** The role in each of `workspaceIds` (default owner). */
     role?: Role;
   },
 ): Promise<User> {

@@ -14,5 +14,17 @@ export function apiApp<E extends Env>(): OpenAPIHono<E> {
   return new OpenAPIHono<E>({ defaultHook: validationHook as Hook<any, E, any, any> });
 }
 
-/** Security requirement of a key-authenticated route (the `bearer` scheme). */
-export const BEARER = [{ bearer: [] }];
+/** Security of a key-authenticated route: the API key as a bearer token (`bearerAuth`). */
+export const BEARER: Record<string, string[]>[] = [{ bearerAuth: [] }];
+
+/** Security of a public route: no credential. */
+export const PUBLIC: Record<string, string[]>[] = [];
+
+/** Security of submit: no credential from a page, or an API key from a server. */
+export const OPTIONAL_BEARER: Record<string, string[]>[] = [{}, { bearerAuth: [] }];
+
+/** Security of a draft's routes: its resume token as a bearer token (`resumeToken`). */
+export const RESUME_TOKEN: Record<string, string[]>[] = [{ resumeToken: [] }];
+
+/** Security of the local upload target: the grant's `storageToken` as a bearer token. */
+export const STORAGE_TOKEN: Record<string, string[]>[] = [{ storageToken: [] }];

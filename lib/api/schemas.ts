@@ -10,6 +10,9 @@ import { ID_PATTERN, MAX_ID_LENGTH } from "@/lib/http/validation.ts";
 import { EVENT_TYPES } from "@/lib/notify/events.ts";
 import { FIELD_TYPES } from "@/lib/schemas.ts";
 
+/** A form reference on the Server Data API: a public id or `key:<slug>`. */
+const SERVER_FORM_REF = /^(?:key:[a-z0-9][a-z0-9_-]{0,63}|[A-Za-z0-9_-]{1,100})$/;
+
 /**
  * A path parameter holding an id the service issued: an over-long or odd one is the 404 a
  * missing resource gets, with `notFound` as its message.
@@ -21,6 +24,16 @@ export function idParam(name: string, example: string, notFound: string) {
 
 /** `{id}`: a form's public id. */
 export const formIdParams = z.object({ id: idParam("id", "fAbC123xYz456", "Form not found.") });
+
+/** `{id}` on the Server Data API: a form's public id, or `key:<slug>` (its key). */
+export const serverFormIdParams = z.object({
+  id: z.string().regex(SERVER_FORM_REF, { error: "Form not found." }).openapi({
+    param: { name: "id", in: "path" },
+    example: "fAbC123xYz456",
+    description: "The form's public id, or `key:<slug>` to name it by its key.",
+    maxLength: MAX_ID_LENGTH,
+  }),
+});
 
 /** The JSON body of every error answer (SPEC "Errors"). */
 export const errorBody = z.looseObject({
@@ -44,6 +57,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: "Refused: CAPTCHA, spam, origin, plan, or the key lacks the scope.",
   404: "Not found (also: an id that cannot exist, or a suspended workspace's form).",
   408: "The request body did not arrive in time.",
+  411: "`Content-Length` is required.",
   409: "Idempotency key reused with another payload, or the form's schema changed.",
   413: "The request body is too large.",
   415: "Unsupported Content-Type.",
@@ -92,7 +106,26 @@ export const fieldSchema = z.looseObject({
   type: z.enum(FIELD_TYPES),
   required: z.boolean().optional(),
   label: z.string().optional(),
+  when: z.unknown().optional().meta({
+    description:
+      "JSON Logic: the field is shown, required and stored only while this holds; a value sent while it does not is dropped.",
+  }),
+  compute: z.unknown().optional().meta({
+    description: "JSON Logic: the value the service computes and stores (a sent value is ignored).",
+  }),
+  default: z.unknown().optional().meta({
+    description: "The value used when `data` does not hold the field.",
+  }),
 }).openapi("Field");
+
+/** One step of a multi-step form. */
+export const stepSchema = z.object({
+  title: z.string(),
+  fields: z.array(z.string()),
+  when: z.unknown().optional().meta({
+    description: "JSON Logic: the step is shown while this holds.",
+  }),
+}).openapi("Step");
 
 /** `GET /forms/p/{id}`: what a page needs to render and submit the form. */
 export const publicSchemaBody = z.object({
@@ -103,6 +136,13 @@ export const publicSchemaBody = z.object({
     schema_version: z.number().int(),
     accepting: z.boolean(),
     honeypot: z.string().nullable(),
+    steps: z.array(stepSchema).optional(),
+    default_language: z.string().meta({ description: "The language of the form's own texts." }),
+    translations: z.record(z.string(), z.looseObject({})).optional().meta({
+      description: "The form's texts per language: `{form: {title, submit, success}, fields}`.",
+    }),
+    drafts: z.object({ enabled: z.literal(true), ttl_days: z.number().int() }).optional()
+      .meta({ description: "Present when the form keeps visitors' drafts." }),
   }),
   captcha: z.object({ provider: z.string(), siteKey: z.string().nullable() }).nullable(),
 }).openapi("PublicSchema");
@@ -110,6 +150,7 @@ export const publicSchemaBody = z.object({
 /** A form as the Server Data API shows it (no CAPTCHA secret). */
 export const formSchema = z.looseObject({
   public_id: z.string(),
+  key: z.string().optional().meta({ description: "The form's slug, unique in the workspace." }),
   name: z.string(),
   fields: z.array(fieldSchema),
   captcha: z.looseObject({ provider: z.string(), siteKey: z.string().optional() }).nullable(),
@@ -201,6 +242,7 @@ export const deliverySchema = z.object({
   event_id: z.string(),
   msg_id: z.string(),
   event: z.string(),
+  submission_id: z.string().optional().describe("The submission the event is about."),
   attempt: z.number().int(),
   status: z.number().int().nullable(),
   ok: z.boolean(),
@@ -208,6 +250,9 @@ export const deliverySchema = z.object({
   response: z.string(),
   error: z.string().optional(),
   outcome: z.enum(["retrying", "delivered", "failed", "disabled"]),
+  next_attempt_at: z.string().optional().describe(
+    "When the event is attempted next (on a `retrying` attempt).",
+  ),
   manual: z.boolean().optional(),
 }).openapi("Delivery");
 

@@ -121,7 +121,7 @@ export interface FormAnalytics {
   views: number;
   starts: number;
   submissions: number;
-  /** submissions / starts, capped at 1, 4 decimals; null when there were no starts. */
+  /** {@linkcode completionRate}: submissions / starts, or null when not measurable. */
   completion_rate: number | null;
   from: string;
   to: string;
@@ -131,10 +131,21 @@ export interface FormAnalytics {
   steps?: StepReach[];
 }
 
-/** completion rate = submissions / starts (null for 0 starts; capped at 1). */
+/**
+ * The one completion rate, shown alike by the API and the admin: submissions / starts over
+ * the same window, 4 decimals. Null when it cannot be measured: no starts, or more
+ * submissions than starts (some came from pages or servers that send no start event, so no
+ * share of them can be told).
+ */
 export function completionRate(submissions: number, starts: number): number | null {
-  if (starts <= 0) return null;
-  return Math.round(Math.min(1, submissions / starts) * 10_000) / 10_000;
+  if (starts <= 0 || submissions > starts) return null;
+  return Math.round((submissions / starts) * 10_000) / 10_000;
+}
+
+/** A completion rate as the admin shows it: "75%", "83.3%", or "—" when not measurable. */
+export function completionLabel(rate: number | null): string {
+  if (rate === null) return "—";
+  return `${Math.round(rate * 1000) / 10}%`;
 }
 
 /**

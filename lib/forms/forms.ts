@@ -58,24 +58,33 @@ function assignFieldIds(
 export function raisesSchemaVersion(form: Form, definition: FormDefinition | unknown): boolean {
   const parsed = formDefinitionSchema.safeParse(definition);
   if (!parsed.success) return false;
-  return validityChanged(form.fields, assignFieldIds(parsed.data.fields, form.fields));
+  const { steps } = languageAndSteps(parsed.data, form);
+  return validityChanged(form, { fields: assignFieldIds(parsed.data.fields, form.fields), steps });
 }
 
-/** Creates a form in a workspace from a definition. */
+/**
+ * Creates a form in a workspace from a definition, with an optional `key` (checked unique
+ * in the same commit; a conflicting commit is a 409); `also` adds to that commit what goes
+ * with the form (an audit event).
+ */
 export async function createForm(
   deps: Pick<Deps, "kv" | "now">,
   workspaceId: string,
   definition: FormDefinition | unknown,
+  opts: { key?: string; also?: (op: Deno.AtomicOperation, form: Form) => void } = {},
 ): Promise<Form> {
   const def = parseFormDefinition(definition);
   const now = new Date(deps.now()).toISOString();
   const form: Form = {
     id: newFormId(),
     workspace_id: workspaceId,
+    ...(opts.key ? { key: opts.key } : {}),
     name: def.name,
     fields: assignFieldIds(def.fields, []),
     ...definedSettings(def),
+    ...languageAndSteps(def),
     ...(def.spam_filter ? { spam_filter: def.spam_filter } : {}),
+    ...(def.drafts ? { drafts: def.drafts } : {}),
     schema_version: 1,
     created_at: now,
     updated_at: now,
@@ -85,15 +94,20 @@ export async function createForm(
   if (!ws.value) throw errors.notFound("Workspace not found.");
   assertNotSuspended(ws.value);
   Object.assign(form, privacyOnCreate(def, ws.value)); // retention, IP and user-agent policy
-  const res = await withKvRetry(() =>
-    deps.kv.atomic()
+  const res = await withKvRetry(() => {
+    const op = deps.kv.atomic()
       .check(ws)
       .check({ key: keys.form(form.id), versionstamp: null })
       .set(keys.form(form.id), form)
-      .set(keys.formByWorkspace(workspaceId, form.id), true)
-      .commit()
-  );
-  if (!res.ok) throw new Error("form create conflicted");
+      .set(keys.formByWorkspace(workspaceId, form.id), true);
+    if (opts.key) {
+      const byKey = keys.formByKey(workspaceId, opts.key);
+      op.check({ key: byKey, versionstamp: null }).set(byKey, form.id);
+    }
+    opts.also?.(op, form);
+    return op.commit();
+  });
+  if (!res.ok) throw new AppError(409, "conflict", "A concurrent change conflicted. Try again.");
   return form;
 }
 
@@ -119,20 +133,33 @@ export async function updateForm(
       details: { form: before.id, ...details },
     });
   });
-  return await mutateForm(deps, formId, ({ intro: _i, thank_you: _t, spam_filter, ...form }) => {
+  return await mutateForm(deps, formId, (before) => {
+    const {
+      intro: _i,
+      thank_you: _t,
+      spam_filter,
+      drafts: keptDrafts,
+      steps: _s,
+      translations: _l,
+      ...form
+    } = before;
     // Omitted keeps the form's thresholds (an editor that does not show them keeps them).
     const filter = def.spam_filter === undefined ? spam_filter : def.spam_filter;
+    const drafts = def.drafts === undefined ? keptDrafts : def.drafts;
     const fields = assignFieldIds(def.fields, form.fields);
-    const fieldsChanged = validityChanged(form.fields, fields);
+    const kept = languageAndSteps(def, before);
+    const changed = validityChanged(before, { fields, steps: kept.steps });
     return {
       ...form,
       name: def.name,
       fields,
       ...definedSettings(def),
-      schema_version: form.schema_version + (fieldsChanged ? 1 : 0),
+      ...kept,
+      schema_version: form.schema_version + (changed ? 1 : 0),
       ...privacyOnUpdate(def, form), // retention, IP and user-agent policy
       ...hostedTexts(def),
       ...(filter ? { spam_filter: filter } : {}),
+      ...(drafts ? { drafts } : {}),
     };
   }, audited);
 }
@@ -147,6 +174,24 @@ function definedSettings(def: ReturnType<typeof parseFormDefinition>) {
     redirect: def.redirect ?? {},
     notifications: def.notifications ?? null,
   } satisfies Partial<Form>;
+}
+
+/**
+ * A definition's steps, default language and translations over `before`'s: omitted keeps
+ * them (an editor that does not show them keeps them), `[]` or `{}` clears them.
+ */
+function languageAndSteps(
+  def: ReturnType<typeof parseFormDefinition>,
+  before: Pick<Form, "steps" | "default_language" | "translations"> = {},
+): Pick<Form, "steps" | "default_language" | "translations"> {
+  const steps = def.steps ?? before.steps;
+  const translations = def.translations ?? before.translations;
+  const language = def.default_language ?? before.default_language;
+  return {
+    ...(steps?.length ? { steps } : {}),
+    ...(language ? { default_language: language } : {}),
+    ...(translations && Object.keys(translations).length ? { translations } : {}),
+  };
 }
 
 /** The hosted page texts of a definition; blank ones are left out (an edit can clear them). */
@@ -253,6 +298,10 @@ export function publicSchema(form: Form): {
     schema_version: number;
     accepting: boolean;
     honeypot: string | null;
+    steps?: Form["steps"];
+    default_language: string;
+    translations?: Form["translations"];
+    drafts?: { enabled: true; ttl_days: number };
   };
   captcha: { provider: string; siteKey: string | null } | null;
 } {
@@ -264,6 +313,12 @@ export function publicSchema(form: Form): {
       schema_version: form.schema_version,
       accepting: form.accepting,
       honeypot: form.honeypot,
+      ...(form.steps ? { steps: form.steps } : {}),
+      default_language: form.default_language ?? "en",
+      ...(form.translations ? { translations: form.translations } : {}),
+      ...(form.drafts?.enabled
+        ? { drafts: { enabled: true, ttl_days: form.drafts.ttl_days } }
+        : {}),
     },
     captcha: form.captcha
       ? { provider: form.captcha.provider, siteKey: form.captcha.siteKey ?? null }

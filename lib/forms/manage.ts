@@ -77,12 +77,13 @@ export async function deleteForm(deps: Deps, form: Form): Promise<number> {
       if (!res.deleted) break;
     }
   }
-  const res = await withKvRetry(() =>
-    deps.kv.atomic()
+  const res = await withKvRetry(() => {
+    const op = deps.kv.atomic()
       .delete(keys.form(form.id))
-      .delete(keys.formByWorkspace(form.workspace_id, form.id))
-      .commit()
-  );
+      .delete(keys.formByWorkspace(form.workspace_id, form.id));
+    if (form.key) op.delete(keys.formByKey(form.workspace_id, form.key));
+    return op.commit();
+  });
   if (!res.ok) throw new Error("form delete failed");
   for (const prefix of formPrefixes(form.id)) {
     for await (const e of deps.kv.list({ prefix })) await deps.kv.delete(e.key);

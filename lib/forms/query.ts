@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
 import { type FormView, formView, getForm, listFormIds } from "./forms.ts";
+import { formIdOfRef } from "./form_keys.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { getManyChunked } from "@/lib/kv/kv.ts";
 import { pageQuerySchema, type Pagination, pagination } from "@/lib/http/pagination.ts";
@@ -31,15 +32,17 @@ export const formListQuerySchema = pageQuerySchema.extend({
 export type FormListQuery = z.output<typeof formListQuerySchema>;
 
 /**
- * The form `formId` if it belongs to `workspaceId`. Missing, malformed and foreign ids
- * all throw the one `Form not found.` 404, so a response never tells them apart.
+ * The form `ref` names (a public id, or `key:<slug>`) if it belongs to `workspaceId`.
+ * Missing, malformed and foreign ids all throw the one `Form not found.` 404, so a
+ * response never tells them apart.
  */
 export async function requireOwnForm(
   deps: Pick<Deps, "kv">,
   workspaceId: string,
-  formId: string,
+  ref: string,
 ): Promise<Form> {
-  const form = await getForm(deps, formId);
+  const formId = await formIdOfRef(deps, workspaceId, ref);
+  const form = formId ? await getForm(deps, formId) : null;
   if (!form || form.workspace_id !== workspaceId) throw errors.formNotFound();
   return form;
 }

@@ -92,10 +92,17 @@ export function publicCors(
       const res = c.body(null, 204);
       if (allowed) {
         grant(res.headers, origin);
-        res.headers.set("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+        // Drafts are saved with PUT and carry their resume token (never an API key) in
+        // Authorization; no other public route takes either from a browser.
+        const drafts = c.req.path.includes("/drafts");
+        res.headers.set(
+          "Access-Control-Allow-Methods",
+          drafts ? "GET, POST, PUT, OPTIONS" : "GET, POST, OPTIONS",
+        );
+        const takes = drafts ? [...ALLOWED_HEADERS, "authorization"] : ALLOWED_HEADERS;
         const asked = (c.req.header("access-control-request-headers") ?? "")
           .split(",").map((h) => h.trim().toLowerCase())
-          .filter((h) => ALLOWED_HEADERS.includes(h));
+          .filter((h) => takes.includes(h));
         if (asked.length) res.headers.set("Access-Control-Allow-Headers", asked.join(", "));
         res.headers.set("Access-Control-Max-Age", PREFLIGHT_MAX_AGE);
       }

@@ -185,6 +185,10 @@ function readRow(
   if (Date.parse(created) > now + FUTURE_SLACK_MS) {
     return { line, error: `'${m.time}' is in the future` };
   }
+  // Submission ids carry their time from 1970 on (ULID), so an earlier row cannot be kept.
+  if (Date.parse(created) < 0) {
+    return { line, error: `'${m.time}' is before 1970: '${cell(m.time!)}'` };
+  }
   const fields: Record<string, unknown> = {};
   for (const { column, field } of m.fields) {
     const text = cell(column);

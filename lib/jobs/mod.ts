@@ -10,6 +10,7 @@ import { runErase } from "@/lib/privacy/erase.ts";
 import { runRetention } from "@/lib/privacy/retention.ts";
 import { scoreBatch } from "./score_batch.ts";
 import { learnLabel } from "./learn_label.ts";
+import { runDraftSweep } from "@/lib/drafts/expiry.ts";
 import type { JobContext } from "./types.ts";
 import { inJobSpan } from "@/lib/observe/trace.ts";
 
@@ -19,7 +20,7 @@ export type JobHandler<T extends Job["type"]> = (
   job: Extract<Job, { type: T }>,
   ctx: JobContext,
 ) => Promise<void>;
-import { sendAccountMailJob, sendEmailJob } from "@/lib/notify/mailer.ts";
+import { sendAccountMailJob, sendEmailJob, sendVisitorMailJob } from "@/lib/notify/mailer.ts";
 import { deliverWebhookJob } from "@/lib/notify/deliver.ts";
 import { notifyCreatedJob } from "@/lib/notify/mod.ts";
 import { logger } from "@/lib/observe/log.ts";
@@ -35,6 +36,8 @@ const handlers: { [T in Job["type"]]: JobHandler<T> } = {
   notify_created: notifyCreatedJob,
   learn_label: learnLabel,
   send_account_mail: sendAccountMailJob,
+  drafts_sweep: (deps) => runDraftSweep(deps),
+  send_visitor_mail: sendVisitorMailJob,
 };
 
 const NO_CONTEXT: JobContext = { complete: () => {} };

@@ -12,6 +12,7 @@ import {
   notifyCreatedJobSchema,
   sendAccountMailJobSchema,
   sendEmailJobSchema,
+  sendVisitorMailJobSchema,
 } from "@/lib/notify/jobs.ts";
 
 /** Every kind of job, by `type`. */
@@ -45,6 +46,9 @@ const jobKinds = z.discriminatedUnion("type", [
     previous: z.enum(["spam", "ham"]).nullable(),
   }),
   sendAccountMailJobSchema,
+  sendVisitorMailJobSchema,
+  // Removes drafts that fell due (lib/drafts/expiry.ts).
+  z.object({ type: z.literal("drafts_sweep") }),
 ]);
 
 /**

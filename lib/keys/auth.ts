@@ -111,3 +111,8 @@ export function requireScope(auth: KeyAuth, scope: Scope): void {
   const ok = s.includes(scope) || (scope === "read" && s.includes("admin"));
   if (!ok) throw errors.insufficientScope(scope);
 }
+
+/** Who a key-authenticated call is, for the audit log: `key:<prefix>`. */
+export function keyActor(auth: KeyAuth): string {
+  return `key:${auth.key.prefix}`;
+}

@@ -28,6 +28,8 @@ export const keys = {
     ["forms_by_workspace", workspaceId, publicId] as const,
   /** Prefix of the forms of a workspace. */
   formsByWorkspace: (workspaceId: string) => ["forms_by_workspace", workspaceId] as const,
+  /** Index: a form's `key` (its slug, unique in the workspace) to its public id. */
+  formByKey: (workspaceId: string, key: string) => ["forms_by_key", workspaceId, key] as const,
 
   /** A submission record; what a form owns sits under it. */
   submission: (formId: string, id: string) => ["submissions", formId, id] as const,
@@ -195,6 +197,8 @@ export const keys = {
   // --- admin UI ---
   /** A just-created API key's raw value, read once by the keys page (expires in minutes). */
   keyReveal: (token: string) => ["admin_key_reveal", token] as const,
+  /** Prefix of every reveal entry (never backed up). */
+  keyReveals: () => ["admin_key_reveal"] as const,
   /** A submission an admin of its workspace has opened (read/unread; shared by the team). */
   submissionRead: (formId: string, id: string) => ["submission_read", formId, id] as const,
   /** Prefix of a form's read marks (swept with the form). */
@@ -300,6 +304,24 @@ export const keys = {
   /** What a submission's label taught its workspace (label and tokens), to un-learn exactly. */
   spamLearned: (workspaceId: string, submissionId: string) =>
     ["spam_learned", workspaceId, submissionId] as const,
+
+  // --- drafts (lib/drafts) ---
+  /** A visitor's saved progress on a form (its resume token only as a digest). */
+  draft: (formId: string, id: string) => ["drafts", formId, id] as const,
+  /** Prefix of a form's drafts (both the admin list and the form's delete walk it). */
+  drafts: (formId: string) => ["drafts", formId] as const,
+  /** Index: a draft falls due for removal at `at` (epoch ms); the expiry sweep walks it. */
+  draftDue: (at: number, formId: string, id: string) => ["drafts_due", at, formId, id] as const,
+  /** Prefix of the draft expiry index. */
+  draftsDue: () => ["drafts_due"] as const,
+  /** Index: a draft by the HMAC digest of an email value it holds (erase/export by person). */
+  draftByEmail: (workspaceId: string, digest: string, formId: string, id: string) =>
+    ["drafts_by_email", workspaceId, digest, formId, id] as const,
+  /** Prefix of the draft email index for one person in a workspace. */
+  draftsByEmail: (workspaceId: string, digest: string) =>
+    ["drafts_by_email", workspaceId, digest] as const,
+  /** Send times of the last hour of mail visitors asked for (resume links), instance-wide. */
+  visitorMailSends: () => ["visitor_mail_sends"] as const,
 
   /** The last backup the CLI wrote (time, file, size, what it holds), for the System page. */
   lastBackup: () => ["backups", "last"] as const,

@@ -41,6 +41,8 @@ export interface Delivery {
   /** The `webhook-id` header (the same on every attempt of an event). */
   msg_id: string;
   event: string;
+  /** The submission the event is about (none for test events). */
+  submission_id?: string;
   attempt: number;
   /** HTTP status, or null when no answer came (refused target, connection error, timeout). */
   status: number | null;
@@ -50,6 +52,8 @@ export interface Delivery {
   error?: string;
   /** `retrying`, `delivered`, `failed` (no retry left) or `disabled` (endpoint turned off). */
   outcome: "retrying" | "delivered" | "failed" | "disabled";
+  /** When a `retrying` attempt's event is attempted next (the retry job's due time). */
+  next_attempt_at?: string;
   manual?: boolean;
 }
 
@@ -150,7 +154,7 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
     op.check(e);
     markLogged(op, held);
     const retry: string[] = [];
-    const results: string[] = [];
+    const logs: Delivery[] = [];
     // No sooner than the schedule, nor than a service's rate-limit answer asked.
     let delay = delays[job.attempt] ?? 0;
     // In job order: a success clears the failing streak, a failure starts or extends it.
@@ -163,7 +167,11 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
           if (r.answer.kind === "retry") delay = Math.max(delay, r.answer.afterMs ?? 0);
         } else d.outcome = "failed";
       }
-      results.push(d.outcome);
+      logs.push(d);
+    }
+    const results = logs.map((d) => d.outcome);
+    for (const d of logs) {
+      if (d.outcome === "retrying") d.next_attempt_at = new Date(now + delay).toISOString();
       addEntry(op, keys.webhookDelivery(w.id, d.id), d, d.event_id);
     }
     const changed = w.failing_since !== e.value.failing_since || w.enabled !== e.value.enabled;
@@ -216,6 +224,7 @@ function outcomeOf(
     event_id: r.event.id,
     msg_id: r.event.id,
     event: r.event.type,
+    ...(r.event.submission ? { submission_id: r.event.submission.id } : {}),
     attempt: job.attempt + 1,
     status: r.status,
     ok,

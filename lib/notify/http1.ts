@@ -38,19 +38,27 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out;
 }
 
-/** Removes chunk-size lines from the start of a chunked body (what was read of it). */
-function dechunk(raw: string): string {
-  let out = "";
-  let rest = raw;
-  while (rest.length) {
-    const nl = rest.indexOf("\r\n");
-    if (nl < 0) break;
-    const size = parseInt(rest.slice(0, nl), 16);
-    if (!Number.isFinite(size) || size === 0) break;
-    out += rest.slice(nl + 2, nl + 2 + size);
-    rest = rest.slice(nl + 2 + size + 2);
+/**
+ * The data of a chunked body, from what was read of it (chunk-size lines and extensions
+ * removed; an empty body is empty), or null when it does not start with a chunk-size line.
+ */
+function dechunk(raw: Uint8Array): Uint8Array | null {
+  let out: Uint8Array = new Uint8Array(0);
+  let at = 0;
+  let sized = false;
+  while (at < raw.length) {
+    let nl = at;
+    while (nl + 1 < raw.length && !(raw[nl] === 13 && raw[nl + 1] === 10)) nl++;
+    if (nl + 1 >= raw.length) break;
+    const sizeText = new TextDecoder().decode(raw.subarray(at, nl)).split(";")[0].trim();
+    if (!/^[0-9a-f]{1,8}$/i.test(sizeText)) break;
+    sized = true;
+    const size = parseInt(sizeText, 16);
+    if (size === 0) break;
+    out = concat(out, raw.subarray(nl + 2, Math.min(raw.length, nl + 2 + size)));
+    at = nl + 2 + size + 2;
   }
-  return out || raw;
+  return sized ? out : null;
 }
 
 /**
@@ -133,11 +141,11 @@ export async function postPinned(opts: {
     const headText = new TextDecoder().decode(buf.subarray(0, end));
     const m = /^HTTP\/1\.[01] (\d{3})/.exec(headText);
     if (!m) throw new Error("malformed HTTP status line");
-    let body = new TextDecoder().decode(buf.subarray(end, end + opts.maxBody));
-    if (/\r\ntransfer-encoding:\s*chunked/i.test(headText)) body = dechunk(body);
+    let raw = buf.subarray(end);
+    if (/\r\ntransfer-encoding:\s*chunked/i.test(headText)) raw = dechunk(raw) ?? raw;
     return {
       status: Number(m[1]),
-      body: body.slice(0, opts.maxBody),
+      body: new TextDecoder().decode(raw.subarray(0, opts.maxBody)),
       headers: parseHeaders(headText),
     };
   } catch (err) {

@@ -47,6 +47,22 @@ export const sendAccountMailJobSchema = z.object({
   attempt: z.number().int().min(0).max(100),
 });
 
+/**
+ * Sends one mail a visitor asked for (a resume link, lib/drafts) on a workspace's behalf:
+ * SMTP when set, else the workspace's outbox; logged in its email log.
+ */
+export const sendVisitorMailJobSchema = z.object({
+  type: z.literal("send_visitor_mail"),
+  workspace_id: z.string().max(100),
+  form_id: z.string().max(100),
+  to: z.string().max(254),
+  subject: z.string().max(300),
+  text: z.string().max(20_000),
+  attempt: z.number().int().min(0).max(100),
+});
+
+/** A `send_visitor_mail` job. */
+export type SendVisitorMailJob = z.infer<typeof sendVisitorMailJobSchema>;
 /** A `send_account_mail` job. */
 export type SendAccountMailJob = z.infer<typeof sendAccountMailJobSchema>;
 /** A `send_email` job. */

@@ -13,7 +13,7 @@ import type { Deps } from "@/lib/deps.ts";
 import { autoresponseAddress, claimAutoresponse, SUPPRESSED_DETAIL } from "./autoresponder.ts";
 import { renderAutoresponse, type RenderedMail, renderOwnerMail } from "./email.ts";
 import { loadEvent } from "./events.ts";
-import type { SendAccountMailJob, SendEmailJob } from "./jobs.ts";
+import type { SendAccountMailJob, SendEmailJob, SendVisitorMailJob } from "./jobs.ts";
 import {
   ACCOUNT_OUTBOX,
   type EmailLogEntry,
@@ -111,7 +111,7 @@ export async function sendEmailJob(deps: Deps, job: SendEmailJob): Promise<void>
  */
 async function sendOrKeep(
   deps: Deps,
-  job: SendEmailJob | SendAccountMailJob,
+  job: SendEmailJob | SendAccountMailJob | SendVisitorMailJob,
   o: {
     outbox: string;
     logKept: boolean;
@@ -181,5 +181,25 @@ export async function sendAccountMailJob(deps: Deps, job: SendAccountMailJob): P
       html: "",
     },
     log: { form_id: "", event_id: "", kind: "account" },
+  });
+}
+
+/**
+ * Handles one `send_visitor_mail` job: SMTP when set (temporary failures retried like form
+ * mail), else the workspace's outbox; outcomes go to the workspace's email log.
+ */
+export async function sendVisitorMailJob(deps: Deps, job: SendVisitorMailJob): Promise<void> {
+  await sendOrKeep(deps, job, {
+    outbox: job.workspace_id,
+    logKept: true,
+    mail: {
+      form_id: job.form_id,
+      from: deps.config.notify.mailFrom,
+      to: [job.to],
+      subject: job.subject,
+      text: job.text,
+      html: "",
+    },
+    log: { form_id: job.form_id, event_id: "", kind: "resume_link" },
   });
 }

@@ -43,7 +43,8 @@ export interface EmailLogEntry {
   at: string;
   form_id: string;
   event_id: string;
-  kind: "owner" | "autoresponder" | "account";
+  /** `resume_link`: a link a visitor asked for to finish a form later (lib/drafts). */
+  kind: "owner" | "autoresponder" | "account" | "resume_link";
   to: string[];
   subject: string;
   attempt: number;

@@ -10,6 +10,7 @@ import type { Config } from "@/lib/config.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
 import { randomBase62 } from "@/lib/ids.ts";
+import { isStorageKey } from "@/lib/uploads/storage/storage.ts";
 import { TarWriter } from "./tar.ts";
 import { dumpEntries, isLocalKvFile, snapshotSqlite } from "./kv_snapshot.ts";
 import { FORMWELL_VERSION } from "./version.ts";
@@ -70,7 +71,7 @@ export async function createBackup(
     };
     await tar.addBytes(MANIFEST, new TextEncoder().encode(JSON.stringify(manifest, null, 2)));
     const kvFile = `${work}/${local ? KV_SQLITE : KV_ENTRIES}`;
-    if (local) snapshotSqlite(config.kvPath!, kvFile);
+    if (local) snapshotSqlite(config.kvPath!, kvFile, now());
     else {
       using dump = await Deno.open(kvFile, { write: true, createNew: true });
       await dumpEntries(kv, dump);
@@ -117,7 +118,10 @@ async function addFile(tar: TarWriter, name: string, path: string): Promise<void
   await tar.addStream(name, size, f.readable);
 }
 
-/** Adds every verified file under `<dir>/files/` (unverified `incoming/` bytes are not kept). */
+/**
+ * Adds every verified file under `<dir>/files/` (unverified `incoming/` bytes are not kept;
+ * nor is anything there Formwell did not name, which restore would refuse).
+ */
 async function addStoredFiles(tar: TarWriter, dir: string): Promise<number> {
   const root = `${dir.replace(/\/+$/, "")}/files`;
   let n = 0;
@@ -132,7 +136,7 @@ async function addStoredFiles(tar: TarWriter, dir: string): Promise<number> {
     for (const item of items.sort((a, b) => a.name.localeCompare(b.name))) {
       const path = `${rel}/${item.name}`;
       if (item.isDirectory) await walk(path);
-      else if (item.isFile) {
+      else if (item.isFile && isStorageKey(`${FILES_DIR}${path.slice(1)}`)) {
         try {
           await addFile(tar, `${FILES_DIR}${path.slice(1)}`, `${root}${path}`);
           n++;

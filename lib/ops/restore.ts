@@ -3,7 +3,8 @@
  * (a local file or KV Connect): every entry is written again in batches, the queue
  * messages a SQLite snapshot held are enqueued again through the configured job runner, and
  * the stored files are written back through the configured storage. Entries keep their
- * keys and values; KV-level expiry is not carried (Formwell keeps its own expiry times).
+ * keys, values and, from a SQLite snapshot, their expiry (those expired since are not
+ * written); a logical export cannot see expiry, and the result says so (`expiry_kept`).
  * @module
  */
 import type { Config } from "@/lib/config.ts";
@@ -11,14 +12,16 @@ import { AppError } from "@/lib/errors.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
 import { jobSchema } from "@/lib/jobs/queue.ts";
 import type { Jobs } from "@/lib/jobs/types.ts";
-import type { Storage } from "@/lib/uploads/storage/storage.ts";
+import { isStorageKey, type Storage } from "@/lib/uploads/storage/storage.ts";
 import { type BackupManifest, FILES_DIR, KV_ENTRIES, KV_SQLITE, MANIFEST } from "./backup.ts";
 import { copyEntry, listTar, readEntry, type TarEntry } from "./tar.ts";
-import { entrySize, queuedMessages, readDump } from "./kv_snapshot.ts";
+import { entrySize, queuedMessages, readDump, snapshotExpiries } from "./kv_snapshot.ts";
 
 /** What a restore wrote. */
 export interface RestoreResult {
   entries: number;
+  /** Whether entries kept their expiry (a SQLite snapshot); a logical export has none. */
+  expiry_kept: boolean;
   jobs: number;
   files: number;
   backup_created_at: string;
@@ -63,6 +66,7 @@ export async function restoreBackup(
     throw refuse(`--in ${path} is not a Formwell backup: ${(err as Error).message}`);
   });
   const manifest = await readManifest(file, members);
+  checkMembers(members, manifest);
   const kvMember = members.find((m) =>
     m.name === (manifest.kv === "sqlite" ? KV_SQLITE : KV_ENTRIES)
   );
@@ -78,13 +82,18 @@ export async function restoreBackup(
         await copyEntry(file, kvMember, out);
       }
       const messages = queuedMessages(snap);
+      const expiries = snapshotExpiries(snap);
       const source = await Deno.openKv(snap);
       try {
+        const now = (deps.now ?? Date.now)();
         for await (const e of source.list({ prefix: [] }, { batchSize: 500 })) {
-          await writer.add(e.key, e.value);
+          const at = expiries.get(e.key);
+          if (at === undefined || (at !== null && at <= now)) continue; // expired since
+          await writer.add(e.key, e.value, at === null ? undefined : at - now);
         }
       } finally {
         source.close();
+        expiries.close();
       }
       await writer.flush();
       jobs = await requeue(kv, deps, messages);
@@ -98,9 +107,38 @@ export async function restoreBackup(
       await deps.storage.write(m.name, bytes, "application/octet-stream");
       files++;
     }
-    return { entries: writer.count, jobs, files, backup_created_at: manifest.created_at };
+    return {
+      entries: writer.count,
+      expiry_kept: manifest.kv === "sqlite",
+      jobs,
+      files,
+      backup_created_at: manifest.created_at,
+    };
   } finally {
     await Deno.remove(work, { recursive: true }).catch(() => {});
+  }
+}
+
+/**
+ * Refuses, before anything is written, an archive with a member a backup never holds: only
+ * the manifest, the KV member the manifest names and stored files (`files/<form>/<file>`,
+ * when the manifest says files are included), each once.
+ */
+function checkMembers(members: TarEntry[], manifest: BackupManifest): void {
+  const kvName = manifest.kv === "sqlite" ? KV_SQLITE : KV_ENTRIES;
+  const seen = new Set<string>();
+  const bad = members.map((m) => m.name).filter((name) => {
+    const ok = !seen.has(name) && (name === MANIFEST || name === kvName ||
+      (manifest.files && name.startsWith(FILES_DIR) && isStorageKey(name)));
+    seen.add(name);
+    return !ok;
+  });
+  if (bad.length) {
+    const names = bad.slice(0, 5).map((n) => JSON.stringify(n)).join(", ");
+    throw refuse(
+      `The backup holds ${bad.length} member(s) a Formwell backup never has (${names}` +
+        `${bad.length > 5 ? ", ..." : ""}), or one twice; nothing was restored.`,
+    );
   }
 }
 
@@ -143,26 +181,28 @@ async function requeue(
 class BatchWriter {
   count = 0;
   #kv: Deno.Kv;
-  #batch: { key: Deno.KvKey; value: unknown }[] = [];
+  #batch: { key: Deno.KvKey; value: unknown; expireIn?: number }[] = [];
   #bytes = 0;
 
   constructor(kv: Deno.Kv) {
     this.#kv = kv;
   }
 
-  async add(key: Deno.KvKey, value: unknown): Promise<void> {
+  async add(key: Deno.KvKey, value: unknown, expireIn?: number): Promise<void> {
     const size = entrySize(key, value);
     if (this.#batch.length >= BATCH_ENTRIES || this.#bytes + size > BATCH_BYTES) {
       await this.flush();
     }
-    this.#batch.push({ key, value });
+    this.#batch.push({ key, value, expireIn });
     this.#bytes += size;
   }
 
   async flush(): Promise<void> {
     if (!this.#batch.length) return;
     const op = this.#kv.atomic();
-    for (const e of this.#batch) op.set(e.key, e.value);
+    for (const e of this.#batch) {
+      op.set(e.key, e.value, e.expireIn === undefined ? undefined : { expireIn: e.expireIn });
+    }
     const res = await withKvRetry(() => op.commit());
     if (!res.ok) throw new Error("restoring KV entries failed");
     this.count += this.#batch.length;

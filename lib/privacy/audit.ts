@@ -47,6 +47,7 @@ export const AUDIT_ACTIONS = [
   "webhook.secret_rotated",
   "webhook.test_sent",
   "submission.labelled",
+  "mcp.tool_called",
 ] as const;
 /** An audited action. */
 export type AuditAction = typeof AUDIT_ACTIONS[number];

@@ -98,16 +98,23 @@ export async function startErase(
   return job;
 }
 
-/** A workspace's privacy job; another workspace's job is the same 404 as an unknown id. */
+/**
+ * A workspace's privacy job, when every mode it erased is one of `modes` (an API key's own
+ * mode; both for an admin user): another workspace's job, or a job that touched data of a
+ * mode the caller cannot see, is the same 404 as an unknown id.
+ */
 export async function requirePrivacyJob(
   deps: Pick<Deps, "kv">,
   workspaceId: string,
+  modes: readonly Mode[],
   id: string,
 ): Promise<PrivacyJob> {
   const found = /^job_[0-9a-z]{26}$/.test(id)
     ? (await withKvRetry(() => deps.kv.get<PrivacyJob>(keys.privacyJob(id)))).value
     : null;
-  if (!found || found.workspace_id !== workspaceId) {
+  if (
+    !found || found.workspace_id !== workspaceId || !found.modes.every((m) => modes.includes(m))
+  ) {
     throw new AppError(404, "not_found", "Privacy job not found.");
   }
   return found;

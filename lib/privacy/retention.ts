@@ -16,6 +16,7 @@ import { deleteSubmissions } from "@/lib/submissions/delete.ts";
 import { planOf } from "@/lib/workspaces/plans.ts";
 import { auditMutation, sweepAudit } from "./audit.ts";
 import { nextRemoval } from "./settings.ts";
+import { retainDrafts } from "@/lib/drafts/expiry.ts";
 
 const DAY_MS = 86_400_000;
 /** Submissions one delete call takes (10 per commit inside it). */
@@ -60,6 +61,7 @@ export async function retainForm(
   const ws = (await withKvRetry(() => deps.kv.get<Workspace>(keys.workspace(form.workspace_id))))
     .value;
   let budget = perRun;
+  await retainDrafts(deps, form);
   const days = form.retention_days ?? null;
   if (days !== null) {
     const cutoff = deps.now() - days * DAY_MS;

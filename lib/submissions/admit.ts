@@ -10,6 +10,7 @@ import { captchaGate } from "@/lib/protection/gates.ts";
 import type { LimitSpend } from "@/lib/ratelimit/types.ts";
 import type { SubmissionSignals } from "@/lib/schemas.ts";
 import { prepareAttachments } from "@/lib/uploads/attach.ts";
+import { draftCommitParts } from "@/lib/drafts/submit_part.ts";
 import { findReplay } from "./idempotency.ts";
 import { checkStoredSize, type SubmitBody } from "./parse.ts";
 import type { SubmitState } from "./read.ts";
@@ -75,7 +76,7 @@ export async function admit(
       : undefined,
     limits: [spend],
     size: size + 1024,
-    parts: [...gate.parts, ...attachments.parts],
+    parts: [...gate.parts, ...attachments.parts, ...draftCommitParts(deps, form, body.draft_id)],
   };
   return { draft, release: gate.release };
 }

@@ -3,9 +3,10 @@
  * a plain form post and never stored as data: `_replyto`/`_reply_to` (the owner email's
  * reply-to, when a valid address), `_subject` (the owner email's subject: one line, at
  * most 200 characters), `_gotcha` and Netlify's `bot-field` (honeypots whatever the form's
- * own honeypot is called) and Netlify's `form-name` (ignored). `_next` is a redirect like
- * `_redirect` (form_post.ts; the same allowlist, lib/submissions/redirects.ts). None of
- * them can add a recipient: the owner email goes to the form's configured addresses only.
+ * own honeypot is called) and Netlify's `form-name` (ignored). `_next` is where a stored
+ * submission goes (form_post.ts; `_redirect`'s allowlist, lib/submissions/redirects.ts),
+ * never a refused one. None of them can add a recipient: the owner email goes to the
+ * form's configured addresses only.
  * @module
  */
 import { headerSafe, plainAddress } from "@/lib/notify/email.ts";

@@ -55,12 +55,13 @@ export interface FormPost {
   /** Field values as posted (strings, or string lists for repeated names); honeypot kept. */
   data: Record<string, string | string[]>;
   files: PostedFile[];
+  /** `_redirect` (or `redirect`): where the visitor goes after success or a refusal. */
   redirect?: string;
+  /** `_next` (Formspree's meaning): where the visitor goes after a stored submission only. */
+  next?: string;
   schemaVersion?: number;
   captchaToken?: string;
   idempotencyKey?: string;
-  /** Whether the post names its own redirect (`_redirect` or `redirect`; `_next` does not). */
-  namesRedirect: boolean;
   /** The owner email's subject and reply-to the post asked for (`_subject`, `_replyto`). */
   ownerMail?: OwnerMail;
   /** Whether a conventional honeypot (`_gotcha`, `bot-field`) was filled. */
@@ -216,9 +217,8 @@ export function splitEntries(
   return {
     data,
     files,
-    redirect: [reserved.get("_redirect"), reserved.get("redirect"), reserved.get("_next")]
-      .find((v) => v !== undefined && v.trim() !== ""),
-    namesRedirect: named("_redirect") || named("redirect"),
+    redirect: ["_redirect", "redirect"].filter(named).map((k) => reserved.get(k)!)[0],
+    next: named("_next") ? reserved.get("_next") : undefined,
     ownerMail: conventions.ownerMail,
     trapped: conventions.trapped,
     schemaVersion: parseSchemaVersion(reserved.get("_schema_version")),

@@ -22,6 +22,8 @@ export const submitBodySchema = z.object({
   /** When the client rendered the form (epoch ms), for the time-to-submit signal. */
   rendered_at: z.number().int().positive().optional(),
   redirect: z.string().max(2000).optional(),
+  /** The visitor's draft of this submission (lib/drafts): removed when it is stored. */
+  draft_id: z.string().max(100).optional(),
 }).strict();
 /** A parsed submit body. */
 export type SubmitBody = z.infer<typeof submitBodySchema>;

@@ -116,7 +116,7 @@ async function submitStages(deps: Deps, req: SubmitRequest): Promise<SubmitAnswe
       const { form, workspace } = await loadSubmitTarget(deps, ctx);
       posted.form = form;
       const post = posted.post = await readFormPost(req.request, type, form, workspace);
-      ajax &&= !post.namesRedirect;
+      ajax &&= post.redirect === undefined;
       const postCtx: SubmitContext = {
         ...ctx,
         source: "form",

@@ -146,9 +146,9 @@ export function may(state: AdminState | null, workspaceId: string, need: Role = 
   return state !== null && atLeast(roleIn(state.user, workspaceId), need);
 }
 
-/** Whether the signed-in user may see a workspace. */
+/** Whether the signed-in user may see a workspace: they have a role in it. */
 export function canAccess(state: Pick<AdminState, "user">, workspaceId: string): boolean {
-  return state.user.owner || state.user.workspace_ids.includes(workspaceId);
+  return roleIn(state.user, workspaceId) !== null;
 }
 
 /** The form of `:id`, if the user may see it; else a 404 (same for missing and foreign). */

@@ -10,6 +10,7 @@ import { getSession, renewSession } from "@/lib/admin/sessions.ts";
 import { getUser, sessionOutdated } from "@/lib/admin/users.ts";
 import { roleIn } from "@/lib/admin/members.ts";
 import { getWorkspace, listWorkspaces } from "@/lib/workspaces/workspaces.ts";
+import type { Workspace } from "@/lib/schemas.ts";
 import { listWebhooks } from "@/lib/notify/webhooks.ts";
 import { type AdminState, canAccess } from "./_page.ts";
 
@@ -28,12 +29,12 @@ export async function loadState(
   const all = user.owner
     ? await listWorkspaces(deps)
     : (await Promise.all(user.workspace_ids.map((id) => getWorkspace(deps, id))))
-      .filter((w) => w !== null);
+      .filter((w): w is Workspace => w !== null && roleIn(user, w.id) !== null);
   const base = { user, session, token, workspaces: all, workspace: null, role: null };
   const current = all.find((w) => w.id === session.workspace_id && canAccess(base, w.id)) ??
     all[0] ?? null;
   const role = current ? roleIn(user, current.id) : null;
-  const disabledWebhooks = current && role !== "viewer"
+  const disabledWebhooks = current && (role === "admin" || role === "owner")
     ? (await listWebhooks(deps, current.id)).filter((w) => !w.enabled && w.disabled_reason).length
     : 0;
   return { ...base, workspace: current, role, disabledWebhooks };

@@ -70,6 +70,7 @@ const LABELS: Record<AuditEvent["action"], string> = {
   "webhook.secret_rotated": "Webhook secret rotated",
   "webhook.test_sent": "Webhook test event sent",
   "submission.labelled": "Submission labelled",
+  "mcp.tool_called": "MCP tool called",
 };
 
 function list(v: unknown): string {
@@ -136,6 +137,10 @@ export function detailsInWords(ev: Pick<AuditEvent, "action" | "details">): stri
       return `${d.email ?? "?"} from ${d.from ?? "?"} to ${d.to ?? "?"}.`;
     case "member.removed":
       return `${d.email ?? "?"} (was ${d.from ?? "?"}).`;
+    case "mcp.tool_called":
+      return `Tool ${d.tool ?? "?"} with key "${d.api_key ?? ""}" (${d.mode ?? "live"}): ${
+        d.outcome ?? "?"
+      }.`;
     case "submission.labelled":
       return `Submission ${d.submission ?? "?"}${form} from ${d.from ?? "?"} to ${d.to ?? "?"}.`;
     case "invite.withdrawn":
@@ -179,7 +184,7 @@ export default define.page<typeof handler>(function Audit({ data }) {
         ? <p>No events{action ? ` of this action` : ""} yet.</p>
         : (
           <div class="table-wrap" role="region" aria-label="Audit events" tabIndex={0}>
-            <table>
+            <table class="stack">
               <caption class="visually-hidden">Audit events, newest first</caption>
               <thead>
                 <tr>
@@ -193,13 +198,13 @@ export default define.page<typeof handler>(function Audit({ data }) {
               <tbody>
                 {events.map((ev) => (
                   <tr key={ev.id} data-action={ev.action}>
-                    <td>
+                    <td data-label="When">
                       <Time iso={ev.at} />
                     </td>
-                    <td>{ev.actor}</td>
-                    <td>{LABELS[ev.action] ?? ev.action}</td>
-                    <td>{ev.ip ?? "unknown"}</td>
-                    <td>{detailsInWords(ev)}</td>
+                    <td data-label="Who">{ev.actor}</td>
+                    <td data-label="What">{LABELS[ev.action] ?? ev.action}</td>
+                    <td data-label="From">{ev.ip ?? "unknown"}</td>
+                    <td data-label="Details">{detailsInWords(ev)}</td>
                   </tr>
                 ))}
               </tbody>

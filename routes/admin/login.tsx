@@ -9,7 +9,8 @@ import { page } from "@/lib/ui/define.ts";
 import { clientIp } from "@/lib/http/http.ts";
 import { enforceLimit, ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
 import { createSession, sessionCookie } from "@/lib/admin/sessions.ts";
-import { signIn } from "@/lib/admin/signin.ts";
+import { failedSignInFields, signIn } from "@/lib/admin/signin.ts";
+import { logger } from "@/lib/observe/log.ts";
 import { deviceCookie, readDeviceCookie } from "@/lib/admin/devices.ts";
 import { audit } from "@/lib/privacy/audit.ts";
 import { define, field } from "./_page.ts";
@@ -28,6 +29,16 @@ interface Data {
 /** Only our own admin paths are followed after sign-in (no open redirect, no CR/LF). */
 function safeNext(next: string | null): string {
   return safeAdminPath(next, "/admin/forms");
+}
+
+/** A `warn` line per failed sign-in, for operators watching for guessing (never the password). */
+function logFailure(
+  secret: Uint8Array,
+  email: string,
+  ip: string | null,
+  reason: "mismatch" | "locked" | "rate_limited",
+): void {
+  logger.warn("admin sign-in failed", failedSignInFields(secret, { email, ip, reason }));
 }
 
 /** GET shows the form (or skips it when signed in); POST signs in. */
@@ -50,6 +61,7 @@ export const handler = define.handlers<Data>({
       });
     } catch (err) {
       if (!(err instanceof AppError) || err.status !== 429) throw err;
+      logFailure(ctx.deps.secret, email, ip, "rate_limited");
       const error = "Too many sign-in attempts from your network. Wait a minute and try again.";
       return page({ email, next, error }, { status: 429, title: "Sign in" });
     }
@@ -57,6 +69,7 @@ export const handler = define.handlers<Data>({
     const outcome = await signIn(ctx.deps, { email, password, device });
     if (!("user" in outcome)) {
       const { error, status } = outcome;
+      logFailure(ctx.deps.secret, email, ip, status === 429 ? "locked" : "mismatch");
       return page({ email, next, error }, { status, title: "Sign in" });
     }
     const { user } = outcome;

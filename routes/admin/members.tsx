@@ -157,7 +157,7 @@ export default define.page<typeof handler>(function Members({ data, csrf, state 
       {data.error && <p class="notice error" role="alert">{data.error}</p>}
       <UnsentInvite unsent={data.unsent} gone={data.gone} />
       <div class="table-wrap">
-        <table>
+        <table class="stack">
           <caption class="visually-hidden">Members of {workspace.name}</caption>
           <thead>
             <tr>
@@ -169,11 +169,11 @@ export default define.page<typeof handler>(function Members({ data, csrf, state 
           <tbody>
             {members.map((m) => (
               <tr key={m.user_id}>
-                <td>
+                <td data-label="Email">
                   {m.email}
                   {m.user_id === state?.user.id && <span class="muted">(you)</span>}
                 </td>
-                <td>
+                <td data-label="Role">
                   {manage && !m.instance_owner
                     ? (
                       <form method="post" class="inline">
@@ -217,7 +217,7 @@ export default define.page<typeof handler>(function Members({ data, csrf, state 
             ? <p class="muted">No pending invitations.</p>
             : (
               <div class="table-wrap">
-                <table>
+                <table class="stack">
                   <thead>
                     <tr>
                       <th scope="col">Email</th>
@@ -229,9 +229,9 @@ export default define.page<typeof handler>(function Members({ data, csrf, state 
                   <tbody>
                     {invites.map((i) => (
                       <tr key={i.hash}>
-                        <td>{i.email}</td>
-                        <td>{i.role}</td>
-                        <td>
+                        <td data-label="Email">{i.email}</td>
+                        <td data-label="Role">{i.role}</td>
+                        <td data-label="Link expires">
                           <time datetime={new Date(i.expires_at).toISOString()}>
                             {new Date(i.expires_at).toISOString().slice(0, 16).replace("T", " ")}
                             {" "}

@@ -65,29 +65,29 @@ function Log({ log, label }: { log: EmailLogEntry[]; label: string }) {
   if (log.length === 0) return <p class="muted">No mail sent yet.</p>;
   return (
     <div class="table-wrap">
-      <table class="list" aria-label={label}>
+      <table class="list stack" aria-label={label}>
         <thead>
           <tr>
             <th>Time</th>
             <th>To</th>
             <th>Subject</th>
             <th>Result</th>
-            <th class="hide-sm">Detail</th>
+            <th>Detail</th>
           </tr>
         </thead>
         <tbody>
           {log.map((e) => (
             <tr>
-              <td>
+              <td data-label="Time">
                 <Time iso={e.at} />
               </td>
-              <td>{e.to.join(", ")}</td>
-              <td>{e.subject}</td>
-              <td>
+              <td data-label="To">{e.to.join(", ")}</td>
+              <td data-label="Subject">{e.subject}</td>
+              <td data-label="Result">
                 {e.result}
                 {e.attempt > 0 ? ` (attempt ${e.attempt + 1})` : ""}
               </td>
-              <td class="hide-sm">{e.detail ?? ""}</td>
+              <td data-label="Detail">{e.detail ?? ""}</td>
             </tr>
           ))}
         </tbody>

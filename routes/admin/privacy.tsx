@@ -63,7 +63,7 @@ export const handler = define.handlers<Data>({
   async GET(ctx) {
     const workspace = requireWorkspace(ctx);
     const jobId = ctx.url.searchParams.get("job");
-    const job = jobId ? await requirePrivacyJob(ctx.deps, workspace.id, jobId) : undefined;
+    const job = jobId ? await requirePrivacyJob(ctx.deps, workspace.id, MODES, jobId) : undefined;
     return page({ workspace, email: "", job }, { title: "Privacy" });
   },
   async POST(ctx) {

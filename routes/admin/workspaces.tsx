@@ -89,7 +89,7 @@ export default define.page<typeof handler>(function Workspaces({ data, csrf }) {
       />
       {data.error && <p class="notice error" role="alert">{data.error}</p>}
       <div class="table-wrap">
-        <table>
+        <table class="stack">
           <thead>
             <tr>
               <th>Name</th>
@@ -101,11 +101,11 @@ export default define.page<typeof handler>(function Workspaces({ data, csrf }) {
           <tbody>
             {data.workspaces.map((w) => (
               <tr>
-                <td>
+                <td data-label="Name">
                   {w.name}
                   <div class="muted mono">{w.id}</div>
                 </td>
-                <td>
+                <td data-label="Plan">
                   <form method="post" class="inline">
                     <Csrf token={csrf} />
                     <input type="hidden" name="action" value="plan" />
@@ -124,7 +124,7 @@ export default define.page<typeof handler>(function Workspaces({ data, csrf }) {
                     submissions/month
                   </div>
                 </td>
-                <td>
+                <td data-label="Status">
                   {w.suspended
                     ? (
                       <form method="post" class="inline">
@@ -153,7 +153,7 @@ export default define.page<typeof handler>(function Workspaces({ data, csrf }) {
                       </>
                     )}
                 </td>
-                <td>
+                <td data-label="Created">
                   <Time iso={w.created_at} />
                 </td>
               </tr>

@@ -1,8 +1,11 @@
 /**
  * The answer to a no-JS submit (`POST /api/v1/submit/p/:id` with a form body), whose
- * pipeline is lib/submissions/submit.ts: a 303 to the success target, or on refusal a 303
- * to the error target with `?error=<code>`, or the hosted form page re-rendered with the
- * posted values, the field errors and the error's status.
+ * pipeline is lib/submissions/submit.ts: after a stored submission, a 303 to the success
+ * target (`_redirect`, `_next`, `redirect.success`, the thank-you page). A refusal never
+ * goes there: a 303 to the error target (`redirect.error`, `_redirect`) with
+ * `?error=<code>`; else, for a post from the hosted page, that page re-rendered with the
+ * posted values and the field errors; for any other page, an error page with the status,
+ * the errors and a link back.
  * @module
  */
 import type { Context } from "hono";
@@ -25,7 +28,7 @@ import {
   pageLanguage,
   renderFormPage,
 } from "@/routes/f/_form_page.tsx";
-import { errorPage, notFoundPage } from "@/routes/f/_message.tsx";
+import { errorPage, notFoundPage, refusedPage } from "@/routes/f/_message.tsx";
 
 /** Answers a form post's outcome: a redirect, or an HTML page (JSON for non-browsers). */
 export function answerFormPost(
@@ -36,7 +39,8 @@ export function answerFormPost(
   if (answer.kind === "form") {
     const { form, post, outcome } = answer;
     const id = outcome.body.submission_id;
-    const to = successLocation(form, post.redirect, deps.config.baseUrl, id);
+    const target = post.redirect ?? post.next;
+    const to = successLocation(form, target, deps.config.baseUrl, id);
     // Our thank-you page speaks the language the hosted page was shown in.
     const lang = c.req.query("lang");
     const ours = to.startsWith(`${thanksPath(form.id)}?`);
@@ -65,13 +69,18 @@ function failure(
   const named = [...new Set(items.map((e) => e.field).filter(Boolean))];
   if (named.length) params.fields = named.join(",").slice(0, 500);
   // A post from our hosted page (its one-time key says so) is re-rendered with what the
-  // visitor typed; the error redirect is for sites posting their own HTML form.
+  // visitor typed; the error redirect is for sites posting their own HTML form. `_next`
+  // is a success target only: a refusal never goes there.
   const hosted = isHostedPageKey(post?.idempotencyKey);
   const location = hosted ? null : errorLocation(form, post?.redirect, deps.config.baseUrl, params);
   if (location) return c.redirect(location, 303);
   // A browser navigation asks for HTML; scripts and tools (curl) get the JSON error body.
   if (!/\btext\/html\b/i.test(c.req.header("accept") ?? "")) throw err;
   if (!form) return err.status === 404 ? notFoundPage() : errorPage(err.status, err.message);
+  if (!hosted) {
+    const message = NOTICES[err.code] ?? err.message;
+    return refusedPage(err.status, message, items.map((e) => e.message), backLink(c, form));
+  }
   const notice = noticeFor(err, form, items);
   // A page cannot prefill file inputs: say so rather than let the files vanish silently.
   if (post?.files.length) {
@@ -90,6 +99,23 @@ function failure(
     redirect: post?.redirect,
     lang: pageLanguage(form, c),
   }, err.status);
+}
+
+/**
+ * Where "Back to the form" leads from the error page: the posting page (`Referer`, else
+ * `Origin`: browsers often send only the origin across sites), else the hosted form.
+ */
+function backLink(c: Context<AppEnv>, form: Form): string {
+  for (const raw of [c.req.header("referer"), c.req.header("origin")]) {
+    if (!raw || raw.length > 2000) continue;
+    try {
+      const url = new URL(raw);
+      if (url.protocol === "https:" || url.protocol === "http:") return url.href;
+    } catch {
+      // Not a URL: try the next source.
+    }
+  }
+  return `/f/${encodeURIComponent(form.id)}`;
 }
 
 function noticeFor(err: AppError, form: Form, items: FieldError[]): HostedNotice {

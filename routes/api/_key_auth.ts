@@ -7,7 +7,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
 import { type AppEnv, clientIp } from "@/lib/http/http.ts";
-import { authenticateKey, requireScope } from "@/lib/keys/auth.ts";
+import { authenticateKey, keyActor, requireScope } from "@/lib/keys/auth.ts";
 import type { KeyAuth } from "@/lib/keys/types.ts";
 import { audit } from "@/lib/privacy/audit.ts";
 import { enforceLimit } from "@/lib/ratelimit/rate_limit.ts";
@@ -44,10 +44,7 @@ export function keyAuth(
   };
 }
 
-/** Who a key-authenticated call is, for the audit log. */
-export function keyActor(auth: KeyAuth): string {
-  return `key:${auth.key.prefix}`;
-}
+export { keyActor } from "@/lib/keys/auth.ts";
 
 /** Audits a Server Data API delete of `n` submissions (nothing when none went). */
 export async function auditDelete(

@@ -20,6 +20,7 @@ import { keyAuth, type ServerEnv } from "./_key_auth.ts";
 const auditRoute = createRoute({
   method: "get",
   path: "/audit",
+  operationId: "listAuditEvents",
   tags: ["Audit"],
   security: BEARER,
   summary: "List the audit log",

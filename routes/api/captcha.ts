@@ -6,7 +6,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { createAltchaChallenge } from "@/lib/protection/altcha.ts";
 import type { Deps } from "@/lib/deps.ts";
-import { apiApp } from "@/lib/api/app.ts";
+import { apiApp, PUBLIC } from "@/lib/api/app.ts";
 import { errorResponses, formIdParams, jsonResponse } from "@/lib/api/schemas.ts";
 import { errors } from "@/lib/errors.ts";
 import { requireLiveForm } from "@/lib/forms/forms.ts";
@@ -15,7 +15,9 @@ import { type AppEnv, limitByClientIp } from "@/lib/http/http.ts";
 const challengeRoute = createRoute({
   method: "get",
   path: "/forms/p/{id}/altcha-challenge",
+  operationId: "getAltchaChallenge",
   tags: ["Public"],
+  security: PUBLIC,
   summary: "Get an ALTCHA challenge",
   description: "A proof-of-work challenge for a form protected by ALTCHA (the widget's " +
     "`challengeurl`). 404 when the form uses another CAPTCHA or none.",

@@ -8,7 +8,7 @@ import type { MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { eventBodySchema, recordEvent } from "@/lib/forms/analytics.ts";
 import type { Deps } from "@/lib/deps.ts";
-import { apiApp } from "@/lib/api/app.ts";
+import { apiApp, PUBLIC } from "@/lib/api/app.ts";
 import { errorResponses, formIdParams, jsonRequest, jsonResponse } from "@/lib/api/schemas.ts";
 import { AppError, errors } from "@/lib/errors.ts";
 import { requireLiveForm } from "@/lib/forms/forms.ts";
@@ -27,7 +27,9 @@ const MAX_EVENT_BYTES = 4096;
 const eventRoute = createRoute({
   method: "post",
   path: "/forms/p/{id}/events",
+  operationId: "recordFormEvent",
   tags: ["Public"],
+  security: PUBLIC,
   summary: "Record a view or start",
   description: "Counts a form view or a first interaction for the form's analytics. With a " +
     "`session_id`, a session counts once per form and day. A `view` may carry `step`, the " +

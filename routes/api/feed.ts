@@ -46,6 +46,7 @@ const feedEventSchema = z.object({
 const feedRoute = createRoute({
   method: "get",
   path: "/events",
+  operationId: "listEvents",
   tags: ["Events"],
   security: BEARER,
   summary: "Read the event feed",

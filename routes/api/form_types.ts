@@ -6,7 +6,7 @@
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Deps } from "@/lib/deps.ts";
-import { apiApp } from "@/lib/api/app.ts";
+import { apiApp, PUBLIC } from "@/lib/api/app.ts";
 import { errorResponses, formIdParams } from "@/lib/api/schemas.ts";
 import { requireLiveForm } from "@/lib/forms/forms.ts";
 import { formTypesModule } from "@/lib/forms/typescript.ts";
@@ -15,7 +15,9 @@ import { type AppEnv, limitByClientIp } from "@/lib/http/http.ts";
 const typesRoute = createRoute({
   method: "get",
   path: "/forms/p/{id}/types.ts",
+  operationId: "getFormTypes",
   tags: ["Public"],
+  security: PUBLIC,
   summary: "Get a form's TypeScript types",
   description: "A TypeScript module with the type of the form's `data`, its validator and its " +
     "schema version, so a changed form fails a site's type check. `If-None-Match` gets 304.",

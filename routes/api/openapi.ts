@@ -8,11 +8,14 @@ import type { Env } from "hono";
 import type { Config } from "@/lib/config.ts";
 import { buildOpenApiDocument, type OpenApiDocument } from "@/lib/api/document.ts";
 import { jsonResponse } from "@/lib/api/schemas.ts";
+import { PUBLIC } from "@/lib/api/app.ts";
 
 const documentRoute = createRoute({
   method: "get",
   path: "/api/v1/openapi.json",
+  operationId: "getOpenApiDocument",
   tags: ["Meta"],
+  security: PUBLIC,
   summary: "Get this OpenAPI document",
   description: "The OpenAPI 3.1 document of every `/api/v1` route. The reference at " +
     "`/docs/api` renders it.",

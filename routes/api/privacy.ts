@@ -29,6 +29,7 @@ const eraseRoute = createRoute({
   ...base,
   method: "post",
   path: "/privacy/erase",
+  operationId: "eraseByEmail",
   summary: "Erase a person's data",
   description: "Starts a job deleting every submission (of the key's mode) that holds this " +
     "email address, with its files and what notifications kept. Scope `admin`. Audited.",
@@ -45,6 +46,7 @@ const jobRoute = createRoute({
   ...base,
   method: "get",
   path: "/privacy/jobs/{id}",
+  operationId: "getPrivacyJob",
   summary: "Get an erase job",
   description: "An erase job's progress: `running` or `done`, with counts by form. " +
     "Scope `admin`.",
@@ -63,6 +65,7 @@ const exportRoute = createRoute({
   ...base,
   method: "get",
   path: "/privacy/export",
+  operationId: "exportByEmail",
   summary: "Export a person's data",
   description: "Every submission (of the key's mode) holding this email address, with its " +
     "form. Scope `read`. Audited.",
@@ -106,7 +109,8 @@ export function privacyApi(deps: Deps): OpenAPIHono<ServerEnv> {
 
   app.openapi({ ...jobRoute, middleware: [auth("admin", "server_privacy_job")] }, async (c) => {
     const id = c.req.valid("param").id;
-    const job = await requirePrivacyJob(deps, c.get("auth").workspace.id, id);
+    const key = c.get("auth");
+    const job = await requirePrivacyJob(deps, key.workspace.id, [key.mode], id);
     c.header("Cache-Control", "no-store");
     return c.json({ job: jobView(job) }, 200);
   });

@@ -4,7 +4,7 @@
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Deps } from "@/lib/deps.ts";
-import { apiApp } from "@/lib/api/app.ts";
+import { apiApp, OPTIONAL_BEARER, PUBLIC } from "@/lib/api/app.ts";
 import {
   errorResponses,
   formIdParams,
@@ -28,7 +28,9 @@ const SUBMIT_EXAMPLE = { data: { email: "ada@example.com", message: "Hello" } };
 const schemaRoute = createRoute({
   method: "get",
   path: "/forms/p/{id}",
+  operationId: "getFormSchema",
   tags: TAG,
+  security: PUBLIC,
   summary: "Get a form's public schema",
   description: "The fields, schema version and CAPTCHA settings a page needs to render the " +
     "form. Answers `ETag`; `If-None-Match` gets 304. 60 a minute per client IP.",
@@ -43,7 +45,9 @@ const schemaRoute = createRoute({
 const submitRoute = createRoute({
   method: "post",
   path: "/submit/p/{id}",
+  operationId: "submitForm",
   tags: TAG,
+  security: OPTIONAL_BEARER,
   summary: "Submit a form",
   description: "Stores one submission. Send an `Idempotency-Key` and retry with the same key: " +
     "one submission, never two. A JSON body answers JSON; an HTML form post (urlencoded or " +
@@ -83,7 +87,9 @@ const submitRoute = createRoute({
 const validateRoute = createRoute({
   method: "post",
   path: "/forms/p/{id}/validate",
+  operationId: "validateSubmission",
   tags: TAG,
+  security: PUBLIC,
   summary: "Validate without storing",
   description: "Checks a submit body against the form (the same 400, 409 and 422 answers as " +
     "submit) and stores nothing. 30 a minute per client IP.",

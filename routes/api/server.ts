@@ -12,13 +12,13 @@ import { apiApp, BEARER } from "@/lib/api/app.ts";
 import {
   analyticsSchema,
   errorResponses,
-  formIdParams,
   formSchema,
   idParam,
   jsonRequest,
   jsonResponse,
   KEY_ERRORS,
   paginationSchema,
+  serverFormIdParams,
   submissionSchema,
 } from "@/lib/api/schemas.ts";
 import { formListQuerySchema, listForms, requireOwnForm } from "@/lib/forms/query.ts";
@@ -36,7 +36,7 @@ import { auditDelete, keyAuth, type ServerEnv } from "./_key_auth.ts";
 
 const TAG = ["Forms and submissions"];
 const base = { tags: TAG, security: BEARER };
-const submissionParams = formIdParams.extend({
+const submissionParams = serverFormIdParams.extend({
   sid: idParam("sid", "sub_01jd8y5x2n3k4m5p6q7r8s9t0v", "Submission not found."),
 });
 
@@ -44,6 +44,7 @@ const listFormsRoute = createRoute({
   ...base,
   method: "get",
   path: "/forms",
+  operationId: "listForms",
   summary: "List forms",
   description: "The key's workspace's forms, paginated, searchable by name. Scope `read`.",
   request: { query: formListQuerySchema },
@@ -60,9 +61,10 @@ const getFormRoute = createRoute({
   ...base,
   method: "get",
   path: "/forms/{id}",
+  operationId: "getForm",
   summary: "Get a form",
   description: "One form's definition (no CAPTCHA secret). Scope `read`.",
-  request: { params: formIdParams },
+  request: { params: serverFormIdParams },
   responses: {
     200: jsonResponse("The form.", z.object({ form: formSchema })),
     ...errorResponses(...KEY_ERRORS),
@@ -73,10 +75,11 @@ const listSubmissionsRoute = createRoute({
   ...base,
   method: "get",
   path: "/forms/{id}/submissions",
+  operationId: "listSubmissions",
   summary: "List submissions",
   description: "Newest first, of the key's mode (live or test), filtered by status, search " +
     "text and date range. Scope `read`.",
-  request: { params: formIdParams, query: submissionListQuerySchema },
+  request: { params: serverFormIdParams, query: submissionListQuerySchema },
   responses: {
     200: jsonResponse(
       "A page of submissions.",
@@ -90,6 +93,7 @@ const getSubmissionRoute = createRoute({
   ...base,
   method: "get",
   path: "/forms/{id}/submissions/{sid}",
+  operationId: "getSubmission",
   summary: "Get a submission",
   description: "One submission of the key's mode. Scope `read`.",
   request: { params: submissionParams },
@@ -103,11 +107,12 @@ const deleteSubmissionsRoute = createRoute({
   ...base,
   method: "delete",
   path: "/forms/{id}/submissions",
+  operationId: "deleteSubmissions",
   summary: "Delete submissions",
   description: "Deletes up to 500 submissions by id (with their files); ids not found are " +
     "listed. Scope `admin`. Audited.",
   request: {
-    params: formIdParams,
+    params: serverFormIdParams,
     body: jsonRequest(deleteBodySchema, { ids: ["sub_01jd8y5x2n3k4m5p6q7r8s9t0v"] }),
   },
   responses: {
@@ -123,10 +128,11 @@ const analyticsRoute = createRoute({
   ...base,
   method: "get",
   path: "/forms/{id}/analytics",
+  operationId: "getFormAnalytics",
   summary: "Get a form's analytics",
   description: "Views, starts, submissions and completion rate, in total and by day, over " +
     "the workspace's retention window. Scope `read`.",
-  request: { params: formIdParams },
+  request: { params: serverFormIdParams },
   responses: {
     200: jsonResponse("The analytics.", z.object({ analytics: analyticsSchema })),
     ...errorResponses(...KEY_ERRORS),
@@ -137,11 +143,12 @@ const downloadRoute = createRoute({
   ...base,
   method: "get",
   path: "/forms/{id}/files/download",
+  operationId: "getFileDownloadLink",
   summary: "Get a file's download link",
   description: "A short-lived signed URL of a file attached to one of the form's submissions " +
     "(its `path` as the submission lists it). Scope `read`.",
   request: {
-    params: formIdParams,
+    params: serverFormIdParams,
     query: z.object({ path: z.string().max(200).optional() }),
   },
   responses: {

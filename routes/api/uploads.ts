@@ -5,7 +5,7 @@
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Deps } from "@/lib/deps.ts";
-import { apiApp } from "@/lib/api/app.ts";
+import { apiApp, PUBLIC, STORAGE_TOKEN } from "@/lib/api/app.ts";
 import {
   errorResponses,
   formIdParams,
@@ -30,7 +30,9 @@ const fileParams = z.object({
 const uploadUrlRoute = createRoute({
   method: "post",
   path: "/forms/p/{id}/upload-url",
+  operationId: "createUploadUrl",
   tags: TAG,
+  security: PUBLIC,
   summary: "Get a signed upload URL",
   description: "Step one of a file upload: declares the file (field, name, type, size) and " +
     "gets a short-lived URL to `PUT` it to, with `Authorization: Bearer <storageToken>` when " +
@@ -53,7 +55,9 @@ const uploadUrlRoute = createRoute({
 const putRoute = createRoute({
   method: "put",
   path: "/uploads/{form}/{file}",
+  operationId: "uploadFile",
   tags: TAG,
+  security: STORAGE_TOKEN,
   summary: "Upload a file (local storage)",
   description: "Step two with the local storage driver: the file's bytes, with the signed " +
     "Content-Type and Content-Length and `Authorization: Bearer <storageToken>`.",
@@ -61,7 +65,9 @@ const putRoute = createRoute({
     params: fileParams,
     body: {
       required: true,
-      content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } },
+      description: "The file's bytes, sent with the `contentType` and `sizeBytes` the upload " +
+        "URL was granted for as `Content-Type` and `Content-Length` (another type is 403).",
+      content: { "*/*": { schema: { type: "string", format: "binary" } } },
     },
   },
   responses: {
@@ -69,14 +75,16 @@ const putRoute = createRoute({
       "Stored and verified.",
       z.object({ path: z.string(), mimeType: z.string(), sizeBytes: z.number().int() }),
     ),
-    ...errorResponses(401, 403, 404, 408, 409, 413, 422),
+    ...errorResponses(401, 403, 404, 408, 409, 411, 413, 422),
   },
 });
 
 const downloadRoute = createRoute({
   method: "get",
   path: "/files/{form}/{file}",
+  operationId: "downloadFile",
   tags: TAG,
+  security: PUBLIC,
   summary: "Download a file (local storage)",
   description: "A signed download link as `GET /server/forms/{id}/files/download` returns it.",
   request: {
@@ -85,8 +93,9 @@ const downloadRoute = createRoute({
   },
   responses: {
     200: {
-      description: "The file, as an attachment.",
-      content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } },
+      description: "The file, as an attachment, with the type it was stored with as " +
+        "`Content-Type` (the type its upload declared and its content matched).",
+      content: { "*/*": { schema: { type: "string", format: "binary" } } },
     },
     ...errorResponses(404),
   },

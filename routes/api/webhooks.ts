@@ -59,6 +59,7 @@ function route<R extends Omit<RouteConfig, "tags" | "security">>(r: R) {
 const listRoute = route({
   method: "get",
   path: "/",
+  operationId: "listWebhooks",
   summary: "List webhook endpoints",
   description: "The workspace's endpoints, paginated.",
   request: { query: pageQuerySchema },
@@ -74,6 +75,7 @@ const listRoute = route({
 const createRouteDef = route({
   method: "post",
   path: "/",
+  operationId: "createWebhook",
   summary: "Create a webhook endpoint",
   description: "Adds an endpoint receiving signed events (Standard Webhooks). The answer " +
     "holds its `whsec_` secret, shown only here and on rotate. Audited.",
@@ -95,6 +97,7 @@ const createRouteDef = route({
 const getRoute = route({
   method: "get",
   path: "/{wid}",
+  operationId: "getWebhook",
   summary: "Get a webhook endpoint",
   description: "One endpoint (never its secret).",
   request: { params: widParams },
@@ -104,6 +107,7 @@ const getRoute = route({
 const updateRoute = route({
   method: "patch",
   path: "/{wid}",
+  operationId: "updateWebhook",
   summary: "Update a webhook endpoint",
   description: "Changes its URL, events, forms or `enabled`. Audited.",
   request: { params: widParams, body: jsonRequest(webhookUpdateSchema, { enabled: false }) },
@@ -116,6 +120,7 @@ const updateRoute = route({
 const deleteRoute = route({
   method: "delete",
   path: "/{wid}",
+  operationId: "deleteWebhook",
   summary: "Delete a webhook endpoint",
   description: "Removes the endpoint and its delivery log. Audited.",
   request: { params: widParams },
@@ -127,6 +132,7 @@ const deleteRoute = route({
 const rotateRoute = route({
   method: "post",
   path: "/{wid}/rotate",
+  operationId: "rotateWebhookSecret",
   summary: "Rotate a webhook secret",
   description: "A new signing secret; the previous one keeps signing alongside for 24 hours. " +
     "Audited.",
@@ -142,6 +148,7 @@ const rotateRoute = route({
 const testRoute = route({
   method: "post",
   path: "/{wid}/test",
+  operationId: "sendWebhookTest",
   summary: "Send a test event",
   description: "Queues a `webhook.test` event to the endpoint. Audited.",
   request: { params: widParams },
@@ -151,6 +158,7 @@ const testRoute = route({
 const deliveriesRoute = route({
   method: "get",
   path: "/{wid}/deliveries",
+  operationId: "listWebhookDeliveries",
   summary: "List deliveries",
   description: "The endpoint's recent delivery attempts, newest first, paginated.",
   request: { params: widParams, query: pageQuerySchema },
@@ -166,6 +174,7 @@ const deliveriesRoute = route({
 const resendRoute = route({
   method: "post",
   path: "/{wid}/deliveries/{did}/resend",
+  operationId: "resendWebhookDelivery",
   summary: "Resend a delivery",
   description: "Queues the delivery's event to the endpoint again (404 once its submission " +
     "was erased).",

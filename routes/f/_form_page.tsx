@@ -10,7 +10,7 @@ import { randomBase62 } from "@/lib/ids.ts";
 import { allowedRedirect, thanksPath } from "@/lib/submissions/redirects.ts";
 import type { Form } from "@/lib/schemas.ts";
 import { localize } from "@/lib/forms/localize.ts";
-import { directionOf, pickLanguage } from "@/lib/rules/mod.ts";
+import { isRtl, pickLanguage } from "@/lib/rules/mod.ts";
 import type { Context } from "hono";
 import type { AppEnv } from "@/lib/http/http.ts";
 import { Island } from "@/lib/ui/island.tsx";
@@ -88,7 +88,7 @@ export function formPageProps(deps: Deps, form: Form, state: FormPageState): Hos
     redirect: redirect ? state.redirect!.trim() : null,
     submitLabel: texts.submit || pageTexts(lang).send,
     lang,
-    dir: directionOf(lang),
+    dir: isRtl(lang) ? "rtl" : "ltr",
     optionTexts: texts.optionTexts,
     steps: (form.steps ?? []).map((s) => ({
       title: s.title,

@@ -7,9 +7,11 @@ import { htmlPage } from "./_page.ts";
 
 /** A short page with a heading, a message and an optional link. */
 export function MessagePage(
-  { heading, message, link }: {
+  { heading, message, items, link }: {
     heading: string;
     message: string;
+    /** Listed below the message (a refused post's field errors). */
+    items?: string[];
     link?: { href: string; label: string };
   },
 ): VNode {
@@ -17,6 +19,13 @@ export function MessagePage(
     <main class="container hosted-page">
       <h1>{heading}</h1>
       <p>{message}</p>
+      {items?.length
+        ? (
+          <ul>
+            {items.map((it, i) => <li key={i}>{it}</li>)}
+          </ul>
+        )
+        : null}
       {link && (
         <p>
           <a href={link.href}>{link.label}</a>
@@ -48,5 +57,30 @@ export function errorPage(status: number, message: string): Response {
     status,
     store: false,
     body: <MessagePage heading="Something went wrong" message={message} />,
+  });
+}
+
+/**
+ * The page a refused post from another site's form gets when it names no error target:
+ * the refusal's status, what was wrong (each field error) and a link back to the form.
+ */
+export function refusedPage(
+  status: number,
+  message: string,
+  items: string[],
+  back: string,
+): Response {
+  return htmlPage({
+    title: "Your response was not sent",
+    status,
+    store: false,
+    body: (
+      <MessagePage
+        heading="Your response was not sent"
+        message={message}
+        items={items}
+        link={{ href: back, label: "Back to the form" }}
+      />
+    ),
   });
 }

@@ -12,7 +12,7 @@ import type { Form } from "@/lib/schemas.ts";
 import { type CspConfig, hostedCsp } from "@/lib/ui/csp.ts";
 import { createDefine, type Define, type PageModule } from "@/lib/ui/define.ts";
 import { renderDocument } from "@/lib/ui/document.tsx";
-import { directionOf } from "@/lib/rules/mod.ts";
+import { isRtl } from "@/lib/rules/mod.ts";
 
 /** What a hosted page handler works with. */
 export interface HostedContext {
@@ -61,7 +61,7 @@ export function htmlPage(
     body: opts.body,
     bodyClass: "hosted",
     lang,
-    dir: directionOf(lang),
+    dir: isRtl(lang) ? "rtl" : "ltr",
   });
   return new Response(html, {
     status: opts.status ?? 200,

@@ -137,6 +137,8 @@ export interface PageQuery {
 /** A form as the Server Data API shows it (its definition, without CAPTCHA secrets). */
 export interface Form {
   public_id: string;
+  /** Its slug, unique in the workspace: `key:<slug>` names it wherever a public id does. */
+  key?: string;
   name: string;
   fields: FormField[];
   captcha: { provider: string; siteKey?: string } | null;
@@ -149,6 +151,39 @@ export interface Form {
   updated_at: string;
   [more: string]: unknown;
 }
+
+/** A field as a form definition gives it (its id is kept by name when left out). */
+export type FieldDefinition = Omit<FormField, "id"> & { id?: string; [more: string]: unknown };
+
+/** A form definition (the CLI's `--file`, the admin editor's model, formwell.json's forms). */
+export interface FormDefinition {
+  name: string;
+  fields?: FieldDefinition[];
+  captcha?: {
+    provider: "none" | "turnstile" | "hcaptcha" | "recaptcha" | "altcha";
+    siteKey?: string;
+    secret?: string;
+    [more: string]: unknown;
+  } | null;
+  honeypot?: string | null;
+  allowed_origins?: string[];
+  accepting?: boolean;
+  redirect?: { success?: string; error?: string };
+  retention_days?: number | null;
+  store_ip?: "full" | "truncated" | "none";
+  store_user_agent?: boolean;
+  intro?: string;
+  thank_you?: string;
+  [more: string]: unknown;
+}
+
+/** `POST /api/v1/server/forms`: a definition and an optional key (a slug). */
+export interface FormCreate extends FormDefinition {
+  key?: string;
+}
+
+/** `PATCH /api/v1/server/forms/<id>`: any part of a definition; `null` clears a part. */
+export type FormPatch = { [K in keyof FormCreate]?: FormCreate[K] | null };
 
 /** Query of `GET /api/v1/server/forms`. */
 export interface FormListQuery extends PageQuery {
@@ -264,6 +299,8 @@ export interface WebhookDelivery {
   event_id: string;
   msg_id: string;
   event: string;
+  /** The submission the event is about (absent for test events). */
+  submission_id?: string;
   attempt: number;
   status: number | null;
   ok: boolean;
@@ -271,6 +308,8 @@ export interface WebhookDelivery {
   response: string;
   error?: string;
   outcome: "retrying" | "delivered" | "failed" | "disabled";
+  /** When the event is attempted next, on a `retrying` attempt. */
+  next_attempt_at?: string;
   manual?: boolean;
 }
 

@@ -115,21 +115,24 @@ Deno.test({
         await page.goto(`${base}/admin/webhooks`);
         await page.getByRole("link", { name: hookUrl }).click();
         await page.waitForURL(`${base}/admin/webhooks/${webhookId}`);
-        const rows = page.getByRole("table", { name: "Deliveries" }).locator("tbody tr");
+        const events = page.locator("article.delivery-event");
         await waitFor("one logged delivery", async () => {
           await page.reload();
-          return (await rows.count()) === 1;
+          return (await events.count()) === 1;
         });
-        const row = await rows.first().innerText();
-        assert.match(row, /submission\.created/);
-        assert.match(row, /delivered/);
+        const card = await events.first().innerText();
+        assert.match(card, /submission\.created/);
+        assert.match(card, /delivered/);
+        const rows = events.first().getByRole("table", { name: /^Attempts of msg_/ })
+          .locator("tbody tr");
+        assert.equal(await rows.count(), 1);
         assert.equal(
-          (await rows.first().locator("td").nth(2).innerText()).trim(),
+          (await rows.first().locator("td").nth(1).innerText()).trim(),
           "1",
           "the first attempt",
         );
         // The response is shown as text, never as markup.
-        assert.match(row, /thanks <b>receiver<\/b>/);
+        assert.match(card, /thanks <b>receiver<\/b>/);
         await assertNoAxeViolations(page, "delivery log");
       });
 
@@ -142,12 +145,16 @@ Deno.test({
         await page.getByRole("button", { name: "Send test event" }).click();
         await page.waitForURL(/notice=webhook_test_sent/);
         await waitFor("the test event", () => got.some((g) => g.type === "webhook.test"));
-        const rows = page.getByRole("table", { name: "Deliveries" }).locator("tbody tr");
+        // The resend joins its event's card; the test event is a card of its own, newest first.
+        const events = page.locator("article.delivery-event");
+        const rows = page.locator("article.delivery-event tbody tr");
         await waitFor("three logged deliveries", async () => {
           await page.reload();
           return (await rows.count()) === 3;
         });
-        assert.match(await rows.first().innerText(), /webhook\.test/);
+        assert.equal(await events.count(), 2);
+        assert.match(await events.first().innerText(), /webhook\.test/);
+        assert.equal(await events.nth(1).locator("tbody tr").count(), 2);
         await assertNoAxeViolations(page, "delivery log after resend and test");
       });
 

@@ -11,6 +11,14 @@ Deno.test("config - defaults, overrides and fail-fast errors", async (t) => {
     assert.equal(c.trustProxy, false);
     assert.deepEqual(c.rateLimits, { ...DEFAULT_RATE_LIMITS });
   });
+  await t.step("HOST: loopback unless production; an explicit value wins", () => {
+    assert.equal(loadConfig({}).host, "127.0.0.1");
+    assert.equal(loadConfig({ FORMWELL_ENV: "test" }).host, "127.0.0.1");
+    assert.equal(loadConfig({ FORMWELL_ENV: "production" }).host, "0.0.0.0");
+    assert.equal(loadConfig({ FORMWELL_ENV: "production", HOST: "10.0.0.5" }).host, "10.0.0.5");
+    assert.equal(loadConfig({ HOST: "::" }).host, "::");
+    assert.throws(() => loadConfig({ HOST: "http://x/" }), /HOST/);
+  });
   await t.step("RATE_LIMITS overrides single values", () => {
     const c = loadConfig({ RATE_LIMITS: '{"submit":100000}', TRUST_PROXY: "on", PORT: "9000" });
     assert.equal(c.rateLimits.submit, 100000);

@@ -86,6 +86,28 @@ Deno.test("admin import - upload, preview the mapping, import, re-import nothing
     assert.equal(bigPreview.status, 200);
     assert.match(await bigPreview.text(), /8000 rows to import/);
 
+    // A row dated before 1970 is a bad line, shown and skipped; the others import.
+    const oldForm = await makeForm(env.deps, ws, IMPORT_FORM);
+    const oldPath = `/admin/forms/${oldForm.id}/import`;
+    const old = "created_at,name\n1965-03-01,Old\n2024-01-02T00:00:00Z,New\n";
+    const oldPreview = await post(env, cookie, oldPath, { _csrf: csrf, format: "csv", csv: old });
+    assert.equal(oldPreview.status, 200);
+    assert.match(await oldPreview.text(), /Line 2: 'created_at' is before 1970/);
+    const oldDone = await post(env, cookie, oldPath, {
+      _csrf: csrf,
+      step: "import",
+      format: "csv",
+      csv: old,
+    });
+    assert.equal(oldDone.status, 200);
+    const oldHtml = await oldDone.text();
+    assert.match(oldHtml, /Imported 1 submissions?; skipped 1/);
+    assert.match(oldHtml, /Line 2: 'created_at' is before 1970/);
+    assert.deepEqual(
+      (await recordsOf(env.deps.kv, oldForm.id, "live")).map((s) => s.fields.name),
+      ["New"],
+    );
+
     const notCsv = await upload("name,email\nAda,a@example.com\n", "csv");
     assert.equal(notCsv.status, 400);
     assert.match(await notCsv.text(), /No time column/);

@@ -132,7 +132,8 @@ Deno.test("events - completion rate", () => {
   assert.equal(completionRate(0, 0), null);
   assert.equal(completionRate(5, 0), null);
   assert.equal(completionRate(1, 3), 0.3333);
-  assert.equal(completionRate(4, 2), 1);
+  assert.equal(completionRate(4, 2), null, "more submissions than starts");
+  assert.equal(completionRate(2, 2), 1);
 });
 
 /** A two-step form: contact details, then the message. */

@@ -26,12 +26,18 @@ const SITE = "https://shop.example";
 const LIMITS = JSON.stringify({ submit: 100_000 });
 const VALID: [string, string][] = [["name", "Ada"], ["email", "ada@example.com"]];
 
-function post(env: TestEnv, formId: string, pairs: [string, string][]): Promise<Response> {
+function post(
+  env: TestEnv,
+  formId: string,
+  pairs: [string, string][],
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return env.request(`/api/v1/submit/p/${formId}`, {
     method: "POST",
     headers: {
       "content-type": "application/x-www-form-urlencoded",
       accept: "text/html,application/xhtml+xml,*/*;q=0.8",
+      ...headers,
     },
     body: new URLSearchParams(pairs).toString(),
   });
@@ -81,6 +87,32 @@ Deno.test("conventions - _next, honeypots, form-name: read, never stored", async
         assert.equal(`${loc.origin}${loc.pathname}`, `${BASE}/f/${form.id}/thanks`, target);
       }
     });
+    await t.step(
+      "a refused post never goes to _next (invalid, _gotcha, foreign origin)",
+      async () => {
+        const refusals: [string, [string, string][], Record<string, string>][] = [
+          ["validation_failed", [["name", "Ada"], ["email", "not-an-email"]], {}],
+          ["spam_detected", [...VALID, ["_gotcha", "http://spam.example"]], {}],
+          ["origin_not_allowed", VALID, { origin: "https://evil.example" }],
+        ];
+        for (const [code, pairs, headers] of refusals) {
+          const before = await recount(env.deps, form.id);
+          const next: [string, string] = ["_next", `${SITE}/thanks`];
+          const own = await post(env, form.id, [...pairs, next], headers);
+          assert.notEqual(own.status, 303, code);
+          const html = await own.text();
+          assert.match(html, /Your response was not sent/, code);
+          assert.doesNotMatch(html, /shop\.example\/thanks/, code);
+          // `_redirect` (success or failure) takes the refusal with its code.
+          const loc = await location(
+            await post(env, form.id, [...pairs, next, ["_redirect", `${SITE}/form`]], headers),
+          );
+          assert.equal(`${loc.origin}${loc.pathname}`, `${SITE}/form`, code);
+          assert.equal(loc.searchParams.get("error"), code);
+          assert.equal(await recount(env.deps, form.id), before, `${code}: nothing stored`);
+        }
+      },
+    );
     await t.step("_redirect wins over _next", async () => {
       const loc = await location(
         await post(env, form.id, [...VALID, ["_next", `${SITE}/a`], ["_redirect", `${SITE}/b`]]),

@@ -4,6 +4,7 @@ import { keys } from "@/lib/kv/keys.ts";
 import type { FormDefinition, Submission } from "@/lib/schemas.ts";
 import { makeForm, makeWorkspace, recount, type TestEnv, testEnv } from "@/tests/helpers.ts";
 import { FILES_FORM, SAMPLES } from "@/tests/upload_fixtures.ts";
+import { newPageKey } from "@/routes/f/_form_page.tsx";
 
 const BASE = "http://forms.test";
 
@@ -99,6 +100,7 @@ Deno.test("form post - multipart with files", async (t) => {
       const before = await recount(env.deps, form.id);
       const res = await send([
         ["name", "Eve"],
+        ["_idempotency_key", newPageKey()],
         // Declared PDF, but the bytes are a PNG image.
         ["cv", new Blob([SAMPLES.png], { type: "application/pdf" }), "cv.pdf"],
       ]);
@@ -128,10 +130,11 @@ Deno.test("form post - multipart idempotency compares what was posted", async (t
   const env = await testEnv({ BASE_URL: BASE, RATE_LIMITS: JSON.stringify({ submit: 100_000 }) });
   const form = await makeForm(env.deps, await makeWorkspace(env.deps), FILES_FORM);
   const send = sender(env, form.id);
+  const k1 = newPageKey();
   try {
     let first = "";
     await t.step("same key, same text and same file: replays", async () => {
-      const parts: Part[] = [["name", "Ada"], ["_idempotency_key", "hf_k1"], [
+      const parts: Part[] = [["name", "Ada"], ["_idempotency_key", k1], [
         "cv",
         pdf(),
         "a.pdf",
@@ -142,7 +145,7 @@ Deno.test("form post - multipart idempotency compares what was posted", async (t
       assert.equal(await recount(env.deps, form.id), 1);
     });
     await t.step("same key, other text: 409 page with the values and a fresh key", async () => {
-      const res = await send([["name", "Bob"], ["_idempotency_key", "hf_k1"], [
+      const res = await send([["name", "Bob"], ["_idempotency_key", k1], [
         "cv",
         pdf(),
         "a.pdf",
@@ -155,7 +158,7 @@ Deno.test("form post - multipart idempotency compares what was posted", async (t
       );
       assert.match(html, /value="Bob"/);
       const key = /name="_idempotency_key" value="([^"]+)"/.exec(html)?.[1];
-      assert.ok(key && key !== "hf_k1", String(key));
+      assert.ok(key && key !== k1, String(key));
       assert.equal(await recount(env.deps, form.id), 1);
       const loc = await location(
         await send([["name", "Bob"], ["_idempotency_key", key], ["cv", pdf(), "a.pdf"]]),
@@ -170,7 +173,7 @@ Deno.test("form post - multipart idempotency compares what was posted", async (t
     await t.step("same key and text, another file (name or size): 409", async () => {
       const other = new Uint8Array([...SAMPLES.pdf, 10]);
       for (const [blob, name] of [[pdf(), "b.pdf"], [pdf(other), "a.pdf"]] as const) {
-        const res = await send([["name", "Ada"], ["_idempotency_key", "hf_k1"], [
+        const res = await send([["name", "Ada"], ["_idempotency_key", k1], [
           "cv",
           blob,
           name,
@@ -207,6 +210,7 @@ Deno.test("form post - multipart size limits keep the typed text", async (t) => 
       const res = await send([
         ["name", "Ada"],
         ["email", "ada@example.com"],
+        ["_idempotency_key", newPageKey()],
         ["cv", pdf(big), "big.pdf"],
       ]);
       assert.equal(res.status, 422);

@@ -10,6 +10,7 @@ import {
   testEnv,
 } from "@/tests/helpers.ts";
 import { FAKE_SECRET, startFakeSiteverify } from "@/tests/fake_siteverify.ts";
+import { newPageKey } from "@/routes/f/_form_page.tsx";
 
 const BASE = "http://forms.test";
 const LIMITS = JSON.stringify({ submit: 100_000 });
@@ -152,12 +153,13 @@ Deno.test("form post - failures without an error redirect", async (t) => {
       assert.equal(loc.searchParams.get("error"), "validation_failed");
       assert.equal(loc.searchParams.get("fields"), "name");
     });
-    await t.step("422 HTML page: errors by each field, typed values kept", async () => {
+    await t.step("from the hosted page: 422 page, errors by each field, values kept", async () => {
       const res = await post(env, form, [
         ["name", "Ada <Lovelace>"],
         ["email", "ada@nowhere"],
         ["topic", "support"],
         ["_redirect", "https://evil.example/"],
+        ["_idempotency_key", newPageKey()],
       ]);
       assert.equal(res.status, 422);
       assert.match(res.headers.get("content-type")!, /text\/html/);
@@ -171,8 +173,33 @@ Deno.test("form post - failures without an error redirect", async (t) => {
       assert.doesNotMatch(html, /evil\.example/);
       assert.equal(await recount(env.deps, form.id), 0);
     });
+    await t.step(
+      "from another page: an error page with the status, errors and a way back",
+      async () => {
+        const res = await post(env, form, [
+          ["name", ""],
+          ["email", "ada@nowhere"],
+          ["_next", "https://shop.example/thanks"],
+        ], { referer: "https://shop.example/contact?x=1", origin: "https://shop.example" });
+        assert.equal(res.status, 422);
+        assert.match(res.headers.get("content-type")!, /text\/html/);
+        const html = await res.text();
+        assert.match(html, /Your response was not sent/);
+        assert.match(html, /<li\s*>Name is required\.<\/li>/);
+        assert.match(html, /<li\s*>email must be a valid email address\.<\/li>/);
+        assert.match(html, /href="https:\/\/shop\.example\/contact\?x=1"[^>]*>Back to the form/);
+        assert.doesNotMatch(html, /shop\.example\/thanks/, "never the success target");
+        assert.equal(await recount(env.deps, form.id), 0);
+        // Without Referer or Origin, the way back is the hosted form.
+        const bare = await (await post(env, form, [["name", ""]])).text();
+        assert.match(bare, new RegExp(`href="/f/${form.id}"[^>]*>Back to the form`));
+      },
+    );
     await t.step("an unknown field is listed in the notice", async () => {
-      const res = await post(env, form, [...VALID, ["color", "red"]]);
+      const res = await post(env, form, [...VALID, ["color", "red"], [
+        "_idempotency_key",
+        newPageKey(),
+      ]]);
       assert.equal(res.status, 422);
       assert.match(await res.text(), /Unknown field &#39;color&#39;|Unknown field 'color'/);
     });
@@ -231,7 +258,10 @@ Deno.test("form post - reserved names", async (t) => {
       });
     });
     await t.step("_schema_version: stale is 409 re-rendered, malformed is 400", async () => {
-      const stale = await post(env, form, [...VALID, ["_schema_version", "99"]]);
+      const stale = await post(env, form, [...VALID, ["_schema_version", "99"], [
+        "_idempotency_key",
+        newPageKey(),
+      ]]);
       assert.equal(stale.status, 409);
       const html = await stale.text();
       assert.match(html, /This form changed since you opened it/);
@@ -254,9 +284,10 @@ Deno.test("form post - reserved names", async (t) => {
 
 Deno.test("form post - idempotency key of the hosted page", async (t) => {
   const { t: env, form } = await setup();
+  const double = newPageKey();
   try {
     await t.step("the same key twice (double click) stores once", async () => {
-      const pairs: [string, string][] = [...VALID, ["_idempotency_key", "hf_double"]];
+      const pairs: [string, string][] = [...VALID, ["_idempotency_key", double]];
       const [a, b] = await Promise.all([post(env, form, pairs), post(env, form, pairs)]);
       const [la, lb] = [await location(a), await location(b)];
       assert.equal(la.searchParams.get("submission_id"), lb.searchParams.get("submission_id"));
@@ -268,14 +299,14 @@ Deno.test("form post - idempotency key of the hosted page", async (t) => {
       const res = await post(env, form, [
         ["name", "Grace"],
         ["email", "grace@example.com"],
-        ["_idempotency_key", "hf_double"],
+        ["_idempotency_key", double],
       ]);
       assert.equal(res.status, 409);
       const html = await res.text();
       assert.match(html, /already sent a response with different answers/);
       assert.match(html, /value="Grace"/);
       const key = /name="_idempotency_key" value="([^"]+)"/.exec(html)?.[1];
-      assert.ok(key && key !== "hf_double", String(key));
+      assert.ok(key && key !== double, String(key));
       const loc = await location(
         await post(env, form, [["name", "Grace"], ["email", "g@example.com"], [
           "_idempotency_key",
@@ -346,7 +377,7 @@ Deno.test("form post - closed form and unsupported type", async (t) => {
   const { t: env, form } = await setup({ ...CONTACT_FORM, accepting: false });
   try {
     await t.step("a closed form answers 423 with the values kept", async () => {
-      const res = await post(env, form, VALID);
+      const res = await post(env, form, [...VALID, ["_idempotency_key", newPageKey()]]);
       assert.equal(res.status, 423);
       const html = await res.text();
       assert.match(html, /not accepting submissions/);

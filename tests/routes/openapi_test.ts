@@ -28,21 +28,34 @@ Deno.test("openapi - the document is valid OpenAPI 3.1 and describes every opera
     assert.ok(result.valid, JSON.stringify(result));
     assert.deepEqual(doc.servers, [{ url: "https://forms.example.com" }]);
     const schemes = (doc.components as Record<string, Record<string, unknown>>).securitySchemes;
-    assert.deepEqual(schemes.bearer, {
-      ...schemes.bearer as object,
+    assert.deepEqual(schemes.bearerAuth, {
+      ...schemes.bearerAuth as object,
       type: "http",
       scheme: "bearer",
     });
+    const operationIds = new Set<unknown>();
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
         const where = `${method.toUpperCase()} ${path}`;
+        assert.match(String(op.operationId), /^[a-z][A-Za-z]+$/, `${where}: operationId`);
+        assert.ok(!operationIds.has(op.operationId), `${where}: ${op.operationId} twice`);
+        operationIds.add(op.operationId);
+        const security = path.startsWith("/api/v1/server/")
+          ? [{ bearerAuth: [] }]
+          : path === "/api/v1/submit/p/{id}"
+          ? [{}, { bearerAuth: [] }]
+          : path === "/api/v1/uploads/{form}/{file}"
+          ? [{ storageToken: [] }]
+          : path.startsWith("/api/v1/forms/p/{id}/drafts/{draft_id}")
+          ? [{ resumeToken: [] }]
+          : [];
+        assert.deepEqual(op.security, security, `${where}: security`);
         assert.ok(typeof op.summary === "string" && op.summary, `${where}: summary`);
         assert.ok(typeof op.description === "string" && op.description, `${where}: description`);
         const samples = op["x-codeSamples"] as { source: string }[];
         assert.match(samples[0].source, /^curl -X [A-Z]+ "\$FORMWELL_URL\/api\/v1\//, where);
         assert.ok((op.description as string).includes(samples[0].source), `${where}: shown`);
         if (path.startsWith("/api/v1/server/")) {
-          assert.deepEqual(op.security, [{ bearer: [] }], `${where}: bearer security`);
           assert.match(samples[0].source, /Bearer \$FORMWELL_API_KEY/, where);
         }
       }

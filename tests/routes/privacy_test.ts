@@ -240,3 +240,29 @@ Deno.test("privacy audit - CLI commands and retention changes write events", asy
     env.close();
   }
 });
+
+Deno.test("privacy routes - a job is read only by keys of the mode it erased", async () => {
+  const env = await testEnv({ RATE_LIMITS: LIMITS });
+  try {
+    const ws = await makeWorkspace(env.deps, "pro");
+    const admin = await makeKey(env.deps, ws, { scopes: ["read", "admin"] });
+    const testAdmin = await makeKey(env.deps, ws, { type: "test", scopes: ["read", "admin"] });
+    const live = (await (await erase(env, admin, { email: "bob@example.com" })).json()).job;
+    const test = (await (await erase(env, testAdmin, { email: "bob@example.com" })).json()).job;
+    const unknown = await (await call(env, "/privacy/jobs/job_01aaaaaaaaaaaaaaaaaaaaaaaa", admin))
+      .json();
+    const crossed = [[testAdmin, live.id], [admin, test.id]] as const;
+    for (const [key, id] of crossed) {
+      const res = await call(env, `/privacy/jobs/${id}`, key);
+      assert.equal(res.status, 404, id);
+      assert.deepEqual(await res.json(), unknown);
+    }
+    for (const [key, id] of [[admin, live.id], [testAdmin, test.id]] as const) {
+      const res = await call(env, `/privacy/jobs/${id}`, key);
+      assert.equal(res.status, 200, id);
+      assert.equal((await res.json()).job.id, id);
+    }
+  } finally {
+    env.close();
+  }
+});

@@ -149,6 +149,22 @@ Deno.test("team - roles: a viewer reads only, an admin cannot manage members", a
       assert.equal(gone.status, 404, "a removed member no longer sees the workspace's forms");
       await gone.body?.cancel();
     });
+
+    await t.step("a member whose stored role is missing is granted nothing", async () => {
+      const stray = await member(env, ws, "stray@example.com", "owner");
+      const { roles: _roles, ...bare } = stray;
+      await env.deps.kv.set(keys.user(stray.id), bare);
+      const cookie = await signIn(env, "stray@example.com");
+      const forms = await page(env, cookie, "/admin/forms");
+      assert.equal(forms.res.status, 200);
+      assert.match(forms.html, /Ask an instance owner to add you to a workspace/);
+      assert.doesNotMatch(forms.html, new RegExp(form.id));
+      for (const path of [`/admin/forms/${form.id}`, `${subs}/${sid}`, "/admin/keys"]) {
+        const res = await env.request(path, { headers: { cookie } });
+        assert.equal(res.status, 404, path);
+        await res.body?.cancel();
+      }
+    });
   } finally {
     env.close();
   }

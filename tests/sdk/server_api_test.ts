@@ -230,5 +230,18 @@ Deno.test("sdk server - the Server Data API through new Formwell({ apiKey })", a
       );
     },
   );
+  await t.step("forms: create with a key, read and update by key:<slug>", async () => {
+    const made = await fw.forms.create({ key: "newsletter", ...CONTACT_FORM, name: "News" });
+    assert.equal(made.key, "newsletter");
+    assert.equal((await fw.forms.get("key:newsletter")).public_id, made.public_id);
+    const changed = await fw.forms.update("key:newsletter", { name: "Newsletter" });
+    assert.equal(changed.name, "Newsletter");
+    assert.equal(changed.schema_version, made.schema_version);
+    const err = await fw.forms.create({ key: "newsletter", name: "" }).catch((e) => e);
+    assert.ok(err instanceof FormwellError);
+    assert.equal(err.status, 422);
+    assert.equal(err.code, "validation_failed");
+    assert.ok(err.errors.some((e: { field: string }) => e.field === "name"));
+  });
   env.close();
 });

@@ -58,9 +58,14 @@ export interface Storage {
 /** Object keys: a stage, a form id and a file id, each from a closed alphabet. */
 const KEY = /^(incoming|files)\/[A-Za-z0-9_-]{1,64}\/[A-Za-z0-9_-]{1,80}$/;
 
+/** Whether `key` is a well-formed server-generated object key. */
+export function isStorageKey(key: string): boolean {
+  return KEY.test(key);
+}
+
 /** Throws unless `key` is a well-formed server-generated object key (defence in depth). */
 export function assertKey(key: string): void {
-  if (!KEY.test(key)) throw new Error("invalid storage key");
+  if (!isStorageKey(key)) throw new Error("invalid storage key");
 }
 
 /**

@@ -90,35 +90,35 @@ export default define.page<typeof handler>(function Forms({ data, state }) {
 function FormsTable({ forms }: { forms: FormSummary[] }) {
   return (
     <div class="table-wrap">
-      <table class="list">
+      <table class="list stack">
         <thead>
           <tr>
             <th>Form</th>
             <th class="num">Submissions</th>
             <th class="num">Spam</th>
             <th>Status</th>
-            <th class="hide-sm">Updated</th>
+            <th>Updated</th>
           </tr>
         </thead>
         <tbody>
           {forms.map(({ form, total, spam }) => (
             <tr>
-              <td>
+              <td data-label="Form">
                 <a href={`/admin/forms/${form.id}`}>{form.name}</a>
                 <div class="muted mono">{form.id} · v{form.schema_version}</div>
               </td>
-              <td class="num">
+              <td class="num" data-label="Submissions">
                 <a href={`/admin/forms/${form.id}/submissions`}>
                   {total.toLocaleString("en")}
                 </a>
               </td>
-              <td class="num">{spam.toLocaleString("en")}</td>
-              <td>
+              <td class="num" data-label="Spam">{spam.toLocaleString("en")}</td>
+              <td data-label="Status">
                 {form.accepting
                   ? <span class="badge completed">accepting</span>
                   : <span class="badge">closed</span>}
               </td>
-              <td class="hide-sm">
+              <td data-label="Updated">
                 <Time iso={form.updated_at} />
               </td>
             </tr>

@@ -165,13 +165,13 @@ export default define.page<typeof handler>(function Keys({ data, csrf, url }) {
         )
         : (
           <div class="table-wrap">
-            <table class="list">
+            <table class="list stack">
               <thead>
                 <tr>
                   <th>Name</th>
                   <th>Key</th>
                   <th>Scopes</th>
-                  <th class="hide-sm">Created</th>
+                  <th>Created</th>
                   <th>Last used</th>
                   <th>
                     <span class="visually-hidden">Actions</span>
@@ -181,7 +181,7 @@ export default define.page<typeof handler>(function Keys({ data, csrf, url }) {
               <tbody>
                 {keys.map((k) => (
                   <tr class={k.revoked ? "revoked" : ""}>
-                    <td>
+                    <td data-label="Name">
                       {k.name}
                       {k.revoked && <span class="badge">revoked</span>}
                       {k.over_limit && (
@@ -190,12 +190,12 @@ export default define.page<typeof handler>(function Keys({ data, csrf, url }) {
                         </span>
                       )}
                     </td>
-                    <td class="mono">{k.prefix}…</td>
-                    <td>{k.scopes.join(", ")}</td>
-                    <td class="hide-sm">
+                    <td class="mono" data-label="Key">{k.prefix}…</td>
+                    <td data-label="Scopes">{k.scopes.join(", ")}</td>
+                    <td data-label="Created">
                       <Time iso={k.created_at} />
                     </td>
-                    <td>
+                    <td data-label="Last used">
                       <Time iso={k.last_used_at} />
                     </td>
                     <td>

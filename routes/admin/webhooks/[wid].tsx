@@ -1,12 +1,15 @@
 /**
- * One endpoint's delivery log (its last 100 attempts: time, event, attempt, status,
- * latency, the first 1 KB of the response, escaped as text) with "Resend" per delivery and
- * "Send test event". Both queue a one-off attempt (post/redirect/get).
+ * One endpoint's delivery log by event (its last 100 attempts): each event's final state,
+ * its id (the `webhook-id` header), its submission, the next attempt's time while one is
+ * due, and its attempts (time, number, answer, latency, the first 1 KB of the response,
+ * escaped as text), with "Resend" per event and "Send test event". Both queue a one-off
+ * attempt (post/redirect/get).
  * @module
  */
 import { page } from "@/lib/ui/define.ts";
 import { AppError } from "@/lib/errors.ts";
 import { type Delivery, listDeliveries } from "@/lib/notify/deliver.ts";
+import { type EventDeliveries, type EventState, groupByEvent } from "@/lib/notify/delivery_log.ts";
 import { requireWebhook, type WebhookView, webhookView } from "@/lib/notify/webhooks.ts";
 import { resendDelivery, sendTestEvent } from "@/lib/notify/manual.ts";
 import { assertNotSuspended } from "@/lib/workspaces/suspension.ts";
@@ -16,7 +19,7 @@ import { define, field, idField, requireWorkspace } from "@/routes/admin/_page.t
 
 interface Data {
   hook: WebhookView;
-  deliveries: Delivery[];
+  events: EventDeliveries[];
 }
 
 /** GET shows the log; POST resends a delivery or sends a test event. */
@@ -24,8 +27,8 @@ export const handler = define.handlers<Data>({
   async GET(ctx) {
     const workspace = requireWorkspace(ctx);
     const e = await requireWebhook(ctx.deps, workspace.id, ctx.params.wid ?? "");
-    const deliveries = await listDeliveries(ctx.deps, e.value.id);
-    return page({ hook: webhookView(e.value), deliveries }, { title: "Webhook deliveries" });
+    const events = groupByEvent(await listDeliveries(ctx.deps, e.value.id), e.value.enabled);
+    return page({ hook: webhookView(e.value), events }, { title: "Webhook deliveries" });
   },
   async POST(ctx) {
     const workspace = requireWorkspace(ctx);
@@ -49,15 +52,24 @@ export const handler = define.handlers<Data>({
   },
 });
 
-function outcomeClass(d: Delivery): string {
-  if (d.outcome === "delivered") return "badge completed";
-  if (d.outcome === "retrying") return "badge suspicious";
-  return "badge spam";
-}
+const STATES: Record<EventState, { label: string; badge: string }> = {
+  delivered: { label: "delivered", badge: "badge completed" },
+  retrying: { label: "retrying", badge: "badge suspicious" },
+  failed: { label: "failed", badge: "badge spam" },
+  disabled: { label: "not delivered: endpoint disabled", badge: "badge spam" },
+};
+
+/** What one attempt's outcome meant when it was logged. */
+const OUTCOMES: Record<Delivery["outcome"], string> = {
+  delivered: "delivered",
+  retrying: "retry scheduled",
+  failed: "failed, no retry",
+  disabled: "disabled the endpoint",
+};
 
 /** The delivery log page. */
 export default define.page<typeof handler>(function Deliveries({ data, csrf }) {
-  const { hook, deliveries } = data;
+  const { hook, events } = data;
   return (
     <>
       <PageHead
@@ -78,62 +90,91 @@ export default define.page<typeof handler>(function Deliveries({ data, csrf }) {
       {!hook.enabled && (
         <p class="notice error" role="alert">
           This endpoint is disabled{hook.disabled_reason ? `: ${hook.disabled_reason}` : "."}{" "}
-          Enable it on the Webhooks page to deliver again.
+          Enable it on the Webhooks page to deliver again; events whose retries were dropped
+          meanwhile can be resent.
         </p>
       )}
       <p class="muted">
-        The last 100 attempts of the past 30 days, newest first. Resend delivers the same event
-        again, with the same webhook-id, while it is kept (7 days).
+        The last 100 attempts of the past 30 days, by event, newest first. Resend delivers the same
+        event again, with the same webhook-id, while it is kept (7 days).
       </p>
-      {deliveries.length === 0 ? <p class="muted">No deliveries yet.</p> : (
-        <div class="table-wrap">
-          <table class="list" aria-label="Deliveries">
-            <thead>
-              <tr>
-                <th>Time</th>
-                <th>Event</th>
-                <th>Attempt</th>
-                <th>Status</th>
-                <th>Latency</th>
-                <th>Response</th>
-                <th>
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {deliveries.map((d) => (
-                <tr>
-                  <td>
-                    <Time iso={d.at} />
-                  </td>
-                  <td>
-                    <code>{d.event}</code>
-                    {d.manual && <span class="badge">manual</span>}
-                  </td>
-                  <td>{d.attempt}</td>
-                  <td>
-                    <span class={outcomeClass(d)}>{d.outcome}</span> {d.status ?? "no answer"}
-                  </td>
-                  <td>{d.latency_ms} ms</td>
-                  <td>
-                    <pre class="pre response">{d.error ? `${d.error}\n` : ""}{d.response}</pre>
-                  </td>
-                  <td>
-                    <ActionButton
-                      csrf={csrf}
-                      to={`/admin/webhooks/${hook.id}`}
-                      action="resend"
-                      fields={{ delivery_id: d.id }}
-                      label="Resend"
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      {events.length === 0
+        ? <p class="muted">No deliveries yet.</p>
+        : events.map((e) => <EventCard key={e.event_id} e={e} hookId={hook.id} csrf={csrf} />)}
     </>
   );
 });
+
+/** One event: its state, ids and next attempt, then its attempts. */
+function EventCard({ e, hookId, csrf }: { e: EventDeliveries; hookId: string; csrf: string }) {
+  const state = STATES[e.state];
+  const head = `event-${e.event_id}`;
+  return (
+    <article class="card delivery-event" aria-labelledby={head}>
+      <div class="event-head">
+        <h2 id={head}>
+          <code>{e.event}</code> <span class={state.badge}>{state.label}</span>
+        </h2>
+        <ActionButton
+          csrf={csrf}
+          to={`/admin/webhooks/${hookId}`}
+          action="resend"
+          fields={{ delivery_id: e.attempts[0].id }}
+          label="Resend"
+          ariaLabel={`Resend ${e.event_id}`}
+        />
+      </div>
+      <dl class="values">
+        <dt>Event id</dt>
+        <dd>
+          <code>{e.event_id}</code> <span class="muted">(webhook-id header)</span>
+        </dd>
+        <dt>Submission</dt>
+        <dd>
+          {e.submission_id
+            ? <code>{e.submission_id}</code>
+            : <span class="muted">none (test event)</span>}
+        </dd>
+        {e.state === "retrying" && (
+          <>
+            <dt>Next attempt</dt>
+            <dd>
+              {e.next_attempt_at ? <Time iso={e.next_attempt_at} /> : "scheduled"}
+            </dd>
+          </>
+        )}
+      </dl>
+      <table class="list stack" aria-label={`Attempts of ${e.event_id}`}>
+        <thead>
+          <tr>
+            <th>Time</th>
+            <th>Attempt</th>
+            <th>Answer</th>
+            <th>Latency</th>
+            <th>Response</th>
+          </tr>
+        </thead>
+        <tbody>
+          {e.attempts.map((d) => (
+            <tr key={d.id}>
+              <td data-label="Time">
+                <Time iso={d.at} />
+              </td>
+              <td data-label="Attempt">
+                {d.attempt}
+                {d.manual && <span class="badge">resend</span>}
+              </td>
+              <td data-label="Answer">
+                {d.status ?? "no answer"} <span class="muted">{OUTCOMES[d.outcome]}</span>
+              </td>
+              <td data-label="Latency">{d.latency_ms} ms</td>
+              <td data-label="Response">
+                <pre class="pre response">{d.error ? `${d.error}\n` : ""}{d.response}</pre>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </article>
+  );
+}

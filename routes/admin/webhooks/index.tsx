@@ -293,13 +293,13 @@ export default define.page<typeof handler>(function Webhooks({ data, csrf }) {
         )
         : (
           <div class="table-wrap">
-            <table class="list">
+            <table class="list stack">
               <thead>
                 <tr>
                   <th>Endpoint</th>
                   <th>Mode</th>
                   <th>Events</th>
-                  <th class="hide-sm">Forms</th>
+                  <th>Forms</th>
                   <th>State</th>
                   <th>
                     <span class="visually-hidden">Actions</span>
@@ -309,25 +309,25 @@ export default define.page<typeof handler>(function Webhooks({ data, csrf }) {
               <tbody>
                 {hooks.map((w) => (
                   <tr>
-                    <td>
+                    <td class="cell-url" data-label="Endpoint">
                       <a href={`/admin/webhooks/${w.id}`}>{w.url}</a>
                       <div class="muted">
                         added <Time iso={w.created_at} />
                       </div>
                     </td>
-                    <td>
+                    <td data-label="Mode">
                       <span class={`badge ${w.mode === "live" ? "completed" : "suspicious"}`}>
                         {w.mode}
                       </span>
                       {w.format !== "standard" && <span class="badge">{w.format}</span>}
                     </td>
-                    <td>{w.events.join(", ")}</td>
-                    <td class="hide-sm">
+                    <td data-label="Events">{w.events.join(", ")}</td>
+                    <td data-label="Forms">
                       {w.forms.length
                         ? w.forms.map((id) => formName.get(id) ?? id).join(", ")
                         : "all"}
                     </td>
-                    <td>
+                    <td data-label="State">
                       {w.enabled
                         ? <span class="badge completed">enabled</span>
                         : <span class="badge spam">disabled</span>}

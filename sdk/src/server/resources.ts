@@ -13,7 +13,9 @@ import type {
   DeleteResult,
   DownloadLink,
   Form,
+  FormCreate,
   FormListQuery,
+  FormPatch,
   Pagination,
   PrivacyExport,
   PrivacyJob,
@@ -58,7 +60,16 @@ export function formsApi(call: Caller) {
   return {
     page,
     list: lister<Form, FormListQuery>(page, "forms"),
+    /** One form, by public id or `key:<slug>`. */
     get: (id: string) => call<{ form: Form }>({ path: at("forms", id) }).then((r) => r.form),
+    /** Creates a form (`admin` scope, live key); a definition's problems reject with 422. */
+    create: (definition: FormCreate) =>
+      call<{ form: Form }>({ method: "POST", path: at("forms"), body: definition })
+        .then((r) => r.form),
+    /** Changes any part of a form's definition (`admin` scope, live key). */
+    update: (id: string, patch: FormPatch) =>
+      call<{ form: Form }>({ method: "PATCH", path: at("forms", id), body: patch })
+        .then((r) => r.form),
     analytics: (id: string) =>
       call<{ analytics: Analytics }>({ path: at("forms", id, "analytics") })
         .then((r) => r.analytics),

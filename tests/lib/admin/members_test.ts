@@ -12,9 +12,17 @@ const base: User = {
 };
 
 Deno.test("members - roles", async (t) => {
-  await t.step("a user from before roles is an owner of their workspaces", () => {
-    assert.equal(roleIn(base, "ws_a"), "owner");
+  await t.step("a member with no stored role has no role: nothing is granted by default", () => {
+    assert.equal(roleIn(base, "ws_a"), null);
+    assert.equal(roleIn({ ...base, roles: {} }, "ws_a"), null);
+    assert.equal(roleIn({ ...base, roles: { ws_b: "owner" } }, "ws_a"), null);
+    assert.ok(!atLeast(roleIn(base, "ws_a"), "viewer"));
     assert.equal(roleIn(base, "ws_b"), null);
+  });
+
+  await t.step("a stored value that is not a role grants nothing", () => {
+    const odd = { ...base, roles: { ws_a: "superuser" } } as unknown as User;
+    assert.equal(roleIn(odd, "ws_a"), null);
   });
 
   await t.step("an instance owner is an owner everywhere", () => {

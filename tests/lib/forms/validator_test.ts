@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createForm } from "@/lib/forms/forms.ts";
-import { codePoints, validateData } from "@/lib/forms/validator.ts";
+import { validateData } from "@/lib/forms/validator.ts";
+import { codePoints } from "@/lib/rules/mod.ts";
 import { makeWorkspace, testEnv } from "@/tests/helpers.ts";
 
 Deno.test("validator - every type and rule", async (t) => {

@@ -15,7 +15,7 @@ Deno.test("versioning - which edits change validity", async (t) => {
       { ...BASE[1], options: ["y", "x"], label: "Bee" },
       { ...BASE[0], label: "Ay", help: "other", placeholder: "type here" },
     ];
-    assert.equal(validityChanged(BASE, edited), false);
+    assert.equal(validityChanged({ fields: BASE }, { fields: edited }), false);
   });
   await t.step("names, types, rules, options and required do", () => {
     const cases: Field[][] = [
@@ -27,7 +27,44 @@ Deno.test("versioning - which edits change validity", async (t) => {
       [BASE[0]],
       [...BASE, { id: "fld_c", name: "c", type: "text", required: false }],
     ];
-    for (const c of cases) assert.equal(validityChanged(BASE, c), true, JSON.stringify(c));
+    for (const c of cases) {
+      assert.equal(validityChanged({ fields: BASE }, { fields: c }), true, JSON.stringify(c));
+    }
+  });
+  await t.step("when, compute, default and steps do; step titles do not", () => {
+    const when = { "==": [{ var: "b" }, "x"] };
+    const withWhen: Field[] = [{ ...BASE[0], when }, BASE[1]];
+    const steps = [{ title: "One", fields: ["a", "b"] }];
+    for (
+      const c of [
+        { fields: withWhen },
+        { fields: [{ ...BASE[0], compute: { cat: ["x"] } }, BASE[1]] },
+        { fields: [{ ...BASE[0], default: "x" }, BASE[1]] },
+        { fields: BASE, steps },
+      ]
+    ) {
+      assert.equal(validityChanged({ fields: BASE }, c), true, JSON.stringify(c));
+    }
+    assert.equal(
+      validityChanged({ fields: withWhen }, {
+        fields: [{ ...BASE[0], when: { ...when } }, BASE[1]],
+      }),
+      false,
+    );
+    assert.equal(
+      validityChanged({ fields: BASE, steps }, {
+        fields: BASE,
+        steps: [{ title: "Renamed", fields: ["b", "a"] }],
+      }),
+      false,
+    );
+    assert.equal(
+      validityChanged({ fields: BASE, steps }, {
+        fields: BASE,
+        steps: [{ title: "One", fields: ["a", "b"], when: { var: "a" } }],
+      }),
+      true,
+    );
   });
   await t.step("updateForm raises schema_version only for those", async () => {
     const env = await testEnv();
@@ -48,6 +85,19 @@ Deno.test("versioning - which edits change validity", async (t) => {
       });
       assert.equal(stricter.schema_version, 2);
       assert.equal(stricter.intro, undefined, "a definition without intro clears it");
+      const translated = await updateForm(env.deps, form.id, {
+        ...def,
+        fields: [{ ...BASE[0], maxLength: 3 }, BASE[1]],
+        default_language: "en",
+        translations: { de: { fields: { a: { label: "A auf Deutsch" } } } },
+      });
+      assert.equal(translated.schema_version, 2, "translations are display only");
+      const conditional = await updateForm(env.deps, form.id, {
+        ...def,
+        fields: [{ ...BASE[0], maxLength: 3, when: { "==": [{ var: "b" }, "y"] } }, BASE[1]],
+      });
+      assert.equal(conditional.schema_version, 3);
+      assert.deepEqual(conditional.translations, translated.translations, "omitted keeps them");
     } finally {
       env.close();
     }

@@ -39,6 +39,12 @@ Deno.test("import (CLI) - answer on stdout, bad rows by line on stderr", async (
   assert.match(first.stderr, /^line 6 skipped: 'budget' is not a number/m);
   const again = await runCliProcess(env, ...args, "--format", "formspree");
   assert.deepEqual(JSON.parse(again.stdout), { imported: 0, skipped: 5 });
+  const oldFile = `${dir}/old.csv`;
+  await Deno.writeTextFile(oldFile, "created_at,name\n1960-01-01,Old\n2024-01-02,New\n");
+  const old = await runCliProcess(env, "import", "--form", formId, "--file", oldFile);
+  assert.equal(old.code, 0, old.stderr);
+  assert.deepEqual(JSON.parse(old.stdout), { imported: 1, skipped: 1 });
+  assert.match(old.stderr, /^line 2 skipped: 'created_at' is before 1970: '1960-01-01'/m);
   const wrong = await runCliProcess(env, ...args, "--format", "typeform");
   assert.notEqual(wrong.code, 0);
   assert.match(JSON.parse(wrong.stderr).error, /--format must be one of csv, formspree/);

@@ -194,3 +194,32 @@ Deno.test("import - two imports of one file at once store each row once", async 
     env.close();
   }
 });
+
+Deno.test("import - a row dated before 1970 is skipped with its reason; the rest import", async () => {
+  const { env, form } = await setup();
+  try {
+    const text = [
+      "created_at,name,email",
+      "2024-05-01T10:00:00Z,Ada,ada@example.com",
+      "1969-12-31T23:59:59Z,Old,old@example.com",
+      "1901-01-01,Older,older@example.com",
+      "1970-01-01T00:00:00Z,Epoch,epoch@example.com",
+      "2024-05-02T10:00:00Z,Grace,grace@example.com",
+    ].join("\n");
+    const r = await importFile(env.deps, form, { format: "csv", text, actor: "cli" });
+    assert.deepEqual([r.imported, r.skipped], [3, 2]);
+    assert.deepEqual(r.bad_rows, [
+      { line: 3, error: "'created_at' is before 1970: '1969-12-31T23:59:59Z'" },
+      { line: 4, error: "'created_at' is before 1970: '1901-01-01'" },
+    ]);
+    const subs = (await recordsOf(env.deps.kv, form.id, "live")).reverse();
+    assert.deepEqual(subs.map((s) => [s.number, s.fields.name]), [
+      [1, "Epoch"],
+      [2, "Ada"],
+      [3, "Grace"],
+    ]);
+    await assertCountersExact(env.deps.kv, form.id, "live");
+  } finally {
+    env.close();
+  }
+});

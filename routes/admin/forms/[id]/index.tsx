@@ -8,7 +8,7 @@ import { page } from "@/lib/ui/define.ts";
 import DailyChart from "@/islands/DailyChart.tsx";
 import { submissionCounts } from "@/lib/admin/forms.ts";
 import { type EmbedSnippets, embedSnippets } from "@/lib/admin/embed.ts";
-import { type FormAnalytics, formAnalytics } from "@/lib/forms/analytics.ts";
+import { completionLabel, type FormAnalytics, formAnalytics } from "@/lib/forms/analytics.ts";
 import { errors } from "@/lib/errors.ts";
 import { setAccepting } from "@/lib/forms/forms.ts";
 import { duplicateForm, setArchived } from "@/lib/forms/manage.ts";
@@ -84,15 +84,6 @@ function Snippet(
       <pre class="code" aria-labelledby={id} tabIndex={0}>{text}</pre>
     </div>
   );
-}
-
-/**
- * Submissions per start, or "—" when it would mislead: no starts, or more submissions than
- * starts (API, curl and self-hosted HTML forms send no start event).
- */
-function completion(a: FormAnalytics): string {
-  if (a.starts === 0 || a.submissions > a.starts) return "—";
-  return `${((a.submissions / a.starts) * 100).toFixed(1)}%`;
 }
 
 /** The hosted page's address with a query that prefills one of the form's fields. */
@@ -178,15 +169,16 @@ export default define.page<typeof handler>(function FormOverview({ data, csrf, s
           <span class="stat-n">{a.submissions}</span> received
         </div>
         <div class="stat">
-          <span class="stat-n">{completion(a)}</span> completion
+          <span class="stat-n">{completionLabel(a.completion_rate)}</span> completion
         </div>
       </div>
       <p class="help">
         Live submissions only. "Stored now" above counts what is kept today; "received" counts every
         submission that arrived in this window, from browsers and API alike, including ones deleted
         since. Views and starts are reported by the hosted page (or your calls to the events
-        endpoint), so completion compares starts with received submissions and is only shown when no
-        more submissions arrived than starts.
+        endpoint). Completion is received submissions per start, as the API's{" "}
+        <code>completion_rate</code>; it shows "—" when there were no starts or more submissions
+        than starts (posts from pages or servers that send no start event).
       </p>
       {a.views + a.starts + a.submissions === 0
         ? (

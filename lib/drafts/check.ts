@@ -1,0 +1,39 @@
+/**
+ * What a draft may hold: the form's own checks of types and limits, minus `required` (a
+ * draft is unfinished by nature), and the size cap of a submission.
+ * @module
+ */
+import { z } from "@hono/zod-openapi";
+import { errors } from "@/lib/errors.ts";
+import { validateData } from "@/lib/forms/validator.ts";
+import { isPlainObject } from "@/lib/http/body.ts";
+import type { Form } from "@/lib/schemas.ts";
+import { checkStoredSize } from "@/lib/submissions/parse.ts";
+
+/** Steps a draft may name (0-based). */
+export const MAX_STEP = 199;
+
+/** The body of a draft save: `{data, step?}`. */
+export const draftBodySchema = z.object({
+  data: z.custom<Record<string, unknown>>(isPlainObject, {
+    error: "must be a JSON object of field values",
+  }).openapi({ type: "object", additionalProperties: true, description: "Values by field name." }),
+  step: z.number().int().min(0).max(MAX_STEP).nullable().optional().meta({
+    description: "The step the visitor is on (0-based), for multi-step forms.",
+  }),
+}).strict();
+
+/** A parsed draft body. */
+export type DraftBody = z.infer<typeof draftBodySchema>;
+
+/**
+ * The values a draft stores: each present value checked as a submit checks it, except that
+ * nothing is required; a wrong type or limit is the submit's 422, too much data its 413.
+ */
+export function draftValues(form: Form, data: Record<string, unknown>): Record<string, unknown> {
+  const { errors: found, values } = validateData(form, data, "json");
+  const wrong = found.filter((e) => e.type !== "required");
+  if (wrong.length) throw errors.validation(wrong);
+  checkStoredSize(values, {});
+  return values;
+}

@@ -1,0 +1,48 @@
+/**
+ * The English validation messages, keyed by message id (several ids share one `type`:
+ * a number's `min` and a date's `min` read differently). `{{name}}` marks a parameter.
+ * Every other language's catalogue has the same keys (lib/rules/languages/).
+ * @module
+ */
+
+/** Message ids. */
+export type MessageId = keyof typeof EN;
+
+/** The English catalogue. */
+export const EN = {
+  required: "{{label}} is required.",
+  tick: "Please tick “{{label}}”.",
+  unknown_field: "Unknown field '{{name}}'.",
+  file_ref: "{{label}} must be a file reference {path, ...}.",
+  file_kind: "{{label}} does not accept this file type.",
+  file_size: "{{label}} accepts files up to {{max}}.",
+  file_empty: "{{label}}: the file is empty.",
+  number: "{{label}} must be a number.",
+  integer: "{{label}} must be a whole number.",
+  number_min: "{{label}} must be at least {{min}}.",
+  number_max: "{{label}} must be at most {{max}}.",
+  boolean: "{{label}} must be true or false.",
+  string: "{{label}} must be a string.",
+  option: "{{label}} must be one of the listed options.",
+  list: "{{label}} must be a list of strings.",
+  list_twice: "{{label}} lists an option twice.",
+  list_options: "{{label}} must only hold the listed options.",
+  list_min: "{{label}} needs at least {{min}} choices.",
+  list_max: "{{label}} allows at most {{max}} choices.",
+  length_min: "{{label}} must be at least {{min}} characters.",
+  length_max: "{{label}} must be at most {{max}} characters.",
+  pattern: "{{label}} is not in the expected format.",
+  date_min: "{{label}} must be on or after {{min}}.",
+  date_max: "{{label}} must be on or before {{max}}.",
+  email: "{{label}} must be a valid email address.",
+  url: "{{label}} must be a valid URL.",
+  url_scheme: "{{label}} must be an http(s) URL.",
+  tel: "{{label}} must be a phone number.",
+  date: "{{label}} must be a date (YYYY-MM-DD).",
+  datetime: "{{label}} must be a date and time (ISO 8601).",
+} as const;
+
+/** Fills `{{name}}` parameters of a message template. */
+export function fill(template: string, params: Record<string, string | number>): string {
+  return template.replace(/\{\{(\w+)\}\}/g, (m, k: string) => k in params ? String(params[k]) : m);
+}
