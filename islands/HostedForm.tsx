@@ -15,7 +15,7 @@ import { captchaToken, postJson, sendEvent, sessionId } from "./hosted/client.ts
 import { FormFields } from "./hosted/body.tsx";
 import { useUploads } from "./hosted/uploads.ts";
 import { collectData, isFileField } from "@/components/fields.ts";
-import { pageTexts } from "@/components/hosted_texts.ts";
+import { uiText } from "@/lib/rules/mod.ts";
 import type { HostedFormProps, HostedNotice } from "./hosted/types.ts";
 import { liveNotice, Notice, summary } from "./hosted/notice.tsx";
 import { pageLogic, stepErrors } from "./hosted/logic.ts";
@@ -49,8 +49,8 @@ export default function HostedForm(props: HostedFormProps) {
   const renderedAt = useRef(0);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const byName = new Map(props.fields.map((f) => [f.name, f]));
-  const texts = pageTexts(props.lang);
-  const shown = liveNotice(notice, errors, props.fields, texts);
+  const lang = props.lang;
+  const shown = liveNotice(notice, errors, props.fields, lang);
   const api = `${props.apiBase}/forms/p/${encodeURIComponent(props.formId)}`;
   const langHeaders = { "Accept-Language": props.lang };
   const stepped = live && props.steps.length > 0;
@@ -127,7 +127,7 @@ export default function HostedForm(props: HostedFormProps) {
         if (mine.has(e.field)) found[e.field] ??= e.message;
       }
     } else if (res.status === 0) {
-      Object.assign(found, stepErrors(props.fields, props.steps, data, current));
+      Object.assign(found, stepErrors(props.fields, props.steps, data, current, lang));
     }
     for (const name of mine) touched.current.add(name);
     if (Object.keys(found).length) {
@@ -182,7 +182,7 @@ export default function HostedForm(props: HostedFormProps) {
 
   function showErrors(found: Record<string, string>, extra?: HostedNotice) {
     setErrors(found);
-    setNotice(extra ?? summary(found, props.fields, texts));
+    setNotice(extra ?? summary(found, props.fields, lang));
     // The first step with an error is shown, so the summary's links lead somewhere.
     if (props.steps.length) {
       const step = firstStepOf(props, Object.keys(found));
@@ -224,7 +224,7 @@ export default function HostedForm(props: HostedFormProps) {
           if (byName.has(it.field)) found[it.field] ??= it.message;
           else other.push(it.message);
         }
-        const n = summary(found, props.fields, texts);
+        const n = summary(found, props.fields, lang);
         if (other.length) n.extra = other.join(" ");
         return showErrors(found, n);
       }
@@ -288,7 +288,7 @@ export default function HostedForm(props: HostedFormProps) {
       <input type="hidden" name="_idempotency_key" value={props.idempotencyKey} />
       <input type="hidden" name="_schema_version" value={String(props.schemaVersion)} />
       {props.redirect && <input type="hidden" name="_redirect" value={props.redirect} />}
-      {stepped && <StepProgress position={position} total={order.length} texts={texts} />}
+      {stepped && <StepProgress position={position} total={order.length} lang={lang} />}
       <FormFields
         props={props}
         logic={logic}
@@ -296,7 +296,7 @@ export default function HostedForm(props: HostedFormProps) {
         current={stepped ? current : null}
         errors={errors}
         files={files}
-        choose={texts.choose}
+        choose={uiText(lang, "choose")}
       />
       {props.honeypot && (
         <div class="hp" aria-hidden="true">
@@ -317,7 +317,7 @@ export default function HostedForm(props: HostedFormProps) {
             busy={busy}
             checking={checking}
             submitLabel={props.submitLabel}
-            texts={texts}
+            lang={lang}
             onBack={back}
             onNext={() => void next()}
           />
@@ -325,9 +325,9 @@ export default function HostedForm(props: HostedFormProps) {
         : (
           <div class="actions">
             <button type="submit" aria-disabled={busy ? "true" : undefined}>
-              {busy ? texts.sending : props.submitLabel}
+              {busy ? uiText(lang, "sending") : props.submitLabel}
             </button>
-            <span class="status" role="status">{busy ? texts.sendingStatus : ""}</span>
+            <span class="status" role="status">{busy ? uiText(lang, "sending_status") : ""}</span>
           </div>
         )}
     </form>

@@ -6,13 +6,7 @@
  */
 import { useState } from "preact/hooks";
 import { SELECT_PROMPT } from "@/components/fields.ts";
-import {
-  compileRules,
-  evaluate,
-  type Evaluation,
-  isRtl,
-  type RuleField,
-} from "@/lib/rules/mod.ts";
+import { compileRules, evaluate, type Evaluation, isRtl, type RuleField } from "@/lib/rules/mod.ts";
 import { type Row, toField } from "./model.ts";
 import type { StepInput } from "./steps_editor.tsx";
 import type { DefaultTexts, LanguageTexts, Translations } from "./translations_editor.tsx";

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Field } from "@/lib/schemas.ts";
-import { compileRules, evaluate, type Evaluation } from "@/lib/rules/mod.ts";
+import { compileRules, evaluate, type Evaluation, formatterFor } from "@/lib/rules/mod.ts";
 import type { HostedStep } from "./types.ts";
 
 /** What the page shows for some values: fields and steps shown, computed values. */
@@ -42,16 +42,21 @@ export function pageLogic(
   }
 }
 
-/** The problems of one step (0-based) in the browser's own check, field to message. */
+/**
+ * The problems of one step (0-based) in the browser's own check, field to message, in
+ * `lang` (the fields carry their labels in that language already).
+ */
 export function stepErrors(
   fields: Field[],
   steps: HostedStep[],
   data: Record<string, unknown>,
   step: number,
+  lang: string,
 ): Record<string, string> {
   const found: Record<string, string> = {};
   try {
-    const e = evaluate(compileRules({ fields, steps }), data, { step });
+    const messages = formatterFor(lang);
+    const e = evaluate(compileRules({ fields, steps }), data, { step, messages });
     for (const issue of e.errors) found[issue.field] ??= issue.message;
   } catch { /* the server checks */ }
   return found;

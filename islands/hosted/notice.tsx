@@ -5,7 +5,7 @@
  */
 import type { Field } from "@/lib/schemas.ts";
 import { ids } from "@/components/fields.ts";
-import { fillText, type PageTexts } from "@/components/hosted_texts.ts";
+import { uiText } from "@/lib/rules/mod.ts";
 import type { HostedNotice } from "./types.ts";
 
 /** The error summary above the form; each item links to its field. */
@@ -36,7 +36,7 @@ export function Notice({ notice, fields }: { notice: HostedNotice; fields: Field
 export function summary(
   errors: Record<string, string>,
   fields: Field[],
-  texts: PageTexts,
+  lang: string,
 ): HostedNotice {
   const items = fields.filter((f) => errors[f.name]).map((f) => ({
     field: f.name,
@@ -45,7 +45,7 @@ export function summary(
   const n = items.length;
   return {
     kind: "error",
-    message: n === 1 ? texts.correctOne : fillText(texts.correctMany, { n }),
+    message: n === 1 ? uiText(lang, "correct_one") : uiText(lang, "correct_many", { n }),
     items,
   };
 }
@@ -58,10 +58,10 @@ export function liveNotice(
   notice: HostedNotice | null,
   errors: Record<string, string>,
   fields: Field[],
-  texts: PageTexts,
+  lang: string,
 ): HostedNotice | null {
   if (!notice?.items) return notice;
-  const now = summary(errors, fields, texts);
+  const now = summary(errors, fields, lang);
   if (!now.items?.length) return notice.extra ? { kind: "error", message: notice.extra } : null;
   if (notice.extra) now.message = `${now.message} ${notice.extra}`;
   return { ...now, extra: notice.extra };

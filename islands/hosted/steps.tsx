@@ -3,7 +3,7 @@
  * The steps themselves are sections of the one form, so values stay as the visitor moves.
  * @module
  */
-import { fillText, type PageTexts } from "@/components/hosted_texts.ts";
+import { uiText } from "@/lib/rules/mod.ts";
 
 /** Indexes of the steps shown, in order. */
 export function visibleSteps(shown: boolean[]): number[] {
@@ -12,9 +12,9 @@ export function visibleSteps(shown: boolean[]): number[] {
 
 /** "Step 2 of 3" and a progress bar. */
 export function StepProgress(
-  { position, total, texts }: { position: number; total: number; texts: PageTexts },
+  { position, total, lang }: { position: number; total: number; lang: string },
 ) {
-  const label = fillText(texts.progress, { n: position, total });
+  const label = uiText(lang, "step", { n: position, total });
   return (
     <div class="step-progress">
       <p id="step-progress-label" aria-live="polite">{label}</p>
@@ -25,32 +25,34 @@ export function StepProgress(
 
 /** Back (from the second step), and Next until the last step, where Send takes its place. */
 export function StepButtons(
-  { first, last, busy, checking, submitLabel, texts, onBack, onNext }: {
+  { first, last, busy, checking, submitLabel, lang, onBack, onNext }: {
     first: boolean;
     last: boolean;
     busy: boolean;
     checking: boolean;
     submitLabel: string;
-    texts: PageTexts;
+    lang: string;
     onBack: () => void;
     onNext: () => void;
   },
 ) {
   return (
     <div class="actions">
-      {!first && <button type="button" class="secondary" onClick={onBack}>{texts.back}</button>}
+      {!first && (
+        <button type="button" class="secondary" onClick={onBack}>{uiText(lang, "back")}</button>
+      )}
       {last
         ? (
           <button type="submit" aria-disabled={busy ? "true" : undefined}>
-            {busy ? texts.sending : submitLabel}
+            {busy ? uiText(lang, "sending") : submitLabel}
           </button>
         )
         : (
           <button type="button" aria-disabled={checking ? "true" : undefined} onClick={onNext}>
-            {checking ? texts.checking : texts.next}
+            {checking ? uiText(lang, "checking") : uiText(lang, "next")}
           </button>
         )}
-      <span class="status" role="status">{busy ? texts.sendingStatus : ""}</span>
+      <span class="status" role="status">{busy ? uiText(lang, "sending_status") : ""}</span>
     </div>
   );
 }

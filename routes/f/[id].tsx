@@ -14,7 +14,7 @@ import { errorPage, MessagePage, notFoundPage } from "./_message.tsx";
 import { define, formPageHeaders } from "./_page.ts";
 import { FormPage, formPageProps, pageLanguage } from "./_form_page.tsx";
 import { localize } from "@/lib/forms/localize.ts";
-import { pageTexts } from "@/components/hosted_texts.ts";
+import { uiText } from "@/lib/rules/mod.ts";
 
 /** A field's `default` as the page's initial value (a post's strings). */
 function initial(value: unknown): PostedValue | undefined {
@@ -82,7 +82,7 @@ export default define.page<typeof handler>(function HostedFormPage({ data }) {
     return (
       <MessagePage
         heading={localize(data.form, data.lang).title}
-        message={pageTexts(data.lang).closed}
+        message={uiText(data.lang, "closed")}
       />
     );
   }

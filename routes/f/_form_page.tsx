@@ -10,11 +10,10 @@ import { randomBase62 } from "@/lib/ids.ts";
 import { allowedRedirect, thanksPath } from "@/lib/submissions/redirects.ts";
 import type { Form } from "@/lib/schemas.ts";
 import { localize } from "@/lib/forms/localize.ts";
-import { isRtl, pickLanguage } from "@/lib/rules/mod.ts";
+import { isRtl, pickLanguage, uiText } from "@/lib/rules/mod.ts";
 import type { Context } from "hono";
 import type { AppEnv } from "@/lib/http/http.ts";
 import { Island } from "@/lib/ui/island.tsx";
-import { pageTexts } from "@/components/hosted_texts.ts";
 import { PlainText } from "@/components/text.tsx";
 import HostedForm from "@/islands/HostedForm.tsx";
 import type { HostedFormProps, HostedNotice, PostedValue } from "@/islands/hosted/types.ts";
@@ -86,7 +85,7 @@ export function formPageProps(deps: Deps, form: Form, state: FormPageState): Hos
     successUrl: redirect?.toString() ?? form.redirect.success ??
       `${thanks.pathname}${thanks.search}`,
     redirect: redirect ? state.redirect!.trim() : null,
-    submitLabel: texts.submit || pageTexts(lang).send,
+    submitLabel: texts.submit || uiText(lang, "submit"),
     lang,
     dir: isRtl(lang) ? "rtl" : "ltr",
     optionTexts: texts.optionTexts,
@@ -101,8 +100,10 @@ export function formPageProps(deps: Deps, form: Form, state: FormPageState): Hos
 /** The page body: heading, the island, the CAPTCHA provider's script. */
 export function FormPage({ form, props }: { form: Form; props: HostedFormProps }) {
   const script = captchaScriptUrl(form, "");
-  const t = pageTexts(props.lang);
-  const [before, after = ""] = t.requiredNote.split("{mark}");
+  // The note's words around the mark, in the page's language.
+  const [before, after = ""] = uiText(props.lang, "required_note", { mark: "\u0000" }).split(
+    "\u0000",
+  );
   return (
     <main class="container hosted-page">
       <h1>{localize(form, props.lang).title}</h1>
@@ -111,7 +112,7 @@ export function FormPage({ form, props }: { form: Form; props: HostedFormProps }
         <p class="help">
           {before}
           <span class="required" aria-hidden="true">*</span>
-          <span class="visually-hidden">{t.requiredNoteHidden}</span>
+          <span class="visually-hidden">{uiText(props.lang, "required_mark")}</span>
           {after}
         </p>
       )}
@@ -119,7 +120,7 @@ export function FormPage({ form, props }: { form: Form; props: HostedFormProps }
       {script && (form.captcha?.provider === "altcha"
         ? <script type="module" src={script} async />
         : <script src={script} async defer />)}
-      <p class="powered muted">{t.powered}</p>
+      <p class="powered muted">{uiText(props.lang, "powered")}</p>
     </main>
   );
 }

@@ -12,7 +12,7 @@ import { PlainText } from "@/components/text.tsx";
 import { define } from "@/routes/f/_page.ts";
 import { pageLanguage } from "@/routes/f/_form_page.tsx";
 import { localize, type LocalizedTexts } from "@/lib/forms/localize.ts";
-import { fillText, pageTexts } from "@/components/hosted_texts.ts";
+import { uiText } from "@/lib/rules/mod.ts";
 
 interface Data {
   form: Pick<Form, "id">;
@@ -28,24 +28,25 @@ interface Data {
 /** The thank-you page body. */
 export default define.page<typeof handler>(function ThanksPage({ data }) {
   const { form, texts, reference } = data;
-  const t = pageTexts(data.lang);
   return (
     <main class="container hosted-page">
-      <h1>{t.thanks}</h1>
+      <h1>{uiText(data.lang, "thanks")}</h1>
       <div class="notice ok" role="status">
         {texts.success
           ? <PlainText text={texts.success} />
-          : <p>{fillText(t.received, { form: texts.title })}</p>}
+          : <p>{uiText(data.lang, "received", { form: texts.title })}</p>}
       </div>
       {reference && (
         <p class="help">
-          {t.reference} <code>{reference}</code>
+          {uiText(data.lang, "reference")} <code>{reference}</code>
         </p>
       )}
       <p>
-        <a href={`/f/${encodeURIComponent(form.id)}${data.langQuery}`}>{t.another}</a>
+        <a href={`/f/${encodeURIComponent(form.id)}${data.langQuery}`}>
+          {uiText(data.lang, "another")}
+        </a>
       </p>
-      <p class="powered muted">{t.powered}</p>
+      <p class="powered muted">{uiText(data.lang, "powered")}</p>
     </main>
   );
 });
@@ -66,7 +67,7 @@ export const handler = define.handlers<Data>({
       return page(
         { form: { id: form.id }, texts: { title, success }, lang, langQuery, reference },
         {
-          title: `${pageTexts(lang).thanks} · ${title}`,
+          title: `${uiText(lang, "thanks")} · ${title}`,
           lang,
         },
       );
