@@ -21,6 +21,7 @@ import { createWebhook, deleteWebhook } from "@/lib/notify/webhook_edits.ts";
 import { listWebhooks, webhookView } from "@/lib/notify/webhooks.ts";
 import { importCli } from "@/lib/imports/cli.ts";
 import { runOpsCli } from "@/lib/ops/cli.ts";
+import { runDeploy } from "@/sdk/src/deploy/cli.ts";
 
 /** A usage error: printed as `{"error"}` with exit code 2. */
 class UsageError extends Error {}
@@ -49,7 +50,9 @@ const USAGE = `Usage: deno task cli <command>
   webhook delete --webhook ID
   import --form PUBLIC_ID --file F [--format csv|formspree|basin|netlify]
   backup --out F      (a consistent backup of the KV and stored files, while the service runs)
-  restore --in F      (loads a backup into an empty KV)`;
+  restore --in F      (loads a backup into an empty KV)
+  deploy --url BASE --api-key KEY [--file formwell.json] [--dry-run] [--check] [--allow-removals]
+                      (over HTTP: applies formwell.json's forms; see docs/forms-as-code.md)`;
 
 function need(values: Record<string, string | undefined>, name: string): string {
   const v = values[name];
@@ -243,7 +246,19 @@ export async function readPasswordFromStdin(): Promise<string> {
   return text.split(/\r?\n/)[0];
 }
 
-if (import.meta.main) {
+/** `deploy` works over HTTP (sdk/src/deploy): it never opens the KV. */
+async function deployOverHttp(args: string[]): Promise<number> {
+  return await runDeploy(args, {
+    readText: (path) => Deno.readTextFile(path),
+    out: (line) => console.log(line),
+    err: (line) => console.error(line),
+    env: (name) => Deno.env.get(name),
+  });
+}
+
+if (import.meta.main && Deno.args[0] === "deploy") {
+  Deno.exit(await deployOverHttp(Deno.args.slice(1)));
+} else if (import.meta.main) {
   let kv: Deno.Kv | undefined;
   try {
     const config = loadConfig(Deno.env.toObject());

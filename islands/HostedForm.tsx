@@ -20,6 +20,7 @@ import type { HostedFormProps, HostedNotice } from "./hosted/types.ts";
 import { liveNotice, Notice, summary } from "./hosted/notice.tsx";
 import { pageLogic, stepErrors } from "./hosted/logic.ts";
 import { StepButtons, StepProgress, visibleSteps } from "./hosted/steps.tsx";
+import { DraftBar, useDrafts } from "./hosted/drafts.tsx";
 
 function withParam(url: string, key: string, value: string): string {
   const u = new URL(url, location.href);
@@ -58,6 +59,18 @@ export default function HostedForm(props: HostedFormProps) {
   // A step hidden by a change of answers gives way to the next one shown.
   const current = order.includes(at) ? at : order.find((i) => i > at) ?? order.at(-1) ?? 0;
   const position = order.indexOf(current) + 1;
+  const drafts = useDrafts({
+    drafts: props.drafts ?? null,
+    api,
+    formId: props.formId,
+    fields: props.fields,
+    form: () => formRef.current,
+    collect: () => (formRef.current ? currentData() : {}),
+    onRestore: (step) => {
+      refresh();
+      if (step !== undefined && props.steps[step - 1]) setAt(step - 1);
+    },
+  });
 
   useEffect(() => {
     // Scripted validation replaces the browser's bubbles (errors sit next to the fields).
@@ -102,6 +115,7 @@ export default function HostedForm(props: HostedFormProps) {
   function go(step: number) {
     setAt(step);
     setNotice(null);
+    void drafts.saveNow(step + 1);
     sendEvent(props.apiBase, props.formId, "view", session.current, step + 1);
     requestAnimationFrame(() => {
       const h = document.getElementById(`step-${step}-title`);
@@ -210,10 +224,12 @@ export default function HostedForm(props: HostedFormProps) {
         schema_version: props.schemaVersion,
         rendered_at: renderedAt.current || undefined,
         ...(token ? { captcha_token: token } : {}),
+        ...drafts.submitPart(),
       }, { "Idempotency-Key": props.idempotencyKey, ...langHeaders });
       const body = res.body ?? {};
       if (res.status === 201 && typeof body.submission_id === "string") {
         leaving = true;
+        drafts.submitted();
         location.assign(withParam(props.successUrl, "submission_id", body.submission_id));
         return;
       }
@@ -261,6 +277,7 @@ export default function HostedForm(props: HostedFormProps) {
         const f = fieldOf(e.target);
         if (f) touched.current.add(f.name);
         refresh();
+        if (f) drafts.schedule();
       }}
       onChange={(e) => {
         start();
@@ -330,6 +347,7 @@ export default function HostedForm(props: HostedFormProps) {
             <span class="status" role="status">{busy ? uiText(lang, "sending_status") : ""}</span>
           </div>
         )}
+      {props.drafts && <DraftBar drafts={drafts} ttlDays={props.drafts.ttlDays} />}
     </form>
   );
 }

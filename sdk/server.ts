@@ -27,6 +27,9 @@ export { verifyWebhook } from "./src/server/verify.ts";
 export type { VerifyOptions } from "./src/server/verify.ts";
 export type { QueuedEvent } from "./src/server/webhooks.ts";
 export type * from "./src/types.ts";
+export { deploy, DeployStepFailed, RemovalRefused } from "./src/deploy/run.ts";
+export type { DeployClient, DeployOptions, DeployResult } from "./src/deploy/run.ts";
+export type { DeployPlan, FileForm, FormwellFile, Removal } from "./src/deploy/plan.ts";
 
 const IDEMPOTENT = ["GET", "PUT", "PATCH", "DELETE"];
 

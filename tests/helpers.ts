@@ -13,8 +13,14 @@ import { buildDeps, type DepsOverrides } from "@/lib/runtime.ts";
 import type { Form, FormDefinition, Scope, Workspace } from "@/lib/schemas.ts";
 import { createWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { createApp } from "@/routes/mod.ts";
+import { apiContract, contractViolation } from "@/tests/api_contract.ts";
 
-/** A test environment: deps over `:memory:` KV and the app built on them. */
+/**
+ * A test environment: deps over `:memory:` KV and the app built on them. Every `/api/v1`
+ * answer the app gives (through `request`, `app.request` or `app.fetch`) is checked against
+ * the OpenAPI document (tests/api_contract.ts): an undeclared one throws, and `close` throws
+ * for any that a caller swallowed.
+ */
 export interface TestEnv {
   deps: Deps;
   app: ReturnType<typeof createApp>;
@@ -42,6 +48,8 @@ export async function testEnv(
   const kv = await Deno.openKv(config.kvPath);
   const deps = await buildDeps(kv, config, overrides);
   const app = createApp(deps);
+  const violations = checkedAnswers(app, deps);
+  apiContract(deps);
   return {
     deps,
     app,
@@ -54,8 +62,32 @@ export async function testEnv(
     close: () => {
       deps.storage.close?.();
       kv.close();
+      if (violations.length) throw new Error(`undocumented answers:\n${violations.join("\n")}`);
     },
   };
+}
+
+/**
+ * Makes `app.fetch` (which `app.request` calls too) check each `/api/v1` answer against the
+ * OpenAPI document; the violations found, which also throw where they happen.
+ */
+function checkedAnswers(app: ReturnType<typeof createApp>, deps: Deps): string[] {
+  const violations: string[] = [];
+  const fetch = app.fetch;
+  app.fetch = async (req, ...rest) => {
+    const res = await fetch(req, ...rest);
+    const path = new URL(req.url).pathname;
+    if (!path.startsWith("/api/v1/") || req.method === "OPTIONS" || req.method === "HEAD") {
+      return res;
+    }
+    const wrong = await contractViolation(deps, req.method, req.url, res);
+    if (wrong) {
+      violations.push(wrong);
+      throw new Error(wrong);
+    }
+    return res;
+  };
+  return violations;
 }
 
 /** A workspace on a plan. */

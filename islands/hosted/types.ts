@@ -4,6 +4,7 @@
  * @module
  */
 import type { Field } from "@/lib/schemas.ts";
+import type { HostedDrafts } from "./drafts.tsx";
 
 /** A posted value as the form re-renders it. */
 export type PostedValue = string | string[];
@@ -66,4 +67,6 @@ export interface HostedFormProps extends Record<string, unknown> {
   optionTexts: Record<string, Record<string, string>>;
   /** The form's steps; empty for a one-page form. */
   steps: HostedStep[];
+  /** Saved progress, when the form keeps drafts (islands/hosted/drafts.tsx). */
+  drafts?: HostedDrafts | null;
 }

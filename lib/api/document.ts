@@ -73,6 +73,7 @@ export function buildOpenApiDocument<E extends Env>(
     servers: [{ url: config.baseUrl.replace(/\/+$/, "") }],
     tags: TAGS,
   }) as unknown as OpenApiDocument;
+  nullableRefs(doc);
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
       for (const res of Object.values(op.responses ?? {})) {
@@ -108,4 +109,23 @@ function curlOf(method: string, path: string, op: Operation): string {
     lines.push(`-H "Content-Type: application/pdf"`, `--data-binary @file.pdf`);
   }
   return lines.join(" \\\n  ");
+}
+
+/**
+ * Rewrites the generator's nullable reference (`allOf: [{$ref}, {type: [..., "null"]}]`,
+ * which no value satisfies when null) as `anyOf: [{$ref}, {type: "null"}]`, in place.
+ */
+function nullableRefs(node: unknown): void {
+  if (!node || typeof node !== "object") return;
+  const o = node as Record<string, unknown>;
+  const all = o.allOf as Record<string, unknown>[] | undefined;
+  if (
+    Array.isArray(all) && all.length === 2 && typeof all[0].$ref === "string" &&
+    Array.isArray(all[1].type) && (all[1].type as string[]).includes("null") &&
+    Object.keys(all[1]).length === 1
+  ) {
+    delete o.allOf;
+    o.anyOf = [all[0], { type: "null" }];
+  }
+  for (const v of Object.values(o)) nullableRefs(v);
 }

@@ -64,7 +64,8 @@ const ERROR_TEXT: Record<number, string> = {
   422: "Field-level validation failure: `errors` lists the fields.",
   423: "The form is not accepting submissions.",
   429: "Rate limit or quota exceeded (no Retry-After: back off).",
-  503: "The service is busy: retry with the same Idempotency-Key.",
+  503: "Busy, or the virus scanner is unreachable: retry later (a submit with the same " +
+    "Idempotency-Key).",
 };
 
 /** The error answers of a route, each with the error body. */
@@ -73,6 +74,25 @@ export function errorResponses(...statuses: (keyof typeof ERROR_TEXT)[]) {
     description: ERROR_TEXT[s],
     content: { "application/json": { schema: errorBody } },
   }]));
+}
+
+/**
+ * The error answers of a route that also takes HTML form posts: JSON, or the HTML page a
+ * browser is shown (the form again with its errors, or an error page with a link back).
+ */
+export function formPostErrorResponses(...statuses: (keyof typeof ERROR_TEXT)[]) {
+  return Object.fromEntries(statuses.map((s) => [s, {
+    description: `${ERROR_TEXT[s]} An HTML form post gets an HTML page with the same status.`,
+    content: {
+      "application/json": { schema: errorBody },
+      "text/html": { schema: { type: "string" as const } },
+    },
+  }]));
+}
+
+/** A response header: what it says, a real value, and whether every such answer has it. */
+export function header(description: string, example: string, required = true) {
+  return { description, required, schema: { type: "string" as const, example } };
 }
 
 /** A required JSON request body: the schema the route validates with, and an example. */
@@ -203,6 +223,13 @@ export const analyticsSchema = z.object({
   from: z.string(),
   to: z.string(),
   retention_days: z.number().int(),
+  drafts: z.number().int().meta({ description: "Live drafts: started, not submitted." }),
+  draft_steps: z.array(z.object({ step: z.number().int(), drafts: z.number().int() })).meta({
+    description: "Live drafts by the furthest step (1-based position) they reached.",
+  }),
+  draft_fields: z.record(z.string(), z.number().int()).meta({
+    description: "Live drafts holding a value, by field name.",
+  }),
   daily: z.array(z.object({
     date: z.string(),
     views: z.number().int(),
@@ -216,6 +243,17 @@ export const analyticsSchema = z.object({
     }),
   })).optional().openapi({ description: "Present when the form has steps, one entry a step." }),
 }).openapi("Analytics");
+
+/** A visitor's draft as the Server Data API lists it (never its resume token). */
+export const draftListItemSchema = z.object({
+  id: z.string(),
+  data: z.record(z.string(), z.unknown()),
+  step: z.number().int().nullable(),
+  furthest_step: z.number().int().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  expires_at: z.string(),
+}).openapi("DraftListItem");
 
 /** A webhook endpoint (its secret only in create and rotate answers). */
 export const webhookSchema = z.looseObject({
@@ -231,8 +269,16 @@ export const webhookSchema = z.looseObject({
   updated_at: z.string(),
 }).openapi("Webhook");
 
-/** The endpoint with its signing secret (`whsec_...`), shown once. */
-export const webhookWithSecretSchema = webhookSchema.extend({ secret: z.string() })
+/**
+ * The endpoint with its signing secret (`whsec_...`), shown once; Slack, Discord and Teams
+ * endpoints have none (their URL is the credential).
+ */
+export const webhookWithSecretSchema = webhookSchema.extend({
+  secret: z.string().optional().meta({
+    description: "`whsec_...`: the signing secret of a `standard` endpoint.",
+    example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+  }),
+})
   .openapi("WebhookWithSecret");
 
 /** One delivery attempt of an endpoint. */

@@ -10,16 +10,16 @@ import { isPlainObject } from "@/lib/http/body.ts";
 import type { Form } from "@/lib/schemas.ts";
 import { checkStoredSize } from "@/lib/submissions/parse.ts";
 
-/** Steps a draft may name (0-based). */
-export const MAX_STEP = 199;
+/** Steps a draft may name (1-based positions; a form has at most 50 steps). */
+export const MAX_STEP = 50;
 
 /** The body of a draft save: `{data, step?}`. */
 export const draftBodySchema = z.object({
   data: z.custom<Record<string, unknown>>(isPlainObject, {
     error: "must be a JSON object of field values",
   }).openapi({ type: "object", additionalProperties: true, description: "Values by field name." }),
-  step: z.number().int().min(0).max(MAX_STEP).nullable().optional().meta({
-    description: "The step the visitor is on (0-based), for multi-step forms.",
+  step: z.number().int().min(1).max(MAX_STEP).nullable().optional().meta({
+    description: "The step the visitor is on (its 1-based position), for multi-step forms.",
   }),
 }).strict();
 

@@ -12,7 +12,7 @@ export interface Draft {
   token_digest: string;
   /** Field values by name, checked for types and limits (never for `required`). */
   data: Record<string, unknown>;
-  /** The step the visitor was on at the last save (0-based), or null for a one-page form. */
+  /** The step the visitor was on at the last save (1-based position), or null (one page). */
   step: number | null;
   /** The furthest step any save reported, or null. */
   furthest_step: number | null;

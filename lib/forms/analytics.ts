@@ -13,6 +13,7 @@ import { commitSpending } from "@/lib/ratelimit/budgets.ts";
 import { planOf } from "@/lib/workspaces/plans.ts";
 import { limitId, type LimitSpend, planSpends } from "@/lib/ratelimit/rate_limit.ts";
 import type { Form, Workspace } from "@/lib/schemas.ts";
+import { type DraftAnalytics, draftAnalytics } from "@/lib/drafts/summary.ts";
 
 /** The counter kind of each event type (and of submissions, written by submit). */
 export const EVENT_KINDS = { view: "views", start: "starts" } as const;
@@ -116,8 +117,8 @@ export interface StepReach {
   reached: number;
 }
 
-/** The analytics record of CONTRACT. */
-export interface FormAnalytics {
+/** The analytics record of CONTRACT, with where visitors stop (live drafts). */
+export interface FormAnalytics extends DraftAnalytics {
   views: number;
   starts: number;
   submissions: number;
@@ -199,5 +200,6 @@ export async function formAnalytics(
     retention_days: days,
     daily,
     ...(reached.length ? { steps: reached.map((n, i) => ({ step: i + 1, reached: n })) } : {}),
+    ...await draftAnalytics(deps, form, mode),
   };
 }

@@ -3,10 +3,12 @@
  * POSTs it to the endpoint through an address checked at this attempt, all within
  * {@linkcode DELIVERY_TIMEOUT_MS}; a destination gets its service's message instead
  * (destinations/). Every attempt is logged (last {@linkcode DELIVERY_LOG_KEEP} per endpoint,
- * 30 days); failures are retried on the configured schedule (no sooner than a service's
- * rate-limit answer asks), in one chain per job (chains.ts); an answer that no retry can fix
- * (410, a destination's permanent errors) disables the endpoint at once, and 5 days of
- * failures disable it.
+ * 30 days); failures are retried on the configured schedule, in one chain per job
+ * (chains.ts); a rate-limit answer is retried when the service asked (1 s to 1 h) and is not
+ * a failure: it moves neither the schedule nor the endpoint toward disabling (up to
+ * {@linkcode MAX_RATE_LIMITED} in a row). An answer that no retry can fix (410, a
+ * destination's permanent errors) disables the endpoint at once, and 5 days of failures
+ * disable it.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
@@ -16,6 +18,7 @@ import { commitWithRetry } from "@/lib/kv/kv.ts";
 import { chainOf, claimAttempt, deferRun, heldBy, markLogged } from "./chains.ts";
 import { addEntry, type CappedLog, listLog, trimLog } from "./capped_log.ts";
 import { type Answer, answerOf, outgoing } from "./destinations/mod.ts";
+import { MAX_RETRY_AFTER_MS, MIN_RETRY_AFTER_MS } from "./destinations/answer.ts";
 import { loadEvent, type NotifyEvent } from "./events.ts";
 import { postPinned } from "./http1.ts";
 import type { DeliverWebhookJob } from "./jobs.ts";
@@ -32,6 +35,8 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 export const RESPONSE_KEEP = 1024;
 /** An endpoint failing this long with no success is disabled. */
 export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
+/** Rate-limit answers a chain waits out; past them, one counts as a failure. */
+export const MAX_RATE_LIMITED = 50;
 
 /** One logged attempt. */
 export interface Delivery {
@@ -155,8 +160,10 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
     markLogged(op, held);
     const retry: string[] = [];
     const logs: Delivery[] = [];
-    // No sooner than the schedule, nor than a service's rate-limit answer asked.
-    let delay = delays[job.attempt] ?? 0;
+    const scheduled = delays[failuresOf(job)] ?? 0;
+    // Retried when every service asked, unless a failure puts the retry on the schedule.
+    let asked = 0;
+    let failed = false;
     // In job order: a success clears the failing streak, a failure starts or extends it.
     for (const r of sent) {
       const d = outcomeOf(w, job, r, now, at, delays.length);
@@ -164,11 +171,13 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
       if (d.outcome === "retrying") {
         if (w.enabled) {
           retry.push(d.event_id);
-          if (r.answer.kind === "retry") delay = Math.max(delay, r.answer.afterMs ?? 0);
+          if (waits(job, r.answer)) asked = Math.max(asked, waitOf(r.answer, scheduled));
+          else failed = true;
         } else d.outcome = "failed";
       }
       logs.push(d);
     }
+    const delay = failed ? Math.max(scheduled, asked) : asked;
     const results = logs.map((d) => d.outcome);
     for (const d of logs) {
       if (d.outcome === "retrying") d.next_attempt_at = new Date(now + delay).toISOString();
@@ -177,9 +186,9 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
     const changed = w.failing_since !== e.value.failing_since || w.enabled !== e.value.enabled;
     if (changed) op.set(keys.webhook(w.id), { ...w, updated_at: at });
     if (retry.length) {
-      deps.jobs.enqueue(op, { ...job, chain, event_ids: retry, attempt: job.attempt + 1 }, {
-        delay,
-      });
+      const rateLimited = (job.rate_limited ?? 0) + (failed ? 0 : 1);
+      const next = { ...job, chain, event_ids: retry, attempt: job.attempt + 1 };
+      deps.jobs.enqueue(op, { ...next, rate_limited: rateLimited }, { delay });
     }
     return { id: w.id, results };
   });
@@ -202,6 +211,9 @@ function outcomeOf(
   if (ok) {
     outcome = "delivered";
     w.failing_since = null;
+  } else if (waits(job, r.answer)) {
+    // Not a failure: the endpoint's failing streak neither starts nor grows.
+    outcome = job.manual ? "failed" : "retrying";
   } else {
     w.failing_since ??= at;
     if (r.answer.kind === "disable") {
@@ -215,7 +227,7 @@ function outcomeOf(
     } else if (r.answer.kind === "failed") {
       outcome = "failed";
     } else {
-      outcome = !job.manual && job.attempt < retries ? "retrying" : "failed";
+      outcome = !job.manual && failuresOf(job) < retries ? "retrying" : "failed";
     }
   }
   return {
@@ -234,6 +246,22 @@ function outcomeOf(
     outcome,
     ...(job.manual ? { manual: true } : {}),
   };
+}
+
+/** The failed attempts of a job's chain so far: its position in the failure schedule. */
+function failuresOf(job: DeliverWebhookJob): number {
+  return job.attempt - (job.rate_limited ?? 0);
+}
+
+/** Whether an answer is a rate limit this chain still waits out (not a failure). */
+function waits(job: DeliverWebhookJob, answer: Answer): boolean {
+  return answer.kind === "rate_limited" && (job.rate_limited ?? 0) < MAX_RATE_LIMITED;
+}
+
+/** The wait a rate-limit answer asked for, 1 s to 1 h (the schedule's when it named none). */
+function waitOf(answer: Answer, scheduled: number): number {
+  const ms = answer.kind === "rate_limited" ? answer.afterMs ?? scheduled : scheduled;
+  return Math.min(MAX_RETRY_AFTER_MS, Math.max(MIN_RETRY_AFTER_MS, ms));
 }
 
 /** An endpoint's delivery log, newest first (at most {@linkcode DELIVERY_LOG_KEEP}, 30 days). */

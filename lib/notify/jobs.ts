@@ -24,7 +24,10 @@ export const deliverWebhookJobSchema = z.object({
   type: z.literal("deliver_webhook"),
   event_ids: z.array(z.string().max(100)).min(1).max(MAX_EVENTS_PER_DELIVERY),
   webhook_id: z.string().max(100),
-  attempt: z.number().int().min(0).max(100),
+  /** Attempts made before this one, rate-limited ones included. */
+  attempt: z.number().int().min(0).max(1000),
+  /** How many of them were rate limited (they do not move the failure schedule). */
+  rate_limited: z.number().int().min(0).max(1000).optional(),
   /** The retry chain it belongs to (lib/notify/chains.ts); absent in jobs from before chains. */
   chain: z.string().max(100).optional(),
   /** A resend or test event: one attempt, no retries. */

@@ -18,6 +18,7 @@ import { type CopyCounts, eraseCopies } from "@/lib/notify/copies.ts";
 import { deleteSubmissions } from "@/lib/submissions/delete.ts";
 import { auditMutation } from "./audit.ts";
 import { emailDigest, emailMatches } from "./email_index.ts";
+import { eraseDrafts } from "@/lib/drafts/privacy.ts";
 
 /** How long a finished job's record is kept. */
 const JOB_KEEP_MS = 30 * 86_400_000;
@@ -42,6 +43,8 @@ export interface PrivacyJob {
   forms: Record<string, number>;
   /** Notification copies removed (absent in jobs from before copies were erased). */
   copies?: number;
+  /** Drafts (saved progress) removed. */
+  drafts?: number;
   /** HMAC digest of the address (the address itself is not kept). */
   digest: string;
   actor: string;
@@ -150,7 +153,16 @@ export async function runErase(deps: Deps, jobId: string): Promise<void> {
       }
     }
   }
-  if (handled < PER_RUN) return await finish(deps, job.id);
+  if (handled < PER_RUN) {
+    // Drafts are live data; their index is walked to its end here, one checked delete each.
+    if (job.modes.includes("live")) {
+      const drafts = await eraseDrafts(deps, job.workspace_id, job.digest);
+      if (drafts) {
+        await updateJob(deps, job.id, (j) => ({ ...j, drafts: (j.drafts ?? 0) + drafts }));
+      }
+    }
+    return await finish(deps, job.id);
+  }
   const op = deps.kv.atomic();
   deps.jobs.enqueue(op, { type: "privacy_erase", job_id: job.id });
   const res = await withKvRetry(() => op.commit());
@@ -199,6 +211,7 @@ async function finish(deps: Deps, jobId: string): Promise<void> {
         deleted: done.deleted,
         forms: done.forms,
         copies: done.copies ?? 0,
+        drafts: done.drafts ?? 0,
       },
     });
     return op.commit();

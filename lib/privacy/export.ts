@@ -11,6 +11,7 @@ import type { Form } from "@/lib/schemas.ts";
 import { readEntriesOf } from "@/lib/submissions/records.ts";
 import { type PublicSubmission, submissionView } from "@/lib/submissions/query.ts";
 import { emailDigest, emailMatches } from "./email_index.ts";
+import { exportDrafts, type ExportedDraft } from "@/lib/drafts/privacy.ts";
 
 /** Most submissions one export returns (a person with more is told so by `truncated`). */
 export const EXPORT_LIMIT = 1000;
@@ -18,13 +19,16 @@ export const EXPORT_LIMIT = 1000;
 /** One exported submission: the public view plus its form. */
 export type ExportedSubmission = PublicSubmission & { form: { public_id: string; name: string } };
 
-/** A person's submissions in a workspace and mode, by form then id (time). */
+/**
+ * A person's submissions in a workspace and mode, by form then id (time), and in live mode
+ * their drafts (saved progress not submitted).
+ */
 export async function exportByEmail(
   deps: Pick<Deps, "kv" | "secret">,
   workspaceId: string,
   mode: Mode,
   email: string,
-): Promise<{ submissions: ExportedSubmission[]; truncated: boolean }> {
+): Promise<{ submissions: ExportedSubmission[]; drafts: ExportedDraft[]; truncated: boolean }> {
   const digest = emailDigest(deps.secret, email);
   const matches = await emailMatches(deps.kv, workspaceId, digest, mode, EXPORT_LIMIT + 1);
   const truncated = matches.length > EXPORT_LIMIT;
@@ -43,7 +47,8 @@ export async function exportByEmail(
       ...submissionView(s),
     });
   }
-  return { submissions: out, truncated };
+  const drafts = mode === "live" ? await exportDrafts(deps, workspaceId, email) : [];
+  return { submissions: out, drafts, truncated };
 }
 
 /** What erasing would delete: submissions per form public id, and notification copies. */

@@ -109,10 +109,13 @@ export const handler = define.handlers<Data>({
       workspaceId: workspace.id,
       action: "export.privacy",
       ...who(ctx),
-      details: { count: submissions.length },
+      details: {
+        count: submissions.length,
+        ...(live.drafts.length ? { drafts: live.drafts.length } : {}),
+      },
     });
     const body = JSON.stringify(
-      { email, submissions, truncated: live.truncated || test.truncated },
+      { email, submissions, drafts: live.drafts, truncated: live.truncated || test.truncated },
       null,
       2,
     );

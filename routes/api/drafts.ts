@@ -25,7 +25,7 @@ import { jsonBody } from "@/lib/http/validation.ts";
 import { eraseBodySchema } from "@/lib/privacy/erase.ts";
 
 const TAG = ["Drafts"];
-const EXAMPLE = { data: { name: "Ada" }, step: 0 };
+const EXAMPLE = { data: { name: "Ada" }, step: 1 };
 const draftParams = formIdParams.extend({
   draft_id: idParam("draft_id", "drf_01jd8y5x2n3k4m5p6q7r8s9t0v", "Draft not found."),
 });

@@ -8,6 +8,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Deps } from "@/lib/deps.ts";
 import { apiApp, BEARER } from "@/lib/api/app.ts";
 import {
+  draftListItemSchema,
   errorResponses,
   idParam,
   jsonRequest,
@@ -68,7 +69,7 @@ const exportRoute = createRoute({
   operationId: "exportByEmail",
   summary: "Export a person's data",
   description: "Every submission (of the key's mode) holding this email address, with its " +
-    "form. Scope `read`. Audited.",
+    "form, and their drafts (saved progress not submitted). Scope `read`. Audited.",
   request: { query: z.object({ email: eraseBodySchema.shape.email }) },
   responses: {
     200: jsonResponse(
@@ -80,6 +81,9 @@ const exportRoute = createRoute({
             form: z.object({ public_id: z.string(), name: z.string() }),
           }).loose(),
         ),
+        drafts: z.array(draftListItemSchema.extend({
+          form: z.object({ public_id: z.string(), name: z.string() }),
+        })).meta({ description: "Saved progress holding the address (live data only)." }),
         truncated: z.boolean(),
       }),
     ),
@@ -126,7 +130,10 @@ export function privacyApi(deps: Deps): OpenAPIHono<ServerEnv> {
         action: "export.privacy",
         actor: keyActor(key),
         ip: clientIp(c, deps.config.trustProxy),
-        details: { count: result.submissions.length },
+        details: {
+          count: result.submissions.length,
+          ...(result.drafts.length ? { drafts: result.drafts.length } : {}),
+        },
       });
       c.header("Cache-Control", "no-store");
       return c.json({ email, ...result }, 200);

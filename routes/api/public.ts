@@ -8,6 +8,8 @@ import { apiApp, OPTIONAL_BEARER, PUBLIC } from "@/lib/api/app.ts";
 import {
   errorResponses,
   formIdParams,
+  formPostErrorResponses,
+  header,
   jsonRequest,
   jsonResponse,
   publicSchemaBody,
@@ -24,6 +26,11 @@ import { answerFormPost } from "./_form_post.ts";
 
 const TAG = ["Public"];
 const SUBMIT_EXAMPLE = { data: { email: "ada@example.com", message: "Hello" } };
+const ETAG_EXAMPLE = '"v3-mb1x2k9c"';
+const ETAG_HEADER = header(
+  "The schema's version: send it back as `If-None-Match` to get 304 while it holds.",
+  ETAG_EXAMPLE,
+);
 
 const schemaRoute = createRoute({
   method: "get",
@@ -34,10 +41,21 @@ const schemaRoute = createRoute({
   summary: "Get a form's public schema",
   description: "The fields, schema version and CAPTCHA settings a page needs to render the " +
     "form. Answers `ETag`; `If-None-Match` gets 304. 60 a minute per client IP.",
-  request: { params: formIdParams },
+  request: {
+    params: formIdParams,
+    headers: z.object({
+      "if-none-match": z.string().optional().meta({
+        description: "The `ETag` of a schema the client holds: 304 while it is current.",
+        example: ETAG_EXAMPLE,
+      }),
+    }),
+  },
   responses: {
-    200: jsonResponse("The form's public schema.", publicSchemaBody),
-    304: { description: "Not modified (the `ETag` matched)." },
+    200: {
+      ...jsonResponse("The form's public schema.", publicSchemaBody),
+      headers: { ETag: ETAG_HEADER },
+    },
+    304: { description: "Not modified (the `ETag` matched).", headers: { ETag: ETAG_HEADER } },
     ...errorResponses(404, 429),
   },
 });
@@ -57,7 +75,9 @@ const submitRoute = createRoute({
     params: formIdParams,
     headers: z.object({
       "idempotency-key": z.string().max(255).optional().meta({
-        description: "One key per logical submission, kept across retries.",
+        description: "One key per logical submission, kept across retries (24 hours): a " +
+          "retry answers the first submission's 201 again, with `Idempotent-Replayed: true`.",
+        example: "8f14e45f-ceea-467f-a0e6-1b3d5c9a7e21",
       }),
     }),
     body: {
@@ -78,9 +98,27 @@ const submitRoute = createRoute({
     },
   },
   responses: {
-    201: jsonResponse("Stored (`Idempotent-Replayed: true` on a replay).", submitResultSchema),
-    303: { description: "An HTML form post: redirect to the success or error page." },
-    ...errorResponses(400, 403, 404, 408, 409, 413, 415, 422, 423, 429, 503),
+    201: {
+      ...jsonResponse("Stored (`Idempotent-Replayed: true` on a replay).", submitResultSchema),
+      headers: {
+        "Idempotent-Replayed": header(
+          "`true` when this answer repeats the first one for the same `Idempotency-Key`.",
+          "true",
+          false,
+        ),
+      },
+    },
+    303: {
+      description: "An HTML form post: stored, to the success page (`?submission_id=`); " +
+        "refused, to the error target (`?error=<code>`).",
+      headers: {
+        Location: header(
+          "Where the browser goes next.",
+          "https://example.com/thanks?submission_id=sub_01jd8y5x2n3k4m5p6q7r8s9t0v",
+        ),
+      },
+    },
+    ...formPostErrorResponses(400, 401, 403, 404, 408, 409, 413, 415, 422, 423, 429, 503),
   },
 });
 

@@ -11,6 +11,7 @@ import type { Deps } from "@/lib/deps.ts";
 import { apiApp, BEARER } from "@/lib/api/app.ts";
 import {
   analyticsSchema,
+  draftListItemSchema,
   errorResponses,
   formSchema,
   idParam,
@@ -32,6 +33,8 @@ import {
   submissionView,
 } from "@/lib/submissions/query.ts";
 import { signFileDownload } from "@/lib/uploads/downloads.ts";
+import { listDrafts } from "@/lib/drafts/summary.ts";
+import { pageQuerySchema } from "@/lib/http/pagination.ts";
 import { auditDelete, keyAuth, type ServerEnv } from "./_key_auth.ts";
 
 const TAG = ["Forms and submissions"];
@@ -139,6 +142,25 @@ const analyticsRoute = createRoute({
   },
 });
 
+const listDraftsRoute = createRoute({
+  ...base,
+  method: "get",
+  path: "/forms/{id}/drafts",
+  operationId: "listDrafts",
+  summary: "List drafts",
+  description: "Visitors' saved progress not (yet) submitted and not expired, newest first, " +
+    "with the furthest step each reached; resume tokens are never shown. Drafts come from " +
+    "pages, so they are live data: a test key lists none. Scope `read`.",
+  request: { params: serverFormIdParams, query: pageQuerySchema },
+  responses: {
+    200: jsonResponse(
+      "A page of drafts.",
+      z.object({ drafts: z.array(draftListItemSchema), pagination: paginationSchema }),
+    ),
+    ...errorResponses(400, ...KEY_ERRORS),
+  },
+});
+
 const downloadRoute = createRoute({
   ...base,
   method: "get",
@@ -149,11 +171,16 @@ const downloadRoute = createRoute({
     "(its `path` as the submission lists it). Scope `read`.",
   request: {
     params: serverFormIdParams,
-    query: z.object({ path: z.string().max(200).optional() }),
+    query: z.object({
+      path: z.string().max(200).meta({
+        description: "The file's `path`, as the submission's `files` list it.",
+        example: "fAbC123xYz456/01jd8y5x2n3k4m5p6q7r8s9t0vAbCdEf",
+      }),
+    }),
   },
   responses: {
     200: jsonResponse("The link.", z.object({ url: z.string(), expires_at: z.string() })),
-    ...errorResponses(...KEY_ERRORS),
+    ...errorResponses(400, ...KEY_ERRORS),
   },
 });
 
@@ -204,6 +231,11 @@ export function serverApi(deps: Deps): OpenAPIHono<ServerEnv> {
     const form = await ownForm(c);
     const { workspace, mode } = c.get("auth");
     return c.json({ analytics: await formAnalytics(deps, form, workspace, mode) }, 200);
+  });
+
+  app.openapi({ ...listDraftsRoute, middleware: read("server_drafts") }, async (c) => {
+    const form = await ownForm(c);
+    return c.json(await listDrafts(deps, form, c.get("auth").mode, c.req.valid("query")), 200);
   });
 
   app.openapi({ ...downloadRoute, middleware: read("server_download") }, async (c) => {

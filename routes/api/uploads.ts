@@ -75,7 +75,7 @@ const putRoute = createRoute({
       "Stored and verified.",
       z.object({ path: z.string(), mimeType: z.string(), sizeBytes: z.number().int() }),
     ),
-    ...errorResponses(401, 403, 404, 408, 409, 411, 413, 422),
+    ...errorResponses(401, 403, 404, 408, 409, 411, 413, 422, 503),
   },
 });
 

@@ -142,6 +142,7 @@ const rotateRoute = route({
       "The endpoint with its new secret.",
       z.object({ webhook: webhookWithSecretSchema }),
     ),
+    ...errorResponses(400),
   },
 });
 

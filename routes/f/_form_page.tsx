@@ -94,6 +94,7 @@ export function formPageProps(deps: Deps, form: Form, state: FormPageState): Hos
       fields: [...s.fields],
       ...(s.when !== undefined ? { when: s.when } : {}),
     })),
+    drafts: form.drafts?.enabled ? { ttlDays: form.drafts.ttl_days } : null,
   };
 }
 

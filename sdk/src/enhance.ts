@@ -8,7 +8,6 @@
  * sending, and success shows a message or follows the form's `_redirect`/`_next`.
  * @module
  */
-import type { Formwell } from "./client.ts";
 import type { FormwellError } from "./errors.ts";
 import type { FieldError, FormField, PublicSchema, SubmitResult } from "./types.ts";
 
@@ -135,9 +134,33 @@ function showErrors(form: HTMLFormElement, err: FormwellError): void {
   box.focus();
 }
 
+/**
+ * What enhance uses of the client (`Formwell` has it), written out so that this module and
+ * client.ts, which calls it, do not import each other.
+ */
+export interface EnhanceClient {
+  schema(publicId: string): Promise<PublicSchema>;
+  on(
+    listener: (
+      e: { type: string; publicId: string; restored: boolean },
+    ) => void,
+  ): () => void;
+  submit(
+    publicId: string,
+    data: Record<string, unknown>,
+    opts: {
+      files?: Record<string, Blob>;
+      captchaToken?: string;
+      schemaVersion?: number;
+      idempotencyKey?: string;
+      onQueued?: () => void;
+    },
+  ): Promise<SubmitResult>;
+}
+
 /** Sends `form` through `fw` on submit; returns a function that stops doing so. */
 export function enhanceForm(
-  fw: Formwell,
+  fw: EnhanceClient,
   form: HTMLFormElement,
   opts: EnhanceOptions = {},
 ) {

@@ -270,9 +270,12 @@ export interface Webhook {
   [more: string]: unknown;
 }
 
-/** An endpoint as create and rotate return it: the only time its secret is shown. */
+/**
+ * An endpoint as create and rotate return it: the only time its secret is shown (a
+ * `standard` endpoint's; Slack, Discord and Teams endpoints have none).
+ */
 export interface WebhookWithSecret extends Webhook {
-  secret: string;
+  secret?: string;
 }
 
 /** Create body of a webhook endpoint. */

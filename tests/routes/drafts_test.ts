@@ -29,7 +29,7 @@ Deno.test("drafts - start, save, read with the token", async (t) => {
     await t.step(
       "start: 201 with id, token and expiry; required fields may be missing",
       async () => {
-        const res = await postJson(env, base, { data: { topic: "sales" }, step: 0 });
+        const res = await postJson(env, base, { data: { topic: "sales" }, step: 1 });
         assert.equal(res.status, 201);
         started = await res.json();
         assert.match(started.draft_id, /^drf_[0-9a-z]{26}$/);
@@ -53,7 +53,7 @@ Deno.test("drafts - start, save, read with the token", async (t) => {
         started.resume_token,
         {
           data: { name: "Ada", topic: "support" },
-          step: 1,
+          step: 2,
         },
       );
       assert.equal(saved.status, 200);
@@ -61,7 +61,7 @@ Deno.test("drafts - start, save, read with the token", async (t) => {
       assert.equal(read.status, 200);
       assert.deepEqual(await read.json(), {
         data: { name: "Ada", topic: "support" },
-        step: 1,
+        step: 2,
         updated_at: "2026-05-01T10:01:00.000Z",
         expires_at: "2026-05-08T10:00:00.000Z",
       });
@@ -98,7 +98,7 @@ Deno.test("drafts - start, save, read with the token", async (t) => {
       );
       assert.equal(big.status, 413);
       assert.equal((await postJson(env, base, { data: [] })).status, 400);
-      assert.equal((await postJson(env, base, { data: {}, step: -1 })).status, 400);
+      assert.equal((await postJson(env, base, { data: {}, step: 0 })).status, 400);
     });
 
     await t.step("wrong, missing or another draft's token: 404", async () => {

@@ -42,6 +42,9 @@ async function checkLimit(
   send: (ip: string, i: number) => Promise<Response>,
 ): Promise<void> {
   const ip = "198.51.100.40";
+  // A third client's request first: the route's first answer pays one-off costs (the test
+  // helper compiles its check against the OpenAPI document) that would stretch the window.
+  await (await send("203.0.113.240", limit + 2)).body?.cancel();
   const passed = await statuses(limit, (i) => send(ip, i));
   assert.ok(passed.every((s) => s !== 429), `first ${limit}: ${passed}`);
   await assert429(await send(ip, limit));

@@ -117,7 +117,7 @@ Deno.test("sdk server - the Server Data API through new Formwell({ apiKey })", a
       const created = await fw.webhooks.create({
         url: "http://127.0.0.1:9/hook",
       });
-      assert.match(created.secret, /^whsec_/);
+      assert.match(created.secret ?? "", /^whsec_/);
       assert.deepEqual(created.events, ["submission.created"]);
       const listed = await collect(fw.webhooks.list());
       assert.deepEqual(listed.map((w) => w.id), [created.id]);

@@ -1,7 +1,8 @@
 /**
- * What an endpoint's answer means for the delivery: delivered, retry (no sooner than the
- * service asked), failed for good (this message only) or disable the endpoint (it can never
- * work as set up). The standard format's rule is here too: 2xx delivered, 410 disables,
+ * What an endpoint's answer means for the delivery: delivered, rate limited (retried when
+ * the service asked, not counted as a failure), retry (on the failure schedule), failed
+ * for good (this message only) or disable the endpoint (it can never work as set up). The
+ * standard format's rule is here too: 2xx delivered, a rate limit waits, 410 disables,
  * anything else is retried.
  * @module
  */
@@ -10,12 +11,25 @@ import type { PostResult } from "../http1.ts";
 /** How a delivery attempt ended, as the delivery log and the retry schedule see it. */
 export type Answer =
   | { kind: "delivered" }
-  | { kind: "retry"; afterMs?: number }
+  | { kind: "rate_limited"; afterMs?: number }
+  | { kind: "retry" }
   | { kind: "failed"; why: string }
   | { kind: "disable"; reason: string };
 
 /** The longest wait a service's `Retry-After` or `retry_after` may ask for: 1 hour. */
 export const MAX_RETRY_AFTER_MS = 3600 * 1000;
+/** The shortest wait after a rate-limit answer, whatever it asked: 1 second. */
+export const MIN_RETRY_AFTER_MS = 1000;
+
+/**
+ * A rate-limit answer, if `r` is one: `429`, or `503` with `Retry-After`; it waits what
+ * `asked` says (a service's own body field), else the `Retry-After` header, if anything.
+ */
+export function rateLimitOf(r: PostResult, now: number, asked?: number): Answer | null {
+  const header = retryAfterMs(r, now);
+  if (r.status !== 429 && !(r.status === 503 && header !== undefined)) return null;
+  return { kind: "rate_limited", afterMs: asked ?? header };
+}
 
 /** Milliseconds from seconds (a number, or a decimal string), capped; undefined if not one. */
 export function secondsToMs(v: unknown): number | undefined {
@@ -44,9 +58,14 @@ export function is2xx(status: number): boolean {
   return status >= 200 && status < 300;
 }
 
-/** The standard format's rule: 2xx delivered, 410 Gone disables, the rest is retried. */
-export function standardAnswer(r: PostResult): Answer {
+/**
+ * The standard format's rule: 2xx delivered, a rate limit waits, 410 Gone disables, the
+ * rest is retried.
+ */
+export function standardAnswer(r: PostResult, now: number): Answer {
   if (is2xx(r.status)) return { kind: "delivered" };
+  const limited = rateLimitOf(r, now);
+  if (limited) return limited;
   if (r.status === 410) return { kind: "disable", reason: "The endpoint answered 410 Gone." };
   return { kind: "retry" };
 }

@@ -9,7 +9,7 @@
  * @module
  */
 import type { PostResult } from "../http1.ts";
-import { type Answer, is2xx, quote, retryAfterMs, secondsToMs } from "./answer.ts";
+import { type Answer, is2xx, quote, rateLimitOf, secondsToMs } from "./answer.ts";
 import { fit, type Message, moreFields } from "./message.ts";
 
 /** Discord's limits, and the share of them a message uses. */
@@ -76,17 +76,16 @@ function errorOf(body: string): { message?: string; code?: number; retry_after?:
 }
 
 /**
- * What Discord's answer means: 2xx (204) delivered; 429 retried after the body's
- * `retry_after` (seconds) or `Retry-After`; 401, 403, 404 (unknown webhook) and 410
+ * What Discord's answer means: 2xx (204) delivered; a rate limit (429, or 503 with
+ * `Retry-After`) waits the body's `retry_after` (seconds) or `Retry-After`; 401, 403, 404 (unknown webhook) and 410
  * disable; 400 (this message refused) fails without retries; the rest is retried.
  */
 export function discordAnswer(r: PostResult, now: number): Answer {
   if (is2xx(r.status)) return { kind: "delivered" };
   const err = errorOf(r.body);
   const said = err.message ? `${err.message}${err.code ? ` (${err.code})` : ""}` : quote(r.body);
-  if (r.status === 429) {
-    return { kind: "retry", afterMs: secondsToMs(err.retry_after) ?? retryAfterMs(r, now) };
-  }
+  const limited = rateLimitOf(r, now, secondsToMs(err.retry_after));
+  if (limited) return limited;
   if ([401, 403, 404, 410].includes(r.status)) {
     return {
       kind: "disable",

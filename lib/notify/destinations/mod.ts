@@ -25,7 +25,7 @@ export interface Outgoing {
 
 const RENDER = { slack: slackBody, discord: discordBody, teams: teamsBody };
 const ANSWER = {
-  standard: (r: PostResult) => standardAnswer(r),
+  standard: standardAnswer,
   slack: slackAnswer,
   discord: discordAnswer,
   teams: teamsAnswer,

@@ -8,7 +8,7 @@
  * @module
  */
 import type { PostResult } from "../http1.ts";
-import { type Answer, is2xx, quote, retryAfterMs } from "./answer.ts";
+import { type Answer, is2xx, quote, rateLimitOf } from "./answer.ts";
 import { fit, type Message, moreFields } from "./message.ts";
 
 /** Block Kit's limits, and the share of them a message uses. */
@@ -96,12 +96,14 @@ export const SLACK_PERMANENT: Record<string, string> = {
 };
 
 /**
- * What Slack's answer means: `200 ok` delivered; `429` retried after its `Retry-After`; an
+ * What Slack's answer means: `200 ok` delivered; a rate limit (`429`, or `503` with `Retry-After`) waits its
+ * `Retry-After`; an
  * error string of {@linkcode SLACK_PERMANENT} (or a 410) disables; the rest is retried.
  */
 export function slackAnswer(r: PostResult, now: number): Answer {
   if (is2xx(r.status)) return { kind: "delivered" };
-  if (r.status === 429) return { kind: "retry", afterMs: retryAfterMs(r, now) };
+  const limited = rateLimitOf(r, now);
+  if (limited) return limited;
   const code = r.body.trim();
   const meaning = Object.hasOwn(SLACK_PERMANENT, code) ? SLACK_PERMANENT[code] : null;
   if (meaning) {

@@ -8,7 +8,7 @@
  * @module
  */
 import type { PostResult } from "../http1.ts";
-import { type Answer, is2xx, quote, retryAfterMs } from "./answer.ts";
+import { type Answer, is2xx, quote, rateLimitOf } from "./answer.ts";
 import { fit, type Message, moreFields } from "./message.ts";
 
 /** The limits a Teams message keeps. */
@@ -85,13 +85,14 @@ export function teamsBody(m: Message): string {
 }
 
 /**
- * What the workflow's answer means: 2xx (202 Accepted) delivered; 429 retried after its
- * `Retry-After`; 401, 403, 404 and 410 (the workflow deleted, turned off or its URL changed)
+ * What the workflow's answer means: 2xx (202 Accepted) delivered; a rate limit (429, or 503 with
+ * `Retry-After`) waits its `Retry-After`; 401, 403, 404 and 410 (the workflow deleted, turned off or its URL changed)
  * disable; 400 (this message refused) fails without retries; the rest is retried.
  */
 export function teamsAnswer(r: PostResult, now: number): Answer {
   if (is2xx(r.status)) return { kind: "delivered" };
-  if (r.status === 429) return { kind: "retry", afterMs: retryAfterMs(r, now) };
+  const limited = rateLimitOf(r, now);
+  if (limited) return limited;
   if ([401, 403, 404, 410].includes(r.status)) {
     return {
       kind: "disable",

@@ -1,0 +1,96 @@
+/**
+ * Saved progress on the hosted page in headless Chromium: the notice shows before anything
+ * is saved; typing saves ("Saved"); a reload restores the values from this browser; a
+ * resume link restores them on another device; the submit stores one submission and
+ * removes the draft.
+ * @module
+ */
+import assert from "node:assert/strict";
+import type { Page } from "playwright-core";
+import { keys } from "@/lib/kv/keys.ts";
+import { makeForm, makeWorkspace, postJson, recount, testEnv } from "@/tests/helpers.ts";
+import { countUnder, DRAFT_FORM } from "@/tests/drafts_support.ts";
+import { freePort } from "@/tests/processes.ts";
+import { chromiumPresent, launchChromium } from "./chromium.ts";
+
+Deno.test({
+  name: "drafts browser - type, reload or open the resume link, values restored, submit once",
+  ignore: !(await chromiumPresent()),
+  async fn(t) {
+    const port = freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const env = await testEnv({ BASE_URL: base, TRUST_PROXY: "0" });
+    const server = Deno.serve(
+      { hostname: "127.0.0.1", port, onListen: () => {} },
+      (req, info) => env.app.fetch(req, { remoteAddr: info.remoteAddr }),
+    );
+    const launched = await launchChromium();
+    const problems: string[] = [];
+    const open = async () => {
+      const page = await launched.context.newPage();
+      page.setDefaultTimeout(15_000);
+      page.on("pageerror", (e) => problems.push(String(e)));
+      return page;
+    };
+    const saved = (page: Page) => page.locator(".draft-status", { hasText: "Saved" }).waitFor();
+    try {
+      const ws = await makeWorkspace(env.deps);
+      const form = await makeForm(env.deps, ws, DRAFT_FORM);
+
+      await t.step("type, reload in the same browser, values restored, submit once", async () => {
+        const page = await open();
+        await page.goto(`${base}/f/${form.id}`);
+        await page.getByText("Your answers are saved as you type").waitFor();
+        assert.equal(await countUnder(env, keys.drafts(form.id)), 0, "nothing stored yet");
+        await page.getByLabel("Name").fill("Ada Lovelace");
+        await page.getByLabel("Topic").selectOption("support");
+        await saved(page);
+        assert.equal(await countUnder(env, keys.drafts(form.id)), 1);
+        await page.reload();
+        await saved(page);
+        assert.equal(await page.getByLabel("Name").inputValue(), "Ada Lovelace");
+        assert.equal(await page.getByLabel("Topic").inputValue(), "support");
+        await page.getByLabel("Email").fill("ada@example.com");
+        await page.getByRole("button", { name: "Send" }).click();
+        await page.waitForURL(/\/thanks/);
+        assert.equal(await recount(env.deps, form.id), 1);
+        assert.equal(await countUnder(env, keys.drafts(form.id)), 0, "the draft went with it");
+        await page.goto(`${base}/f/${form.id}`);
+        await page.getByText("Your answers are saved as you type").waitFor();
+        assert.equal(await page.getByLabel("Name").inputValue(), "", "a fresh form next time");
+        await page.close();
+      });
+
+      await t.step("the resume link restores the draft on another device", async () => {
+        const started = await (await postJson(env, `/api/v1/forms/p/${form.id}/drafts`, {
+          data: { name: "Grace Hopper", topic: "sales" },
+        })).json();
+        const other = await launchChromium();
+        try {
+          const page = await other.context.newPage();
+          page.setDefaultTimeout(15_000);
+          page.on("pageerror", (e) => problems.push(String(e)));
+          await page.goto(
+            `${base}/f/${form.id}?resume=${encodeURIComponent(started.resume_token)}`,
+          );
+          await saved(page);
+          assert.equal(await page.getByLabel("Name").inputValue(), "Grace Hopper");
+          assert.equal(await page.getByLabel("Topic").inputValue(), "sales");
+          assert.ok(!page.url().includes("resume="), "the token leaves the address bar");
+          await page.getByLabel("Email").fill("grace@example.com");
+          await page.getByRole("button", { name: "Send" }).click();
+          await page.waitForURL(/\/thanks/);
+          assert.equal(await recount(env.deps, form.id), 2);
+          assert.equal(await countUnder(env, keys.drafts(form.id)), 0);
+        } finally {
+          await other.close();
+        }
+      });
+      assert.deepEqual(problems, []);
+    } finally {
+      await launched.close();
+      await server.shutdown();
+      env.close();
+    }
+  },
+});
