@@ -121,13 +121,8 @@ export const errors = {
       "idempotency_key_reused",
       "This Idempotency-Key was already used with a different payload.",
     ),
-  validation: (items: FieldError[]) =>
-    new AppError(
-      422,
-      "validation_failed",
-      "The submission has invalid fields.",
-      cappedErrors(items),
-    ),
+  validation: (items: FieldError[], message = "The submission has invalid fields.") =>
+    new AppError(422, "validation_failed", message, cappedErrors(items)),
   rateLimited: () =>
     new AppError(429, "rate_limited", "Too many requests. Slow down and try again later."),
   quotaExceeded: (message: string) => new AppError(429, "quota_exceeded", message),

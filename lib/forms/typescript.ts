@@ -1,22 +1,27 @@
 /**
- * A form's data as a TypeScript module: the `Data` type, the field rules, and a
- * `validate` function (the client library's own check, `sdk/src/validate.ts`, embedded so the
- * module imports nothing), stamped with the form's public id and `schema_version`. A site
- * that checks its code against it fails its type check when the form changes.
+ * A form's data as a TypeScript module: the `Data` type, the field rules, and `validate`
+ * and `checkFile` functions, stamped with the form's public id and `schema_version`. The
+ * checks are the rules module itself (lib/rules, bundled with json-logic-js as the client
+ * library's `check.js`), embedded so the module imports nothing. A site that checks its
+ * code against it fails its type check when the form changes.
  * @module
  */
+import { canonicalJson } from "@/lib/canonical.ts";
 import { type Field, type Form, isFileType } from "@/lib/schemas.ts";
+import { sdkFiles } from "@/lib/ui/sdk_bundle.ts";
 
-const CHECK_SOURCE = new URL("../../sdk/src/validate.ts", import.meta.url);
-let checkSource: Promise<string> | null = null;
-
-/** The check's source without its module comment. */
-function embeddedCheck(): Promise<string> {
-  checkSource ??= Deno.readTextFile(CHECK_SOURCE).then((s) =>
-    s.replace(/^\/\*\*[\s\S]*?\*\/\s*/, "")
-  );
-  checkSource.catch(() => checkSource = null);
-  return checkSource;
+/** The bundled check as an expression: `{checkData, checkFile}`. */
+async function embeddedEngine(): Promise<string> {
+  const built = (await sdkFiles()).get("check.js");
+  if (!built) throw new Error("the client library's check.js bundle is missing");
+  const code = built.contents.replace(/\n?\/\/# sourceMappingURL=.*\n?$/, "");
+  const exports = /export\s*\{([^}]*)\};?\s*$/.exec(code);
+  if (!exports) throw new Error("check.js does not end with its exports");
+  const names = exports[1].split(",").map((part) => {
+    const [local, as] = part.trim().split(/\s+as\s+/);
+    return `${as ?? local}:${local}`;
+  });
+  return `(()=>{${code.slice(0, exports.index)}return{${names.join(",")}}})()`;
 }
 
 /** A property key: bare when it is an identifier, else quoted. */
@@ -25,7 +30,7 @@ function key(name: string): string {
 }
 
 /** The TypeScript type of a field's value. */
-function typeOf(f: Field): string {
+function typeOf(f: Field, conditional: boolean): string {
   const options = f.options?.map((o) => JSON.stringify(o)).join(" | ");
   if (isFileType(f.type)) return "FileRef";
   switch (f.type) {
@@ -33,8 +38,8 @@ function typeOf(f: Field): string {
     case "integer":
       return "number";
     case "boolean":
-      // A required checkbox must be ticked.
-      return f.required ? "true" : "boolean";
+      // A required checkbox must be ticked (when it is shown).
+      return f.required && !conditional && f.compute === undefined ? "true" : "boolean";
     case "select":
     case "radio":
       return options ?? "string";
@@ -54,7 +59,21 @@ function commentText(s: string): string {
 function rulesOf(f: Field): Record<string, unknown> {
   const rule: Record<string, unknown> = { name: f.name, type: f.type };
   for (
-    const k of ["label", "required", "minLength", "maxLength", "pattern", "min", "max", "options"]
+    const k of [
+      "label",
+      "required",
+      "minLength",
+      "maxLength",
+      "pattern",
+      "min",
+      "max",
+      "options",
+      "allowedTypes",
+      "maxSizeMB",
+      "when",
+      "compute",
+      "default",
+    ]
   ) {
     const v = (f as Record<string, unknown>)[k];
     if (v !== undefined && v !== false) rule[k] = v;
@@ -62,14 +81,43 @@ function rulesOf(f: Field): Record<string, unknown> {
   return rule;
 }
 
+/** A field's property in `Data`: optional unless it must always be sent; its doc comment. */
+function property(f: Field, stepWhen: unknown): string {
+  const conditions = [stepWhen, f.when].filter((c) => c !== undefined);
+  const conditional = conditions.length > 0;
+  const notes = [f.label, f.help].filter(Boolean) as string[];
+  if (conditional) {
+    notes.push(
+      `Only while ${conditions.map((c) => canonicalJson(c)).join(" and ")} holds (JSON Logic)${
+        f.required ? "; required then" : ""
+      }.`,
+    );
+  }
+  if (f.compute !== undefined) {
+    notes.push(`Computed by the service: ${canonicalJson(f.compute)} (a sent value is ignored).`);
+  }
+  if (f.default !== undefined) notes.push(`Default: ${JSON.stringify(f.default)}.`);
+  const always = f.required && !conditional && f.compute === undefined && f.default === undefined;
+  const line = `  ${key(f.name)}${always ? "" : "?"}: ${typeOf(f, conditional)};`;
+  const doc = commentText(notes.join(" "));
+  return doc ? `  /** ${doc} */\n${line}` : line;
+}
+
 /** The module's text for `form`. */
 export async function formTypesModule(form: Form): Promise<string> {
-  const props = form.fields.map((f) => {
-    const doc = commentText([f.label, f.help].filter(Boolean).join(": "));
-    const line = `  ${key(f.name)}${f.required ? "" : "?"}: ${typeOf(f)};`;
-    return doc ? `  /** ${doc} */\n${line}` : line;
-  });
-  return `// The data of Formwell form "${
+  const stepWhen = new Map<string, unknown>();
+  for (const s of form.steps ?? []) {
+    if (s.when !== undefined) { for (const n of s.fields) stepWhen.set(n, s.when); }
+  }
+  const props = form.fields.map((f) => property(f, stepWhen.get(f.name)));
+  const steps = form.steps?.map(({ fields, when }) => ({
+    fields,
+    ...(when === undefined ? {} : { when }),
+  }));
+  return `// @ts-nocheck: the rules engine at the end is bundled JavaScript; everything exported is typed.
+// deno-lint-ignore-file
+// deno-fmt-ignore-file
+// The data of Formwell form "${
     commentText(form.name)
   }" (${form.id}), schema version ${form.schema_version}.
 // Generated by Formwell (GET /api/v1/forms/p/${form.id}/types.ts, or the CLI's
@@ -89,14 +137,47 @@ export interface FileRef {
   sizeBytes?: number;
 }
 
-/** The form's \`data\`, keyed by field name. */
+/**
+ * The form's \`data\`, keyed by field name. A field with a condition is optional: the
+ * service requires it only while its condition holds, and drops it otherwise.
+ */
 export interface Data {
 ${props.join("\n")}
 }
 
-${await embeddedCheck()}
+/** The parts of a field the check reads. */
+export interface FieldRule {
+  name: string;
+  type: string;
+  label?: string;
+  required?: boolean;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  min?: number | string;
+  max?: number | string;
+  options?: readonly string[];
+  allowedTypes?: readonly string[];
+  maxSizeMB?: number;
+  when?: unknown;
+  compute?: unknown;
+  default?: unknown;
+}
+
+/** One problem found: the field's name, a message, and the rule that failed. */
+export interface DataProblem {
+  field: string;
+  message: string;
+  type: string;
+}
+
 /** The form's fields as the check reads them. */
 export const fields: readonly FieldRule[] = ${JSON.stringify(form.fields.map(rulesOf), null, 2)};
+
+/** The form's steps (their fields and conditions), or null. */
+export const steps: readonly { fields: readonly string[]; when?: unknown }[] | null = ${
+    JSON.stringify(steps ?? null)
+  };
 
 /** The honeypot key the service allows in \`data\`. */
 export const honeypot: string | null = ${JSON.stringify(form.honeypot)};
@@ -105,8 +186,20 @@ export const honeypot: string | null = ${JSON.stringify(form.honeypot)};
 export function validate(
   data: unknown,
 ): { ok: true; data: Data } | { ok: false; problems: DataProblem[] } {
-  const problems = checkData(fields, data, honeypot);
+  const problems: DataProblem[] = engine.checkData(fields, data, honeypot, steps);
   return problems.length ? { ok: false, problems } : { ok: true, data: data as Data };
 }
+
+/** The problems of a file about to be uploaded to a file field (its type and size rules). */
+export function checkFile(field: keyof Data & string, file: { type: string; size: number }): DataProblem[] {
+  const rule = fields.find((f) => f.name === field);
+  return rule ? engine.checkFile(rule, file) : [];
+}
+
+/** Formwell's rules module (lib/rules) with json-logic-js, bundled: the service's own checks. */
+const engine: {
+  checkData(fields: readonly FieldRule[], data: unknown, honeypot: string | null, steps: unknown): DataProblem[];
+  checkFile(field: FieldRule, file: { type: string; size: number }): DataProblem[];
+} = ${await embeddedEngine()};
 `;
 }

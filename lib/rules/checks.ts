@@ -38,15 +38,14 @@ function fail(
   return { fail: { type, id, params: { label: labelOf(field), ...extra } } };
 }
 
+/** A checkbox label as the tick message quotes it: without its closing punctuation. */
+export function tickLabel(label: string): string {
+  return label.replace(/[.!?:;,\s]+$/u, "");
+}
+
 /** The required-checkbox failure: the label quoted as a sentence, never "X is required." */
 function tick(field: RuleField): Verdict {
-  return {
-    fail: {
-      type: "required",
-      id: "tick",
-      params: { label: labelOf(field).replace(/[.!?:;,\s]+$/u, "") },
-    },
-  };
+  return { fail: { type: "required", id: "tick", params: { label: tickLabel(labelOf(field)) } } };
 }
 
 /** Whether a value counts as not given. */

@@ -100,6 +100,7 @@ export function evaluate(
         fieldId: field.id ?? "",
         message: message(id, params, field),
         type,
+        messageId: id,
         params,
       }]);
     } else if (verdict.value !== undefined) {
@@ -134,6 +135,7 @@ function unknownKeys(
       fieldId: "",
       message: message("unknown_field", params, null),
       type: "unknown_field",
+      messageId: "unknown_field",
       params,
     });
   }

@@ -40,7 +40,30 @@ export const EN = {
   tel: "{{label}} must be a phone number.",
   date: "{{label}} must be a date (YYYY-MM-DD).",
   datetime: "{{label}} must be a date and time (ISO 8601).",
+  summary: "The submission has invalid fields.",
 } as const;
+
+/** The hosted page's own texts in English (buttons, progress, status lines). */
+export const UI_EN = {
+  submit: "Send",
+  next: "Next",
+  back: "Back",
+  step: "Step {{n}} of {{total}}",
+  sending: "Sending…",
+  sending_status: "Sending your response…",
+  success: "Thank you! Your response was received.",
+  fix: "Please correct the fields marked below.",
+  optional: "optional",
+} as const;
+
+/** A hosted page text id. */
+export type UiTextId = keyof typeof UI_EN;
+
+/** One language's catalogue: every message id and every page text. */
+export interface Catalogue {
+  messages: Record<MessageId, string>;
+  ui: Record<UiTextId, string>;
+}
 
 /** Fills `{{name}}` parameters of a message template. */
 export function fill(template: string, params: Record<string, string | number>): string {

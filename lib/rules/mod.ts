@@ -12,7 +12,14 @@ import { evaluate, type EvaluateOptions, type Evaluation } from "./evaluate.ts";
 import type { RuleForm } from "./types.ts";
 
 export { browserPatternMatcher, compileRules, type Rules } from "./compile.ts";
-export { codePoints, FILE_TYPES, isEmpty, labelOf, type PatternMatcher } from "./checks.ts";
+export {
+  codePoints,
+  FILE_TYPES,
+  isEmpty,
+  labelOf,
+  type PatternMatcher,
+  tickLabel,
+} from "./checks.ts";
 export {
   computedValue,
   english,
@@ -23,7 +30,28 @@ export {
 } from "./evaluate.ts";
 export { type DefinitionProblem, definitionProblems, LANGUAGE_CODE } from "./definition.ts";
 export { inspectExpression, OPERATORS } from "./logic.ts";
-export { EN, fill, type MessageId } from "./messages_en.ts";
+export {
+  allowedTypesOf,
+  checkFile,
+  fileVerdicts,
+  formatMB,
+  MB,
+  normaliseType,
+  typeAllowed,
+} from "./files.ts";
+export { type Catalogue, EN, fill, type MessageId, UI_EN, type UiTextId } from "./messages_en.ts";
+export {
+  acceptedLanguages,
+  formatterFor,
+  formLanguages,
+  isRtl,
+  labelIn,
+  messageFor,
+  pickLanguage,
+  SHIPPED_LANGUAGES,
+  summaryIn,
+  uiText,
+} from "./i18n.ts";
 export type * from "./types.ts";
 
 /** `form`'s rules (compiled once per version) applied to `data`. */

@@ -4,6 +4,7 @@
  * fit without conversion.
  * @module
  */
+import type { MessageId } from "./messages_en.ts";
 
 /** A JSON Logic expression (jsonlogic.com): a literal, an array, or `{operator: args}`. */
 export type Expression = unknown;
@@ -66,14 +67,16 @@ export interface LanguageTexts {
 export type Translations = Record<string, LanguageTexts>;
 
 /**
- * One problem with the data: SPEC part 7's `{field, fieldId, message, type}`, plus the
- * values its message is built from (`params`, never sent in a 422).
+ * One problem with the data: SPEC part 7's `{field, fieldId, message, type}`, plus what
+ * its message is built from (`messageId`, `params`; never sent in a 422), so a page can
+ * show it in another language.
  */
 export interface Issue {
   field: string;
   fieldId: string;
   message: string;
   type: string;
+  messageId?: MessageId;
   params?: Record<string, string | number>;
 }
 

@@ -4,8 +4,7 @@
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
-import { errors } from "@/lib/errors.ts";
-import { validateData } from "@/lib/forms/validator.ts";
+import { invalid, validateData } from "@/lib/forms/validator.ts";
 import { captchaGate } from "@/lib/protection/gates.ts";
 import type { LimitSpend } from "@/lib/ratelimit/types.ts";
 import type { SubmissionSignals } from "@/lib/schemas.ts";
@@ -37,8 +36,9 @@ export async function admit(
   const { form, workspace } = state;
   const mode = ctx.auth?.mode ?? "live";
   const metadata = body.metadata ?? {};
-  const { errors: fieldErrors, values } = validateData(form, body.data, ctx.source);
-  if (fieldErrors.length) throw errors.validation(fieldErrors);
+  const checked = validateData(form, body.data, ctx.source, { asked: ctx.language });
+  if (checked.errors.length) throw invalid(checked);
+  const { values } = checked;
   // Resolves file references to verified grants (stored refs replace the client's).
   const attachments = await prepareAttachments(deps, form, mode, values);
   const size = checkStoredSize(values, metadata);

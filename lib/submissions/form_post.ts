@@ -14,7 +14,8 @@ import { parseIdempotencyKey } from "./idempotency.ts";
 import { type MultipartFile, readMultipart } from "@/lib/http/multipart.ts";
 import { planOf } from "@/lib/workspaces/plans.ts";
 import { type Field, type Form, isFileType, type Workspace } from "@/lib/schemas.ts";
-import { fileError, MB } from "@/lib/uploads/grants.ts";
+import { fileError } from "@/lib/uploads/grants.ts";
+import { formatMB, MB } from "@/lib/rules/files.ts";
 import { acceptDirectUpload } from "@/lib/uploads/direct.ts";
 import type { SubmitInput } from "./parse.ts";
 import type { OwnerMail, PostedFile } from "./types.ts";
@@ -110,14 +111,9 @@ export async function readFormPost(
 /** The 422 items of the files whose bytes exceeded their field's limit. */
 export function oversizeErrors(files: PostedFile[]): FieldError[] {
   return files.filter((f) => f.file.bytes === null).map(({ field, maxBytes }) => ({
-    ...fileError(field, `${field.label || field.name} accepts files up to ${fmtMB(maxBytes)}.`),
+    ...fileError(field, `${field.label || field.name} accepts files up to ${formatMB(maxBytes)}.`),
     type: "maxSizeMB",
   }));
-}
-
-function fmtMB(bytes: number): string {
-  const mb = bytes / MB;
-  return `${Number.isInteger(mb) ? mb : mb.toFixed(1)} MB`;
 }
 
 /**

@@ -9,7 +9,7 @@ import { errors } from "@/lib/errors.ts";
 import { payloadHash, replayOrConflict } from "./idempotency.ts";
 import { wouldAllow } from "@/lib/ratelimit/rate_limit.ts";
 import type { LimitSpend } from "@/lib/ratelimit/types.ts";
-import { validateData } from "@/lib/forms/validator.ts";
+import { invalid, validateData } from "@/lib/forms/validator.ts";
 import { captchaRequired } from "@/lib/protection/captcha.ts";
 import { checkOrigin, screenSubmit } from "@/lib/protection/gates.ts";
 import { oversizeErrors } from "./form_post.ts";
@@ -68,7 +68,9 @@ function screenBeforeFiles(ctx: SubmitContext, input: SubmitInput, state: Submit
     throw errors.captchaRequired();
   }
   const placeholders = Object.fromEntries(input.files.map((f) => [f.field.name, { path: "-" }]));
-  const pre = validateData(form, { ...input.body.data, ...placeholders }, ctx.source);
-  const found = [...pre.errors, ...oversizeErrors(input.files)];
-  if (found.length) throw errors.validation(found);
+  const pre = validateData(form, { ...input.body.data, ...placeholders }, ctx.source, {
+    asked: ctx.language,
+  });
+  const oversize = oversizeErrors(input.files);
+  if (pre.errors.length || oversize.length) throw invalid(pre, oversize);
 }

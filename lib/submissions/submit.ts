@@ -26,6 +26,7 @@ import { screen } from "./screen.ts";
 import { admit } from "./admit.ts";
 import type { SubmitContext, WriteOutcome } from "./types.ts";
 import { inSpan } from "@/lib/observe/trace.ts";
+import { askedLanguage } from "@/lib/forms/validator.ts";
 
 /** A submit request as the route received it. */
 export interface SubmitRequest {
@@ -97,6 +98,7 @@ async function submitStages(deps: Deps, req: SubmitRequest): Promise<SubmitAnswe
         userAgent: headers.get("user-agent"),
         idempotencyKey: parseIdempotencyKey(headers.get("idempotency-key")),
         source: "json",
+        language: askedLanguage(req.request),
         onForm: req.onForm,
       };
       // The submit's own budget, computed once: refusals spend it from where it applies on.

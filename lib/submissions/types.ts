@@ -6,7 +6,7 @@
 import type { KeyAuth } from "@/lib/keys/types.ts";
 import type { Mode } from "@/lib/kv/keys.ts";
 import type { LimitSpend } from "@/lib/ratelimit/types.ts";
-import type { ValueSource } from "@/lib/forms/validator.ts";
+import type { AskedLanguage, ValueSource } from "@/lib/forms/validator.ts";
 import type { MultipartFile } from "@/lib/http/multipart.ts";
 import type { Field, Form, SubmissionSignals, Workspace } from "@/lib/schemas.ts";
 
@@ -22,6 +22,8 @@ export interface SubmitContext {
   /** What the key is compared on when not `data` (a multipart post: files by name and size). */
   payloadHash?: string;
   source: ValueSource;
+  /** The languages the request asks for (`?lang=`, `Accept-Language`): of the 422 messages. */
+  language?: AskedLanguage;
   /** Called with the form once submit has read it live (CORS grants from that read). */
   onForm?: (form: Form) => void;
   /** A form post's owner-email subject and reply-to (`_subject`, `_replyto`). */

@@ -7,8 +7,8 @@
 import { writePrebuilt } from "./islands.ts";
 import { writeSdk } from "./sdk_bundle.ts";
 
-/** The browser core's size budget, minified and gzip-compressed. */
-export const CORE_GZIP_BUDGET = 10 * 1024;
+/** The browser core's size budget, minified and gzip-compressed (the form rules included). */
+export const CORE_GZIP_BUDGET = 12 * 1024;
 
 if (import.meta.main) {
   const sdkOnly = Deno.args[0] === "sdk";

@@ -11,8 +11,16 @@ import type { BuiltFile } from "./islands.ts";
 const SDK_DIR = new URL("../../sdk/", import.meta.url);
 const DIST_DIR = new URL("dist/", SDK_DIR);
 const STAMP_FILE = "build.json";
-/** The bundles and their entry modules under `sdk/`. */
-const ENTRIES = { formwell: "mod.ts", server: "server.ts", react: "react.ts" };
+/**
+ * The bundles and their entry modules under `sdk/`. `check.js` (not served) is the data
+ * check alone, which every form's generated TypeScript module embeds (lib/forms/typescript.ts).
+ */
+const ENTRIES = {
+  formwell: "mod.ts",
+  server: "server.ts",
+  react: "react.ts",
+  check: "src/validate.ts",
+};
 
 let building: Promise<Map<string, BuiltFile>> | null = null;
 
@@ -43,11 +51,16 @@ async function sourceFiles(dir: URL, prefix = ""): Promise<string[]> {
   return found.sort();
 }
 
-/** A digest of every source of the library: a build is current while it matches. */
+/** The rules module (lib/rules), bundled into the library. */
+const RULES_DIR = new URL("../rules/", import.meta.url);
+
+/** A digest of every source of the library, lib/rules included: a build is current while it matches. */
 export async function sourceStamp(): Promise<string> {
   const parts: string[] = [];
-  for (const f of await sourceFiles(SDK_DIR)) {
-    parts.push(f, await Deno.readTextFile(new URL(f, SDK_DIR)));
+  for (const [dir, prefix] of [[SDK_DIR, ""], [RULES_DIR, "lib/rules/"]] as const) {
+    for (const f of await sourceFiles(dir)) {
+      parts.push(prefix + f, await Deno.readTextFile(new URL(f, dir)));
+    }
   }
   return await sha256Hex(parts.join("\0"));
 }
@@ -82,6 +95,8 @@ export async function bundleSdk(): Promise<Map<string, BuiltFile>> {
       bundle: true,
       format: "esm",
       platform: "neutral",
+      // Packages the rules module uses (json-logic-js) name only a CommonJS `main`.
+      mainFields: ["module", "main"],
       target: ["es2022"],
       outdir: `${sdk}dist`,
       write: false,

@@ -5,34 +5,7 @@
  * @module
  */
 import { fileTypeFromBuffer } from "file-type";
-import type { Field } from "@/lib/schemas.ts";
-
-/** Types never accepted, whatever a field lists: browsers run script in them. */
-const BLOCKED = new Set([
-  "image/svg+xml",
-  "text/html",
-  "application/xhtml+xml",
-  "text/xml",
-  "application/xml",
-  "text/javascript",
-  "application/javascript",
-  "application/ecmascript",
-  "application/x-httpd-php",
-  "application/x-php",
-  "text/x-php",
-  "application/x-sh",
-  "application/hta",
-]);
-
-/** Executables: accepted only where a field lists the exact type, never via a wildcard. */
-const EXECUTABLE = new Set([
-  "application/x-msdownload",
-  "application/x-elf",
-  "application/x-mach-binary",
-  "application/vnd.microsoft.portable-executable",
-  "application/x-executable",
-  "application/java-archive",
-]);
+import { ALIASES, typeAllowed } from "@/lib/rules/files.ts";
 
 /** Types without a magic signature, accepted only as strict UTF-8 text (see inspectBytes). */
 const TEXT_TYPES = new Set([
@@ -44,22 +17,6 @@ const TEXT_TYPES = new Set([
   "text/vcard",
   "application/json",
 ]);
-
-/** Common non-canonical spellings browsers and clients send. */
-const ALIASES: Record<string, string> = {
-  "image/jpg": "image/jpeg",
-  "image/pjpeg": "image/jpeg",
-  "image/x-png": "image/png",
-  "audio/mp3": "audio/mpeg",
-  "audio/x-mp3": "audio/mpeg",
-  "audio/m4a": "audio/x-m4a",
-  "audio/x-wav": "audio/wav",
-  "audio/wave": "audio/wav",
-  "audio/vnd.wave": "audio/wav",
-  "application/x-pdf": "application/pdf",
-  "text/x-markdown": "text/markdown",
-  "text/comma-separated-values": "text/csv",
-};
 
 /**
  * Containers `file-type` reports by their generic type, and the specific types a
@@ -96,15 +53,6 @@ const CONTAINERS: Record<string, string[]> = {
 export function containerMember(detected: string, declared: string): boolean {
   return CONTAINERS[detected]?.includes(declared) ?? false;
 }
-
-/** Allowed types of a file-like field without `allowedTypes`. */
-const DEFAULT_ALLOWED: Record<string, string[]> = {
-  file: ["*/*"],
-  image: ["image/*"],
-  video: ["video/*"],
-  audio: ["audio/*"],
-  signature: ["image/png", "image/jpeg", "image/webp"],
-};
 
 /** Markers of active content (HTML, script, server pages); never inside an accepted file. */
 const ACTIVE_CONTENT =
@@ -156,39 +104,6 @@ function markerIn(text: string, final: boolean): boolean {
     if (final || m.index + m[0].length < text.length) return true;
   }
   return false;
-}
-
-/** A MIME type's canonical lower-case form without parameters, or null when malformed. */
-export function normaliseType(raw: string): string | null {
-  const t = raw.split(";")[0].trim().toLowerCase();
-  if (!/^[a-z0-9][a-z0-9.+-]*\/[a-z0-9][a-z0-9.+-]*$/.test(t) || t.length > 127) return null;
-  return ALIASES[t] ?? t;
-}
-
-/** The allowed-type patterns of a file-like field (its own list, else the type's default). */
-export function allowedTypesOf(field: Field): string[] {
-  return (field.allowedTypes?.length ? field.allowedTypes : DEFAULT_ALLOWED[field.type] ?? [])
-    .map((t) => t.toLowerCase());
-}
-
-/**
- * Whether `type` is allowed by `patterns` (`image/*` and `*` wildcards). Blocked types
- * never are; executables only by an exact entry.
- */
-export function typeAllowed(type: string, patterns: string[]): boolean {
-  if (BLOCKED.has(type)) return false;
-  return patterns.some((p) => {
-    const canon = ALIASES[p] ?? p;
-    if (canon === type) return true;
-    if (EXECUTABLE.has(type)) return false;
-    if (canon === "*/*" || canon === "*") return true;
-    return canon.endsWith("/*") && type.startsWith(canon.slice(0, -1));
-  });
-}
-
-/** Whether a type is one that must never be accepted. */
-export function isBlockedType(type: string): boolean {
-  return BLOCKED.has(type);
 }
 
 /** The verdict on stored bytes. */

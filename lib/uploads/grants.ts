@@ -20,13 +20,9 @@ import { checkPool, joinPool, poolBucketOf, poolKeys } from "./pool.ts";
 import { planOf } from "@/lib/workspaces/plans.ts";
 import { ipIdentity } from "@/lib/ratelimit/rate_limit.ts";
 import { type Field, type FileRef, type Form, isFileType, type Workspace } from "@/lib/schemas.ts";
-import {
-  allowedTypesOf,
-  isBlockedType,
-  normaliseType,
-  sanitiseFileName,
-  typeAllowed,
-} from "./checks.ts";
+import { sanitiseFileName } from "./checks.ts";
+import { english } from "@/lib/rules/mod.ts";
+import { allowedTypesOf, fileVerdicts, MB, normaliseType } from "@/lib/rules/files.ts";
 
 /** Upload URLs (and local storage tokens) are valid this long. */
 export const UPLOAD_URL_TTL_SEC = 15 * 60;
@@ -38,8 +34,6 @@ export const GRANT_TTL_MS = 60 * 60 * 1000;
  * for its submission until `due_at`.
  */
 export const UPLOAD_GRACE_MS = 5 * 60 * 1000;
-/** 1 MB in `maxSizeMB` and plan limits is a mebibyte. */
-export const MB = 1024 * 1024;
 
 /** Lifecycle of a grant: pending -> (uploading ->) verified | rejected -> attached | expired. */
 export type GrantState = "pending" | "uploading" | "verified" | "rejected" | "attached" | "expired";
@@ -205,19 +199,14 @@ export async function issueGrant(
     message,
     type,
   });
-  const label = field.label || field.name;
   const problems: FieldError[] = [];
-  const plan = planOf(workspace.plan);
-  const maxBytes = Math.floor(Math.min(field.maxSizeMB ?? Infinity, plan.perFileMB) * MB);
   if (!isFileType(field.type)) {
-    problems.push(item("file", `${label} is not a file field.`));
+    problems.push(item("file", `${field.label || field.name} is not a file field.`));
   } else {
-    if (!type || isBlockedType(type) || !typeAllowed(type, allowed)) {
-      problems.push(item("allowedTypes", `${label} does not accept this file type.`));
-    }
-    if (input.size === 0) problems.push(item("file", `${label}: the file is empty.`));
-    if (input.size > maxBytes) {
-      problems.push(item("maxSizeMB", `${label} accepts files up to ${fmtMB(maxBytes)}.`));
+    // The field's rules (lib/rules, as the client library checks before it uploads).
+    const cap = planOf(workspace.plan).perFileMB * MB;
+    for (const v of fileVerdicts(field, { type: input.contentType, size: input.size }, cap)) {
+      problems.push(item(v.type, english(v.id, v.params, field)));
     }
   }
   if (problems.length) throw errors.validation(problems);
@@ -276,9 +265,4 @@ export function storageCap(workspace: Workspace): number {
 export function storageFullMessage(workspace: Workspace): string {
   const plan = planOf(workspace.plan);
   return `This workspace's file storage (${plan.storageMB} MB on the ${plan.name} plan) is full.`;
-}
-
-function fmtMB(bytes: number): string {
-  const mb = bytes / MB;
-  return `${Number.isInteger(mb) ? mb : mb.toFixed(1)} MB`;
 }

@@ -12,7 +12,7 @@ import { withKvRetry } from "@/lib/kv/kv.ts";
 import { LocalStorage } from "@/lib/uploads/storage/local.ts";
 import { attachmentDisposition } from "@/lib/uploads/storage/storage.ts";
 import { uploadBody } from "@/lib/http/body.ts";
-import { normaliseType } from "./checks.ts";
+import { normaliseType } from "@/lib/rules/files.ts";
 import { verifyUpload } from "./files.ts";
 import {
   fileError,

@@ -21,7 +21,7 @@ import { type AppEnv, clientIp, limitByClientIp, limitedByClientIp } from "@/lib
 import { jsonBody } from "@/lib/http/validation.ts";
 import { checkStoredSize, submitBodySchema } from "@/lib/submissions/parse.ts";
 import { submitRequest } from "@/lib/submissions/submit.ts";
-import { validateData } from "@/lib/forms/validator.ts";
+import { askedLanguage, invalid, validateData } from "@/lib/forms/validator.ts";
 import { answerFormPost } from "./_form_post.ts";
 
 const TAG = ["Public"];
@@ -122,6 +122,16 @@ const submitRoute = createRoute({
   },
 });
 
+/** The query of validate: which step to check, and the messages' language. */
+const validateQuerySchema = z.object({
+  step: z.coerce.number().int().min(1).max(50).optional().meta({
+    description: "Check only this step's fields (1-based position in `steps`).",
+  }),
+  lang: z.string().max(35).optional().meta({
+    description: "The messages' language, when the form has it (e.g. `de`).",
+  }),
+});
+
 const validateRoute = createRoute({
   method: "post",
   path: "/forms/p/{id}/validate",
@@ -130,9 +140,12 @@ const validateRoute = createRoute({
   security: PUBLIC,
   summary: "Validate without storing",
   description: "Checks a submit body against the form (the same 400, 409 and 422 answers as " +
-    "submit) and stores nothing. 30 a minute per client IP.",
+    "submit) and stores nothing. With `step`, only that step's fields are checked (a " +
+    "multi-step page checks each step before the next). Messages follow `lang`, then " +
+    "`Accept-Language`, then the form's default language. 30 a minute per client IP.",
   request: {
     params: formIdParams,
+    query: validateQuerySchema,
     body: jsonRequest(submitBodySchema, SUBMIT_EXAMPLE),
   },
   responses: {
@@ -183,8 +196,12 @@ export function publicApi(deps: Deps): OpenAPIHono<AppEnv> {
       if (body.schema_version !== undefined && body.schema_version !== form.schema_version) {
         throw errors.schemaChanged(form.schema_version);
       }
-      const result = validateData(form, body.data, "json");
-      if (result.errors.length) throw errors.validation(result.errors);
+      const { step } = c.req.valid("query");
+      const result = validateData(form, body.data, "json", {
+        asked: askedLanguage(c.req.raw),
+        step: step === undefined ? undefined : step - 1,
+      });
+      if (result.errors.length) throw invalid(result);
       checkStoredSize(result.values, body.metadata ?? {});
       return c.json({ valid: true as const }, 200);
     },

@@ -102,6 +102,7 @@ function adopt(job: Job, schema: PublicSchema, err: FormwellError): void {
     schema.form.fields,
     dataOf(job),
     schema.form.honeypot,
+    schema.form.steps,
   );
   if (problems.length) {
     throw new FormwellError(409, "schema_changed", err.message, {

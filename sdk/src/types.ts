@@ -72,6 +72,20 @@ export interface FormField {
   maxSizeMB?: number;
   placeholder?: string;
   help?: string;
+  /** JSON Logic: the field is shown, required and stored only while this holds. */
+  when?: unknown;
+  /** JSON Logic: the value the service computes and stores (a sent value is ignored). */
+  compute?: unknown;
+  /** The value used when `data` does not hold the field. */
+  default?: unknown;
+}
+
+/** One step of a multi-step form. */
+export interface FormStep {
+  title: string;
+  fields: string[];
+  /** JSON Logic: the step (and its fields) is shown while this holds. */
+  when?: unknown;
 }
 
 /** `GET /api/v1/forms/p/<id>`. */
@@ -83,6 +97,11 @@ export interface PublicSchema {
     schema_version: number;
     accepting: boolean;
     honeypot: string | null;
+    steps?: FormStep[];
+    /** The language of the form's own texts. */
+    default_language: string;
+    /** The form's texts per language. */
+    translations?: Record<string, Record<string, unknown>>;
   };
   captcha: { provider: string; siteKey: string | null } | null;
 }

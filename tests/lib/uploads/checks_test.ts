@@ -1,12 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  allowedTypesOf,
-  inspectBytes,
-  normaliseType,
-  sanitiseFileName,
-  streamHasActiveContent,
-  typeAllowed,
-} from "@/lib/uploads/checks.ts";
+import { inspectBytes, sanitiseFileName, streamHasActiveContent } from "@/lib/uploads/checks.ts";
+import { allowedTypesOf, normaliseType, typeAllowed } from "@/lib/rules/files.ts";
 import type { Field } from "@/lib/schemas.ts";
 import { SAMPLES } from "@/tests/upload_fixtures.ts";
 import { cfbBytes, DOCX, mp4Audio, PLAIN_ZIP, webmAudio } from "@/tests/upload_samples.ts";
