@@ -5,8 +5,14 @@
  * @module
  */
 import { useState } from "preact/hooks";
-import { SELECT_PROMPT } from "@/components/fields.ts";
-import { compileRules, evaluate, type Evaluation, isRtl, type RuleField } from "@/lib/rules/mod.ts";
+import {
+  compileRules,
+  evaluate,
+  type Evaluation,
+  isRtl,
+  type RuleField,
+  uiText,
+} from "@/lib/rules/mod.ts";
 import { type Row, toField } from "./model.ts";
 import type { StepInput } from "./steps_editor.tsx";
 import type { DefaultTexts, LanguageTexts, Translations } from "./translations_editor.tsx";
@@ -40,8 +46,9 @@ function ruleFields(rows: Row[], fileTypes: string[]): RuleField[] {
 }
 
 function PreviewField(
-  { row, texts, value, computed, fileTypes, set }: {
+  { row, lang, texts, value, computed, fileTypes, set }: {
     row: Row;
+    lang: string;
     texts: LanguageTexts;
     value: unknown;
     computed: unknown;
@@ -124,7 +131,7 @@ function PreviewField(
           set(multi ? (picked.length ? picked : undefined) : picked[0]);
         }}
       >
-        {!multi && <option value="">{SELECT_PROMPT}</option>}
+        {!multi && <option value="">{uiText(lang, "choose")}</option>}
         {options.map((o) => <option key={o} value={o}>{text(o)}</option>)}
       </select>
     );
@@ -177,6 +184,7 @@ export function Preview(p: PreviewProps) {
       <PreviewField
         key={r.key}
         row={r}
+        lang={shownLang}
         texts={texts}
         value={values[r.name]}
         computed={answer?.computed[r.name.trim()]}
@@ -216,7 +224,7 @@ export function Preview(p: PreviewProps) {
           )
           : p.rows.map(one)}
         <p>
-          <span class="button-like">{texts.form?.submit || p.texts.submit}</span>
+          <span class="button-like">{texts.form?.submit || uiText(shownLang, "submit")}</span>
         </p>
       </div>
       {!answer && p.rows.length > 0 && (

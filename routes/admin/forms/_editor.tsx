@@ -7,6 +7,7 @@
 import FieldBuilder, { type FieldBuilderProps } from "@/islands/FieldBuilder.tsx";
 import SubmitButton from "@/islands/SubmitButton.tsx";
 import { Island } from "@/lib/ui/island.tsx";
+import { uiText } from "@/lib/rules/mod.ts";
 import {
   CAPTCHA_PROVIDERS,
   FIELD_TYPES,
@@ -110,7 +111,11 @@ export function FormEditor(
           steps: (d.steps ?? []) as FieldBuilderProps["steps"],
           translations: (d.translations ?? {}) as FieldBuilderProps["translations"],
           defaultLanguage: d.default_language ?? "en",
-          texts: { title: d.name ?? "", submit: "Send", success: d.thank_you ?? "" },
+          texts: {
+            title: d.name ?? "",
+            submit: uiText(d.default_language ?? "en", "submit"),
+            success: d.thank_you ?? "",
+          },
         }}
       />
 
