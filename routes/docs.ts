@@ -59,7 +59,7 @@ const FIXES_CSS =
 .swagger-ui .info .base-url, .swagger-ui .info .url, .swagger-ui .info a.url,
 .swagger-ui .parameter__in, .swagger-ui .response-col_links,
 .swagger-ui .opblock-description-wrapper p, .swagger-ui table thead tr th,
-.swagger-ui .model-title { color: #3b4151; }
+.swagger-ui .model-title, .swagger-ui table.headers .header-example { color: #3b4151; }
 .swagger-ui .info .title small, .swagger-ui .info .title small.version-stamp { background: #3d6b00; }
 .swagger-ui .btn.authorize { color: #1b6b43; border-color: #1b6b43; }
 .swagger-ui .btn.authorize svg { fill: #1b6b43; }
