@@ -37,6 +37,7 @@ import { docsRoutes } from "./docs.ts";
 import { assetRoutes } from "./assets.ts";
 import { sdkRoutes } from "./sdk.ts";
 import { mcpRoutes } from "./mcp.ts";
+import { schemaRoutes } from "./schemas.ts";
 import { adminRoutes } from "@/routes/admin/mod.ts";
 import { hostedRoutes } from "@/routes/f/mod.ts";
 import { opsRoutes } from "@/routes/ops.ts";
@@ -92,6 +93,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.route("/", assetRoutes());
   app.route("/", sdkRoutes());
   app.route("/", mcpRoutes(deps));
+  app.route("/", schemaRoutes());
   app.route("/admin", adminRoutes(deps));
   app.route("/", hostedRoutes(deps));
   return app;

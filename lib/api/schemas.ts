@@ -49,7 +49,19 @@ export const errorBody = z.looseObject({
     description: "409 schema_changed: the form's current version.",
   }),
   request_id: z.string().optional(),
-}).openapi("Error");
+}).openapi("Error", {
+  example: {
+    error: "The submission has invalid fields.",
+    code: "validation_failed",
+    errors: [{
+      field: "email",
+      fieldId: "fld_email",
+      message: "email must be a valid email address.",
+      type: "email",
+    }],
+    request_id: "req_3kTq9ZxW1bVn7YpLmD2c",
+  },
+});
 
 const ERROR_TEXT: Record<number, string> = {
   400: "Malformed request (bad JSON, unknown or missing parameters, bad types).",
@@ -342,8 +354,13 @@ export const auditEventSchema = z.looseObject({
 
 /** `upload-url`'s answer: where to PUT the file and the reference to submit. */
 export const uploadGrantSchema = z.object({
-  path: z.string(),
-  uploadUrl: z.string(),
-  uploadToken: z.string(),
-  storageToken: z.string().optional(),
+  path: z.string().meta({
+    description: "The file's reference: submit `{\"path\": path}` as the field's value.",
+    example: "fAbC123xYz456/01jd8y5x2n3k4m5p6q7r8s9t0vAbCdEf",
+  }),
+  uploadUrl: z.string().meta({ description: "Where to PUT the bytes." }),
+  uploadToken: z.string().meta({ description: "The grant's id (never part of a submission)." }),
+  storageToken: z.string().optional().meta({
+    description: "With local storage: send as `Authorization: Bearer <storageToken>`.",
+  }),
 }).openapi("UploadGrant");

@@ -1,6 +1,6 @@
 /**
  * CORS and the origin allowlist for the public endpoints (`/forms/p/:id...`,
- * `/submit/p/:id`). A successful answer grants only an allowed origin (echoed, never `*`,
+ * `/submit/p/:id`, Formspree's `POST /f/:id`). A successful answer grants only an allowed origin (echoed, never `*`,
  * so `Vary: Origin` keeps caches honest). Refusals (status >= 400) and preflights grant the
  * requesting origin whatever it is, so a page on a foreign origin can read the
  * `403 origin_not_allowed` (or any refusal) instead of a network error that looks like
@@ -17,8 +17,17 @@ import { requireLiveForm } from "@/lib/forms/forms.ts";
 import type { AppEnv } from "./http.ts";
 import type { Form } from "@/lib/schemas.ts";
 
-/** Request headers a browser may send to the public endpoints. */
-const ALLOWED_HEADERS = ["content-type", "idempotency-key", "x-request-id"];
+/**
+ * Request headers a browser may send to the public endpoints (Formspree's clients add
+ * theirs on its endpoint path, `/f/:id`).
+ */
+const ALLOWED_HEADERS = [
+  "content-type",
+  "idempotency-key",
+  "x-request-id",
+  "formspree-client",
+  "formspree-session-data",
+];
 /** Response headers a browser script may read. */
 const EXPOSED_HEADERS = "X-Request-Id, Idempotent-Replayed, ETag";
 /** Browsers may cache a preflight this long (seconds). */
@@ -54,7 +63,7 @@ function ownOrigins(config: Pick<Config, "baseUrl" | "publicBaseUrl">): string[]
 
 /** The public id in a public path, or null. */
 function publicIdOf(path: string): string | null {
-  return /\/(?:forms|submit)\/p\/([^/]+)/.exec(path)?.[1] ?? null;
+  return /\/(?:forms|submit)\/p\/([^/]+)|^\/f\/([^/]+)$/.exec(path)?.slice(1).find(Boolean) ?? null;
 }
 
 /** CORS for the public endpoints: preflight, `Vary: Origin`, echo, refusal of foreign POSTs. */
@@ -96,7 +105,7 @@ export function publicCors(
       res.headers.set("Access-Control-Max-Age", PREFLIGHT_MAX_AGE);
       return withVary(res);
     }
-    if (c.req.path.includes("/submit/p/")) {
+    if (c.req.path.includes("/submit/p/") || c.req.path.startsWith("/f/")) {
       // Submit reads the form itself and refuses foreign origins (lib/protection/gates.ts, after
       // key auth, so the no-JS path answers in its own format): the grant comes from that
       // same read, or from one here when the request failed before it.

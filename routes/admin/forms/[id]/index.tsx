@@ -15,6 +15,7 @@ import { duplicateForm, setArchived } from "@/lib/forms/manage.ts";
 import type { StatusBucket } from "@/lib/kv/keys.ts";
 import type { Form, Workspace } from "@/lib/schemas.ts";
 import { Island } from "@/lib/ui/island.tsx";
+import { count, plural } from "@/components/count.ts";
 import { getWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { Csrf, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
 import { define, may, requireForm } from "@/routes/admin/_page.ts";
@@ -86,6 +87,14 @@ function Snippet(
   );
 }
 
+/** The hosted page's address with a query that prefills one of the form's fields. */
+function prefillExample(form: Form, url: string): string {
+  const hidden = form.fields.find((f) => f.type === "hidden");
+  const field = hidden ?? form.fields.find((f) => f.type === "email") ?? form.fields[0];
+  const value = hidden ? "newsletter" : field?.type === "email" ? "ada@example.com" : "…";
+  return field ? `${url}?${encodeURIComponent(field.name)}=${value}` : url;
+}
+
 /** The overview page. */
 export default define.page<typeof handler>(function FormOverview({ data, csrf, state }) {
   const { form, counts, analytics: a, embed } = data;
@@ -145,17 +154,18 @@ export default define.page<typeof handler>(function FormOverview({ data, csrf, s
         </a>
       </div>
       <h2>Analytics</h2>
-      <p class="muted">
-        Live data, {a.from} to {a.to} ({a.retention_days}-day retention on the {data.workspace.plan}
+      <p class="muted" id="analytics-window">
+        Live data, {a.from} to {a.to}. The {data.workspace.plan} plan keeps these daily counts for
         {" "}
-        plan).
+        {count(a.retention_days, "day")}, then drops them; that never deletes a submission (how long
+        submissions are kept is set under Privacy below).
       </p>
       <div class="stats">
         <div class="stat">
-          <span class="stat-n">{a.views}</span> views
+          <span class="stat-n">{a.views}</span> {plural(a.views, "view")}
         </div>
         <div class="stat">
-          <span class="stat-n">{a.starts}</span> starts
+          <span class="stat-n">{a.starts}</span> {plural(a.starts, "start")}
         </div>
         <div class="stat">
           <span class="stat-n">{a.submissions}</span> received
@@ -195,6 +205,10 @@ export default define.page<typeof handler>(function FormOverview({ data, csrf, s
           props={{ text: embed.hostedUrl, label: "Copy link" }}
         />
       </div>
+      <p class="help">
+        A link fills any field by its name, hidden ones included:{" "}
+        <code class="wrap">{prefillExample(form, embed.hostedUrl)}</code>
+      </p>
       <Snippet
         id="snippet-html"
         title="Plain HTML form"
@@ -222,6 +236,7 @@ export default define.page<typeof handler>(function FormOverview({ data, csrf, s
       <PrivacySection
         form={form}
         summary={data.retention}
+        analyticsDays={a.retention_days}
         csrf={csrf}
         manage={manage}
       />
