@@ -1,7 +1,7 @@
 /**
  * CORS and the origin allowlist for the public endpoints (`/forms/p/:id...`,
- * `/submit/p/:id`, Formspree's `POST /f/:id`). A successful answer grants only an allowed origin (echoed, never `*`,
- * so `Vary: Origin` keeps caches honest). Refusals (status >= 400) and preflights grant the
+ * `/submit/p/:id`, Formspree's `POST /f/:id`). A successful answer grants only an allowed
+ * origin (echoed, never `*`, so `Vary: Origin` keeps caches honest). Refusals (status >= 400) and preflights grant the
  * requesting origin whatever it is, so a page on a foreign origin can read the
  * `403 origin_not_allowed` (or any refusal) instead of a network error that looks like
  * being offline; a foreign or `null` origin's POSTs are refused before they store or count
