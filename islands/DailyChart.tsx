@@ -6,6 +6,7 @@
  */
 import { useState } from "preact/hooks";
 import type { DailyAnalytics } from "@/lib/forms/analytics.ts";
+import { count } from "@/components/count.ts";
 
 /** Props: the zero-filled series, oldest day first. */
 export interface DailyChartProps {
@@ -115,7 +116,8 @@ export default function DailyChart({ daily }: DailyChartProps) {
         <span>{days[days.length - 1].date}</span>
       </div>
       <p class="chart-readout" aria-live="polite">
-        <strong>{d.date}</strong>: {d.views} views · {d.starts} starts · {d.submissions} submissions
+        <strong>{d.date}</strong>: {count(d.views, "view")} · {count(d.starts, "start")} ·{" "}
+        {count(d.submissions, "submission")}
       </p>
     </div>
   );

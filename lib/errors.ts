@@ -97,7 +97,11 @@ export const errors = {
       "This needs a live API key; test keys see test data only.",
     ),
   planRequired: () =>
-    new AppError(403, "plan_required", "API keys need the Starter plan or above."),
+    new AppError(
+      403,
+      "plan_required",
+      "API keys need the Starter plan or above; an instance owner changes the workspace's plan.",
+    ),
   spam: () => new AppError(403, "spam_detected", SPAM_MESSAGE),
   originNotAllowed: () =>
     new AppError(403, "origin_not_allowed", "This origin is not allowed to submit to this form."),

@@ -29,6 +29,7 @@ import { auditApi } from "@/routes/api/audit.ts";
 import { feedApi } from "@/routes/api/feed.ts";
 import { webhooksApi } from "@/routes/api/webhooks.ts";
 import { uploadsApi } from "@/routes/api/uploads.ts";
+import { postOnlyApi } from "@/routes/api/post_only.ts";
 import { documentApi } from "@/routes/api/openapi.ts";
 import { apiApp } from "@/lib/api/app.ts";
 import type { OpenAPIHono } from "@hono/zod-openapi";
@@ -36,6 +37,7 @@ import { docsRoutes } from "./docs.ts";
 import { assetRoutes } from "./assets.ts";
 import { sdkRoutes } from "./sdk.ts";
 import { mcpRoutes } from "./mcp.ts";
+import { schemaRoutes } from "./schemas.ts";
 import { adminRoutes } from "@/routes/admin/mod.ts";
 import { hostedRoutes } from "@/routes/f/mod.ts";
 import { opsRoutes } from "@/routes/ops.ts";
@@ -59,6 +61,8 @@ export function v1Api(deps: Deps): OpenAPIHono<AppEnv> {
   api.route("/api/v1", publicApi(deps));
   api.route("/api/v1", draftsApi(deps));
   api.route("/api/v1", uploadsApi(deps));
+  // After every real route: the other methods of the POST-only public routes.
+  api.route("/api/v1", postOnlyApi());
   documentApi(api, deps.config);
   return api;
 }
@@ -89,6 +93,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.route("/", assetRoutes());
   app.route("/", sdkRoutes());
   app.route("/", mcpRoutes(deps));
+  app.route("/", schemaRoutes());
   app.route("/admin", adminRoutes(deps));
   app.route("/", hostedRoutes(deps));
   return app;

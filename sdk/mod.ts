@@ -8,6 +8,7 @@ export { Formwell } from "./src/client.ts";
 export type { FormwellOptions, OutboxEvent, SubmitOptions } from "./src/client.ts";
 export { FormwellError } from "./src/errors.ts";
 export type { EnhanceOptions } from "./src/enhance.ts";
+export type { DraftSaved, ResumedDraft, SaveDraftOptions } from "./src/drafts.ts";
 export type { OutboxStore } from "./src/stores.ts";
 export type { UploadProgress } from "./src/upload.ts";
 export type { RetryPolicy, Runtime } from "./src/http.ts";

@@ -73,9 +73,11 @@ export async function contractViolation(
     return res.status === 404 ? null : `${method} ${path}: ${res.status} on an undocumented path`;
   }
   // A literal path wins over a template that also matches it.
-  const op = byPath.filter((o) => o.method === method).sort((a, b) => b.literal - a.literal)[0];
+  // A method no operation has on this path: only the router's 404 may answer it, or the
+  // 405 that the path's operation declares for every other method (POST-only routes).
+  const op = byPath.filter((o) => o.method === method).sort((a, b) => b.literal - a.literal)[0] ??
+    (res.status === 405 ? byPath.find((o) => o.responses["405"]) : undefined);
   const where = `${method} ${op?.path ?? path} ${res.status}`;
-  // A method no operation has on this path: only the router's 404 may answer it.
   if (!op) return res.status === 404 ? null : `${where}: the method is not documented`;
   const answer = op.responses[String(res.status)];
   if (!answer) return `${where}: the status is not documented`;
@@ -100,7 +102,7 @@ export async function contractViolation(
     return `${where}: Content-Type ${type} is not declared (${declared.join(", ") || "no body"})`;
   }
   if (!/^application\/(.+\+)?json$/.test(media)) return null;
-  const ref = `openapi#/paths/${pointer(op.path)}/${method.toLowerCase()}/responses/` +
+  const ref = `openapi#/paths/${pointer(op.path)}/${op.method.toLowerCase()}/responses/` +
     `${res.status}/content/${pointer(media)}/schema`;
   const validate = validators.get(ref) ?? ajv.compile({ $ref: ref });
   validators.set(ref, validate);

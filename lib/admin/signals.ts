@@ -4,6 +4,7 @@
  * @module
  */
 import type { SubmissionSignals } from "@/lib/schemas.ts";
+import { count } from "@/components/count.ts";
 
 const REASONS: [RegExp, (m: RegExpMatchArray) => string][] = [
   [/^filled_too_fast$/, () => "Filled in under 1.5 seconds"],
@@ -11,8 +12,11 @@ const REASONS: [RegExp, (m: RegExpMatchArray) => string][] = [
   [/^no_user_agent$/, () => "Sent without a user agent (no browser)"],
   [/^duplicate_payload$/, () => "The same message was sent before"],
   [/^mostly_links$/, () => "The text is mostly links"],
-  [/^links_(\d+)$/, (m) => `${m[1]} links in the values`],
-  [/^link_sites_(\d+)$/, (m) => `A short note linking to ${m[1]} different sites`],
+  [/^links_(\d+)$/, (m) => `${count(Number(m[1]), "link")} in the values`],
+  [
+    /^link_sites_(\d+)$/,
+    (m) => `A short note linking to ${count(Number(m[1]), "different site")}`,
+  ],
   [/^link_ip$/, () => "A short note linking to a bare IP address"],
   [
     /^link_shortener$/,
@@ -25,13 +29,19 @@ const REASONS: [RegExp, (m: RegExpMatchArray) => string][] = [
   [
     /^pitch_words_(\d+)$/,
     (m) =>
-      `A short note with a link and ${m[1]} sales-pitch phrase${
-        m[1] === "1" ? "" : "s"
+      `A short note with a link and ${
+        count(Number(m[1]), "sales-pitch phrase")
       } (money, SEO, crypto, “guaranteed”, “click here”…)`,
   ],
   [/^shouting$/, () => "A short note with a link that shouts (words in capitals, “!!!”)"],
-  [/^recent_failures_(\d+)$/, (m) => `${m[1]} failed CAPTCHA or honeypot checks just before`],
-  [/^burst_from_identity_(\d+)$/, (m) => `${m[1]} submissions from the same sender just before`],
+  [
+    /^recent_failures_(\d+)$/,
+    (m) => `${count(Number(m[1]), "failed CAPTCHA or honeypot check")} just before`,
+  ],
+  [
+    /^burst_from_identity_(\d+)$/,
+    (m) => `${count(Number(m[1]), "submission")} from the same sender just before`,
+  ],
   [/^captcha_score_(.+)$/, (m) => `Low CAPTCHA score (${m[1]})`],
   [/^content_([\d.]+)$/, (m) => `Content: ${contentPercent(Number(m[1]))}% spam-like`],
 ];

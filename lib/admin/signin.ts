@@ -16,6 +16,7 @@ import { commitWithRetry, withKvRetry } from "@/lib/kv/kv.ts";
 import type { User } from "@/lib/schemas.ts";
 import { issueDevice, verifyDevice } from "./devices.ts";
 import { findUserByEmail, passwordMatches } from "./users.ts";
+import { count } from "@/components/count.ts";
 
 /** Failures allowed before the first lockout. */
 export const FREE_FAILURES = 5;
@@ -105,8 +106,8 @@ async function recordFailure(deps: Pick<Deps, "kv" | "now">, key: Deno.KvKey): P
 
 function lockedOutcome(ms: number, trusted: boolean): SignInOutcome {
   const wait = ms >= 60_000
-    ? `${Math.ceil(ms / 60_000)} minutes`
-    : `${Math.ceil(ms / 1000)} seconds`;
+    ? count(Math.ceil(ms / 60_000), "minute")
+    : count(Math.ceil(ms / 1000), "second");
   return {
     status: 429,
     error: trusted

@@ -49,13 +49,26 @@ export const errorBody = z.looseObject({
     description: "409 schema_changed: the form's current version.",
   }),
   request_id: z.string().optional(),
-}).openapi("Error");
+}).openapi("Error", {
+  example: {
+    error: "The submission has invalid fields.",
+    code: "validation_failed",
+    errors: [{
+      field: "email",
+      fieldId: "fld_email",
+      message: "email must be a valid email address.",
+      type: "email",
+    }],
+    request_id: "req_3kTq9ZxW1bVn7YpLmD2c",
+  },
+});
 
 const ERROR_TEXT: Record<number, string> = {
   400: "Malformed request (bad JSON, unknown or missing parameters, bad types).",
   401: "Missing or invalid API key.",
   403: "Refused: CAPTCHA, spam, origin, plan, or the key lacks the scope.",
   404: "Not found (also: an id that cannot exist, or a suspended workspace's form).",
+  405: "Another method than this route's (a `GET` on a POST-only route): `Allow: POST`.",
   408: "The request body did not arrive in time.",
   411: "`Content-Length` is required.",
   409: "Idempotency key reused with another payload, or the form's schema changed.",
@@ -70,11 +83,24 @@ const ERROR_TEXT: Record<number, string> = {
 
 /** The error answers of a route, each with the error body. */
 export function errorResponses(...statuses: (keyof typeof ERROR_TEXT)[]) {
-  return Object.fromEntries(statuses.map((s) => [s, {
-    description: ERROR_TEXT[s],
-    content: { "application/json": { schema: errorBody } },
-  }]));
+  return Object.fromEntries(statuses.map((s) => [
+    s,
+    s === 405 ? METHOD_NOT_ALLOWED : {
+      description: ERROR_TEXT[s],
+      content: { "application/json": { schema: errorBody } },
+    },
+  ]));
 }
+
+/** The 405 of a POST-only route: `Allow: POST`; JSON, or an HTML page for a browser. */
+const METHOD_NOT_ALLOWED = {
+  description: ERROR_TEXT[405],
+  headers: { Allow: header("The one method the route takes.", "POST") },
+  content: {
+    "application/json": { schema: errorBody },
+    "text/html": { schema: { type: "string" as const } },
+  },
+};
 
 /**
  * The error answers of a route that also takes HTML form posts: JSON, or the HTML page a
@@ -328,8 +354,13 @@ export const auditEventSchema = z.looseObject({
 
 /** `upload-url`'s answer: where to PUT the file and the reference to submit. */
 export const uploadGrantSchema = z.object({
-  path: z.string(),
-  uploadUrl: z.string(),
-  uploadToken: z.string(),
-  storageToken: z.string().optional(),
+  path: z.string().meta({
+    description: "The file's reference: submit `{\"path\": path}` as the field's value.",
+    example: "fAbC123xYz456/01jd8y5x2n3k4m5p6q7r8s9t0vAbCdEf",
+  }),
+  uploadUrl: z.string().meta({ description: "Where to PUT the bytes." }),
+  uploadToken: z.string().meta({ description: "The grant's id (never part of a submission)." }),
+  storageToken: z.string().optional().meta({
+    description: "With local storage: send as `Authorization: Bearer <storageToken>`.",
+  }),
 }).openapi("UploadGrant");

@@ -1,6 +1,6 @@
 /**
  * CORS and the origin allowlist for the public endpoints (`/forms/p/:id...`,
- * `/submit/p/:id`). An allowed origin is echoed (never `*`, so `Vary: Origin` keeps caches
+ * `/submit/p/:id`, Formspree's `POST /f/:id`). An allowed origin is echoed (never `*`, so `Vary: Origin` keeps caches
  * honest); a foreign or `null` origin gets no grant, and its POSTs are refused with 403
  * `origin_not_allowed` before they do anything (submit: by lib/protection/gates.ts). A request
  * without `Origin` is not a cross-origin browser request (servers, curl) and passes.
@@ -14,8 +14,17 @@ import { requireLiveForm } from "@/lib/forms/forms.ts";
 import type { AppEnv } from "./http.ts";
 import type { Form } from "@/lib/schemas.ts";
 
-/** Request headers a browser may send to the public endpoints. */
-const ALLOWED_HEADERS = ["content-type", "idempotency-key", "x-request-id"];
+/**
+ * Request headers a browser may send to the public endpoints (Formspree's clients add
+ * theirs on its endpoint path, `/f/:id`).
+ */
+const ALLOWED_HEADERS = [
+  "content-type",
+  "idempotency-key",
+  "x-request-id",
+  "formspree-client",
+  "formspree-session-data",
+];
 /** Response headers a browser script may read. */
 const EXPOSED_HEADERS = "X-Request-Id, Idempotent-Replayed, ETag";
 /** Browsers may cache a preflight this long (seconds). */
@@ -51,7 +60,7 @@ function ownOrigins(config: Pick<Config, "baseUrl" | "publicBaseUrl">): string[]
 
 /** The public id in a public path, or null. */
 function publicIdOf(path: string): string | null {
-  return /\/(?:forms|submit)\/p\/([^/]+)/.exec(path)?.[1] ?? null;
+  return /\/(?:forms|submit)\/p\/([^/]+)|^\/f\/([^/]+)$/.exec(path)?.slice(1).find(Boolean) ?? null;
 }
 
 /** CORS for the public endpoints: preflight, `Vary: Origin`, echo, refusal of foreign POSTs. */
@@ -73,7 +82,7 @@ export function publicCors(
     // the route itself answers the same 404 for both.
     const liveForm = () =>
       id ? requireLiveForm(deps, id).then((t) => t.form, () => null) : Promise.resolve(null);
-    const isSubmit = c.req.path.includes("/submit/p/");
+    const isSubmit = c.req.path.includes("/submit/p/") || c.req.path.startsWith("/f/");
     if (isSubmit && !preflight) {
       // Submit reads the form itself and refuses foreign origins (lib/protection/gates.ts, after
       // key auth, so the no-JS path answers in its own format): the grant comes from that

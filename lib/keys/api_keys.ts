@@ -4,6 +4,7 @@
  * auth.ts (re-exported here for existing callers).
  * @module
  */
+import { count } from "@/components/count.ts";
 import { assertNotSuspended } from "@/lib/workspaces/suspension.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { AppError, errors } from "@/lib/errors.ts";
@@ -78,7 +79,9 @@ export async function createApiKey(
       throw new AppError(
         429,
         "quota_exceeded",
-        `The ${ws.value.plan} plan allows ${cap} active API keys. Revoke one or upgrade the plan.`,
+        `The ${ws.value.plan} plan allows ${count(cap, "active API key")}. Revoke one, or ask ` +
+          "an instance owner to raise the workspace's plan (admin Workspaces page, or " +
+          "`deno task cli workspace set-plan`).",
       );
     }
     op.check(ws, version, { key: keys.apiKeyByHash(record.hash), versionstamp: null })

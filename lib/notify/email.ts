@@ -43,7 +43,9 @@ export function escapeHtml(v: string): string {
   );
 }
 
-function isFileRef(v: unknown): v is { path: string; originalFilename?: string } {
+function isFileRef(
+  v: unknown,
+): v is { path: string; originalFilename?: string; mimeType?: string } {
   return !!v && typeof v === "object" && typeof (v as { path?: unknown }).path === "string";
 }
 
@@ -116,7 +118,7 @@ async function fileLinks(
     const name = r.originalFilename ?? r.path;
     const signed = await deps.storage.signDownload(fileKey(r.path), {
       filename: name,
-      contentType: "application/octet-stream",
+      contentType: typeof r.mimeType === "string" ? r.mimeType : "application/octet-stream",
       ttlSec: EMAIL_LINK_TTL_SEC,
     });
     out.push({ name, url: signed.url });

@@ -37,7 +37,11 @@ export interface SubmitInput {
 /** Parses a JSON submit body; a missing or non-object `data` is a 400 naming it. */
 export function parseSubmitBody(raw: Record<string, unknown>): SubmitBody {
   if (!("data" in raw)) {
-    throw errors.badRequest("Missing 'data': send the field values as a JSON object.");
+    throw errors.badRequest(
+      "Missing 'data': send the field values as a JSON object in 'data' " +
+        '({"data": {...}}). Fields at the top level, as Formspree\'s clients send them, ' +
+        "go to the Formspree-compatible endpoint POST /f/<form id>.",
+    );
   }
   if (!isPlainObject(raw.data)) {
     throw errors.badRequest("'data' must be a JSON object of field values.");

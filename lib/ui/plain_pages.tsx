@@ -1,6 +1,7 @@
 /**
- * The pages a browser gets outside any form or the admin: the landing page at `/` and the
- * HTML 404 of unknown non-API paths (the API keeps its JSON 404).
+ * The pages a browser gets outside any form or the admin: the landing page at `/`, the
+ * HTML 404 of unknown non-API paths (the API keeps its JSON 404) and the HTML 405 of a
+ * POST-only API address opened in a browser.
  * @module
  */
 import type { VNode } from "preact";
@@ -39,6 +40,24 @@ export function notFoundHtml(): Response {
       </p>
     </main>,
     404,
+  );
+}
+
+/**
+ * The HTML 405 of a POST-only API address opened in a browser: what the address is for
+ * (`message`), and a link to the API reference.
+ */
+export function methodNotAllowedHtml(message: string): Response {
+  return htmlResponse(
+    "Not a page · Formwell",
+    <main class="container hosted-page">
+      <h1>This address is not a page</h1>
+      <p>{message}</p>
+      <p>
+        <a href="/docs/api">Open the API reference</a>
+      </p>
+    </main>,
+    405,
   );
 }
 

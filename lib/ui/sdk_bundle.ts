@@ -13,13 +13,15 @@ const DIST_DIR = new URL("dist/", SDK_DIR);
 const STAMP_FILE = "build.json";
 /**
  * The bundles and their entry modules under `sdk/`. `check.js` (not served) is the data
- * check alone, which every form's generated TypeScript module embeds (lib/forms/typescript.ts).
+ * check alone, which every form's generated TypeScript module embeds (lib/forms/typescript.ts);
+ * `cli.js` (not served) is the npm package's `formwell` bin.
  */
 const ENTRIES = {
   formwell: "mod.ts",
   server: "server.ts",
   react: "react.ts",
   check: "src/validate.ts",
+  cli: "cli.ts",
 };
 
 let building: Promise<Map<string, BuiltFile>> | null = null;
@@ -104,7 +106,7 @@ export async function bundleSdk(): Promise<Map<string, BuiltFile>> {
       sourcemap: "linked",
       sourcesContent: true,
       legalComments: "none",
-      external: ["react"],
+      external: ["react", "node:*"],
       absWorkingDir: sdk,
       logLevel: "silent",
       plugins: [{

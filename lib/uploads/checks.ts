@@ -54,15 +54,37 @@ export function containerMember(detected: string, declared: string): boolean {
   return CONTAINERS[detected]?.includes(declared) ?? false;
 }
 
-/** Markers of active content (HTML, script, server pages); never inside an accepted file. */
-const ACTIVE_CONTENT =
-  /<\s*(script|html|!doctype\s+html|body|iframe|object|embed|svg|meta|xml-stylesheet)\b|<\?php|<\?=|javascript:/i;
+/**
+ * Markers of active content, never inside an accepted file: HTML that runs or steers a
+ * browser (script, frames, plug-ins, SVG, `<base>`, `<link>`, `<style>`, `<form>`, a link
+ * with `href`, any tag with an event-handler attribute such as `<img onerror=...>`), and
+ * server pages. Each needs more than a few chance bytes, so binary files do not trip it.
+ */
+const ACTIVE_CONTENT = new RegExp(
+  [
+    "<\\s*(script|html|!doctype\\s+html|body|iframe|frame|frameset|object|embed|applet|svg|math|meta|base|link|style|form|xml-stylesheet)\\b",
+    "<\\s*a\\s[^<>]{0,200}?\\b(href|xlink:href)\\s*=",
+    "<\\s*[a-z][a-z0-9-]*[\\s/][^<>]{0,200}?\\bon[a-z]{3,}\\s*=",
+    "<\\?php|<\\?=|javascript:",
+  ].join("|"),
+  "i",
+);
+
+/**
+ * Text files (no signature) are held to more: any tag that shows or fetches something, or
+ * takes input, even without attributes (`<a>`, `<img>`, `<input>`...), since text that a
+ * browser might render as HTML has no business holding them.
+ */
+const TEXT_ACTIVE_CONTENT = new RegExp(
+  `${ACTIVE_CONTENT.source}|<\\s*(a|img|image|input|button|select|textarea|video|audio|source|track|picture|area|map|details|dialog|marquee|template|portal)[\\s/>]`,
+  "i",
+);
 
 /** Why a file holding active content is refused. */
 export const MARKUP_REASON = "The file contains script or markup, which is not accepted.";
 
 /** Characters of scanned text kept between chunks (longer than any marker, once collapsed). */
-const SCAN_OVERLAP = 64;
+const SCAN_OVERLAP = 512;
 
 /**
  * Whether a stream holds active content (see ACTIVE_CONTENT) anywhere, read chunk by chunk:
@@ -73,37 +95,42 @@ const SCAN_OVERLAP = 64;
  */
 export async function streamHasActiveContent(
   stream: ReadableStream<Uint8Array>,
+  text = false,
 ): Promise<boolean> {
+  const markers = new RegExp((text ? TEXT_ACTIVE_CONTENT : ACTIVE_CONTENT).source, "gi");
   const latin1 = new TextDecoder("latin1");
   let carry = "";
   const reader = stream.getReader();
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) return markerIn(carry, true);
-      const text = (carry + latin1.decode(value, { stream: true })).replace(/\s+/g, " ");
-      if (markerIn(text, false)) {
+      if (done) return markerIn(markers, carry, true);
+      const seen = (carry + latin1.decode(value, { stream: true })).replace(/\s+/g, " ");
+      if (markerIn(markers, seen, false)) {
         reader.cancel().catch(() => {});
         return true;
       }
-      carry = text.slice(-SCAN_OVERLAP);
+      carry = seen.slice(-SCAN_OVERLAP);
     }
   } finally {
     reader.releaseLock();
   }
 }
 
-const ACTIVE_CONTENT_ALL = new RegExp(ACTIVE_CONTENT.source, "gi");
-
 /**
  * Whether `text` holds a marker; unless `final`, one ending at the text's end is left for
  * the next chunk (its `\b` may not hold once more bytes follow).
  */
-function markerIn(text: string, final: boolean): boolean {
-  for (const m of text.matchAll(ACTIVE_CONTENT_ALL)) {
+function markerIn(markers: RegExp, text: string, final: boolean): boolean {
+  for (const m of text.matchAll(markers)) {
     if (final || m.index + m[0].length < text.length) return true;
   }
   return false;
+}
+
+/** Whether a verified type is one of the text types (no signature; held to the text rule). */
+export function isTextType(type: string): boolean {
+  return TEXT_TYPES.has(type);
 }
 
 /** The verdict on stored bytes. */
@@ -126,11 +153,11 @@ export async function inspectBytes(
   allowed: string[],
 ): Promise<Inspection> {
   if (head.byteLength === 0) return { ok: false, reason: "The file is empty." };
-  const latin1 = new TextDecoder("latin1").decode(head);
-  if (ACTIVE_CONTENT.test(latin1)) {
-    return { ok: false, reason: MARKUP_REASON };
-  }
+  // Whitespace runs collapsed, as the streaming scan sees them.
+  const seen = new TextDecoder("latin1").decode(head).replace(/\s+/g, " ");
+  if (ACTIVE_CONTENT.test(seen)) return { ok: false, reason: MARKUP_REASON };
   const detected = await fileTypeFromBuffer(head).catch(() => undefined);
+  if (!detected && TEXT_ACTIVE_CONTENT.test(seen)) return { ok: false, reason: MARKUP_REASON };
   if (detected) {
     const real = ALIASES[detected.mime] ?? detected.mime;
     if (containerMember(real, declared) && typeAllowed(declared, allowed)) {

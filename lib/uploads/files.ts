@@ -5,7 +5,13 @@
  */
 import type { Deps } from "@/lib/deps.ts";
 import { commitWithRetry, withKvRetry } from "@/lib/kv/kv.ts";
-import { inspectBytes, type Inspection, MARKUP_REASON, streamHasActiveContent } from "./checks.ts";
+import {
+  inspectBytes,
+  type Inspection,
+  isTextType,
+  MARKUP_REASON,
+  streamHasActiveContent,
+} from "./checks.ts";
 import { fileKey, incomingKey, type UploadGrant } from "./grants.ts";
 import { scanUpload } from "./scan.ts";
 
@@ -49,7 +55,10 @@ export async function verifyUpload(
     // Past the head, markup is looked for in every byte as it streams.
     if (
       verdict.ok && g.size_bytes > HEAD_BYTES &&
-      await streamHasActiveContent(await deps.storage.readStream(incoming, info.etag))
+      await streamHasActiveContent(
+        await deps.storage.readStream(incoming, info.etag),
+        isTextType(verdict.mimeType),
+      )
     ) {
       verdict = { ok: false, reason: MARKUP_REASON };
     }

@@ -127,7 +127,7 @@ export async function serveLocalDownload(
     headers: {
       "Content-Type": claims.contentType,
       "Content-Length": String(file.size),
-      "Content-Disposition": attachmentDisposition(claims.filename),
+      "Content-Disposition": attachmentDisposition(claims.filename, claims.contentType),
       "X-Content-Type-Options": "nosniff",
       "Content-Security-Policy": "default-src 'none'; sandbox",
       "Cache-Control": "private, no-store",

@@ -2,6 +2,7 @@
  * Plans and their limits (CONTRACT "Plans").
  * @module
  */
+import { count } from "@/components/count.ts";
 
 /** The plan names, lowest first. */
 export const PLAN_NAMES = ["free", "starter", "pro", "business"] as const;
@@ -59,6 +60,22 @@ export const PLANS: Record<PlanName, Plan> = {
 /** The plan of a name. */
 export function planOf(name: PlanName): Plan {
   return PLANS[name];
+}
+
+/**
+ * A plan's limits in words, for the pages where they apply: "2 API keys · 10,000
+ * submissions a month · 25 MB a file · 90 days of analytics" ("no API keys" on Free).
+ */
+export function planLimits(name: PlanName): string {
+  const p = PLANS[name];
+  return [
+    p.maxActiveKeys ? count(p.maxActiveKeys, "API key") : "no API keys",
+    p.submissionsPerMonth === null
+      ? "unlimited submissions"
+      : `${count(p.submissionsPerMonth, "submission")} a month`,
+    `${p.perFileMB} MB a file`,
+    `${count(p.analyticsRetentionDays, "day")} of analytics`,
+  ].join(" · ");
 }
 
 /** Whether a plan includes API keys and the Server Data API (Starter or above). */

@@ -15,6 +15,7 @@ import { page } from "@/lib/ui/define.ts";
 import type { Workspace } from "@/lib/schemas.ts";
 import { PageHead, Time } from "./_layout.tsx";
 import { define, requireWorkspace } from "./_page.ts";
+import { count } from "@/components/count.ts";
 
 type Shown = Omit<AuditEvent, "expires_at">;
 
@@ -86,7 +87,7 @@ function notificationsInWords(d: Record<string, unknown>): string {
 }
 
 function days(v: unknown): string {
-  return v === null || v === undefined ? "forever" : `${v} days`;
+  return v === null || v === undefined ? "forever" : count(Number(v), "day");
 }
 
 /** The event's details as a sentence (unknown details as `key: value`). */

@@ -23,6 +23,7 @@ import { writableWorkspace } from "@/lib/workspaces/suspension.ts";
 import type { Workspace } from "@/lib/schemas.ts";
 import { Csrf, PageHead, Time } from "./_layout.tsx";
 import { define, field, type PageContext, requireWorkspace } from "./_page.ts";
+import { count } from "@/components/count.ts";
 
 const MODES: Mode[] = ["live", "test"];
 
@@ -135,8 +136,8 @@ function JobView({ job }: { job: PrivacyJob }) {
       <h2 id="job-h">Erase job</h2>
       <p role="status" id="job-status">
         {job.status === "done"
-          ? `Done: ${plural(job.deleted, "submission")} deleted, ${
-            plural(job.copies ?? 0, "notification copy", "notification copies")
+          ? `Done: ${count(job.deleted, "submission")} deleted, ${
+            count(job.copies ?? 0, "notification copy", "notification copies")
           } removed.`
           : `Running: ${job.deleted} deleted so far. Reload the page to follow it.`}
       </p>
@@ -158,17 +159,13 @@ function JobView({ job }: { job: PrivacyJob }) {
   );
 }
 
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
-
 /** What notifications kept about the person, line by line (only what there is). */
 function CopyList({ copies }: { copies: CopyCounts }) {
   const lines = [
-    plural(copies.outbox_mails, "mail in the Outbox", "mails in the Outbox"),
-    plural(copies.email_log_entries, "email log entry", "email log entries"),
-    plural(copies.events, "stored webhook and email event"),
-    plural(copies.webhook_deliveries, "webhook delivery log entry", "webhook delivery log entries"),
+    count(copies.outbox_mails, "mail in the Outbox", "mails in the Outbox"),
+    count(copies.email_log_entries, "email log entry", "email log entries"),
+    count(copies.events, "stored webhook and email event"),
+    count(copies.webhook_deliveries, "webhook delivery log entry", "webhook delivery log entries"),
   ].filter((l) => !l.startsWith("0 "));
   if (!lines.length) return <p>Notifications kept nothing else about them.</p>;
   return (
@@ -193,8 +190,7 @@ function Preview(
         : (
           <>
             <p id="preview-total">
-              Erasing {email} deletes {preview.total} submission{preview.total === 1 ? "" : "s"}
-              {" "}
+              Erasing {email} deletes {count(preview.total, "submission")}{" "}
               (live and test), with their files. This cannot be undone.
             </p>
             <ul>
@@ -205,7 +201,7 @@ function Preview(
               <Csrf token={csrf} />
               <input type="hidden" name="email" value={email} />
               <button type="submit" name="action" value="erase" class="danger">
-                Erase {preview.total} submission{preview.total === 1 ? "" : "s"}
+                Erase {count(preview.total, "submission")}
               </button>{" "}
               <a href="/admin/privacy">Cancel</a>
             </form>

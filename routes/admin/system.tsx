@@ -8,6 +8,7 @@ import { page } from "@/lib/ui/define.ts";
 import { retryUndelivered, type SystemStatus, systemStatus } from "@/lib/ops/system.ts";
 import { ActionButton, PageHead, Time } from "./_layout.tsx";
 import { define, field } from "./_page.ts";
+import { count } from "@/components/count.ts";
 
 /** GET shows the status; POST `action=retry` with `job_id` enqueues an undelivered job again. */
 export const handler = define.handlers<SystemStatus>({
@@ -42,7 +43,7 @@ export default define.page<typeof handler>(function System({ data, csrf }) {
             <p>
               <Time iso={iso(b.at)} /> · <span class="mono">{b.path}</span> · {mib(b.bytes)}
               {" · "}
-              {b.kv === "sqlite" ? "KV snapshot" : "KV export"}, {b.files} files
+              {b.kv === "sqlite" ? "KV snapshot" : "KV export"}, {count(b.files, "file")}
             </p>
           )
           : (
@@ -56,7 +57,7 @@ export default define.page<typeof handler>(function System({ data, csrf }) {
         <p>
           {data.backlog.pending === null
             ? "This KV backend does not report its queue length."
-            : `${data.backlog.pending} jobs waiting`}
+            : `${count(data.backlog.pending, "job")} waiting`}
           {data.backlog.oldestDueAt !== null && (
             <>
               {" "}· oldest due <Time iso={iso(data.backlog.oldestDueAt)} />

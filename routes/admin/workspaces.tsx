@@ -6,7 +6,7 @@
 import { adminAudit } from "@/routes/admin/_audit.ts";
 import { errors } from "@/lib/errors.ts";
 import { page } from "@/lib/ui/define.ts";
-import { PLAN_NAMES, type PlanName, planOf } from "@/lib/workspaces/plans.ts";
+import { PLAN_NAMES, planLimits, type PlanName } from "@/lib/workspaces/plans.ts";
 import type { Workspace } from "@/lib/schemas.ts";
 import { createWorkspace, listWorkspaces, updateWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { setSessionWorkspace } from "@/lib/admin/sessions.ts";
@@ -87,6 +87,13 @@ export default define.page<typeof handler>(function Workspaces({ data, csrf }) {
         title="Workspaces"
         sub="Each workspace has its own forms, keys and plan. Suspending one hides its forms (404) and stops its keys."
       />
+      <p class="help">
+        On this server a plan bills nothing: it sets a workspace's limits, listed under each plan
+        below. Pick another plan in the table and press Change; it applies at once and is audited. A
+        lower plan keeps the keys it already has working (the newest past its cap are marked "over
+        limit"), and the Free plan has no API keys, so its Server Data API and key submits are
+        refused until the plan is raised.
+      </p>
       {data.error && <p class="notice error" role="alert">{data.error}</p>}
       <div class="table-wrap">
         <table class="stack">
@@ -118,11 +125,7 @@ export default define.page<typeof handler>(function Workspaces({ data, csrf }) {
                     </select>
                     <button type="submit" class="secondary small">Change</button>
                   </form>
-                  <div class="muted">
-                    {planOf(w.plan).maxActiveKeys} keys ·{" "}
-                    {planOf(w.plan).submissionsPerMonth?.toLocaleString("en") ?? "unlimited"}{" "}
-                    submissions/month
-                  </div>
+                  <div class="muted">{planLimits(w.plan)}</div>
                 </td>
                 <td data-label="Status">
                   {w.suspended
@@ -168,9 +171,12 @@ export default define.page<typeof handler>(function Workspaces({ data, csrf }) {
         <label for="ws-name">Name</label>
         <input id="ws-name" name="name" type="text" required maxLength={200} />
         <label for="ws-plan">Plan</label>
-        <select id="ws-plan" name="plan">
+        <select id="ws-plan" name="plan" aria-describedby="ws-plans">
           {PLAN_NAMES.map((p) => <option key={p} value={p} selected={p === "starter"}>{p}</option>)}
         </select>
+        <ul id="ws-plans" class="muted">
+          {PLAN_NAMES.map((p) => <li key={p}>{p}: {planLimits(p)}</li>)}
+        </ul>
         <p>
           <button type="submit">Create workspace</button>
         </p>

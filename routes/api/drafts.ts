@@ -57,7 +57,7 @@ const startRoute = createRoute({
   request: { params: formIdParams, body: jsonRequest(draftBodySchema, EXAMPLE) },
   responses: {
     201: jsonResponse("Started: keep the token, it is shown once.", startedSchema),
-    ...errorResponses(400, 403, 404, 413, 415, 422, 423, 429, 503),
+    ...errorResponses(400, 403, 404, 405, 413, 415, 422, 423, 429, 503),
   },
 });
 

@@ -41,7 +41,7 @@ const eventRoute = createRoute({
   },
   responses: {
     202: jsonResponse("Accepted.", z.object({ success: z.literal(true) })),
-    ...errorResponses(400, 403, 404, 413, 415, 429),
+    ...errorResponses(400, 403, 404, 405, 413, 415, 429),
   },
 });
 

@@ -119,6 +119,7 @@ const submitRoute = createRoute({
       },
     },
     ...formPostErrorResponses(400, 401, 403, 404, 408, 409, 413, 415, 422, 423, 429, 503),
+    ...errorResponses(405),
   },
 });
 
@@ -150,7 +151,7 @@ const validateRoute = createRoute({
   },
   responses: {
     200: jsonResponse("The data is valid.", z.object({ valid: z.literal(true) })),
-    ...errorResponses(400, 403, 404, 409, 413, 415, 422, 429),
+    ...errorResponses(400, 403, 404, 405, 409, 413, 415, 422, 429),
   },
 });
 

@@ -36,7 +36,8 @@ const uploadUrlRoute = createRoute({
   summary: "Get a signed upload URL",
   description: "Step one of a file upload: declares the file (field, name, type, size) and " +
     "gets a short-lived URL to `PUT` it to, with `Authorization: Bearer <storageToken>` when " +
-    "given; then submit `{path, uploadToken}` as the field's value. 10 a minute per client IP.",
+    'given; then submit `{"path": <path>}` as the field\'s value (optionally with ' +
+    "`originalFilename`, `mimeType` and `sizeBytes`; no other key). 10 a minute per client IP.",
   request: {
     params: formIdParams,
     body: jsonRequest(uploadUrlBodySchema, {
@@ -48,7 +49,7 @@ const uploadUrlRoute = createRoute({
   },
   responses: {
     200: jsonResponse("Where to PUT the file.", uploadGrantSchema),
-    ...errorResponses(400, 403, 404, 413, 415, 422, 423, 429),
+    ...errorResponses(400, 403, 404, 405, 413, 415, 422, 423, 429),
   },
 });
 

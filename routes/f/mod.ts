@@ -1,6 +1,7 @@
 /**
- * The hosted pages (`/f/:public_id`, its thank-you page) and the ALTCHA widget script,
- * served from our own origin so a hosted form needs no third party.
+ * The hosted pages (`/f/:public_id`, its thank-you page), Formspree's endpoint
+ * (`POST /f/:public_id`) and the ALTCHA widget script, served from our own origin so a
+ * hosted form needs no third party.
  * @module
  */
 import { type Context, Hono } from "hono";
@@ -12,6 +13,8 @@ import { isPageResult } from "@/lib/ui/define.ts";
 import { type HostedPageModule, htmlPage } from "./_page.ts";
 import { paramGuard } from "@/lib/http/validation.ts";
 import { notFoundPage } from "./_message.tsx";
+import { formspreePost } from "./_formspree.ts";
+import { publicCors } from "@/lib/http/cors.ts";
 import * as formPage from "./[id].tsx";
 import * as thanksPage from "@/routes/f/[id]/thanks.tsx";
 
@@ -33,6 +36,10 @@ export function hostedRoutes(deps: Deps): Hono<AppEnv> {
   // An id that the service cannot have issued is the not-found page before any read.
   const ids = paramGuard(() => notFoundPage());
   for (const [path, run] of PAGES) app.get(path, ids, (c) => run(deps, c));
+  // Formspree's endpoint path: its clients post here (CORS as for the public API).
+  const cors = publicCors(deps);
+  app.use("/f/:id", (c, next) => c.req.method === "GET" ? next() : cors(c, next));
+  app.post("/f/:id", (c) => formspreePost(deps, c));
   app.get("/_vendor/altcha.js", async (c) => {
     altcha ??= Deno.readFile(ALTCHA_BUNDLE);
     let body: Uint8Array;

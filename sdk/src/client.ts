@@ -26,6 +26,13 @@ import { type Job, sendJob } from "./submit.ts";
 import type { UploadProgress } from "./upload.ts";
 import type { PublicSchema, SubmitResult } from "./types.ts";
 import { enhanceForm, type EnhanceOptions } from "./enhance.ts";
+import {
+  draftIdOf,
+  Drafts,
+  type DraftSaved,
+  type ResumedDraft,
+  type SaveDraftOptions,
+} from "./drafts.ts";
 
 /** How a client is made. */
 export interface FormwellOptions {
@@ -58,6 +65,8 @@ export interface SubmitOptions {
   onProgress?: (p: UploadProgress) => void;
   /** The submission could not be sent now; it is kept and sent later. */
   onQueued?: () => void;
+  /** The draft this submission completes (default: the form's draft this browser keeps). */
+  draftId?: string;
 }
 
 /** What the outbox tells the page. */
@@ -102,6 +111,7 @@ export class Formwell {
   #schemas = new Map<string, Promise<PublicSchema>>();
   #versions = new Map<string, number>();
   #timer = false;
+  #drafts: Drafts;
 
   constructor(opts: FormwellOptions = {}) {
     this.baseUrl = (opts.baseUrl ?? moduleOrigin()).replace(/\/+$/, "");
@@ -117,6 +127,37 @@ export class Formwell {
       // What an earlier visit left is sent once the caller has added its listeners.
       this.ep.rt.sleep(0).then(() => this.flush());
     }
+    this.#drafts = new Drafts(this.ep, this.#store !== undefined);
+  }
+
+  /**
+   * Saves `data` as the visitor's draft of form `publicId` (a form that keeps drafts):
+   * starts one, or saves the one this browser keeps. Offline, it waits and goes later.
+   */
+  saveDraft(
+    publicId: string,
+    data: Record<string, unknown>,
+    opts: SaveDraftOptions = {},
+  ): Promise<DraftSaved> {
+    return this.#drafts.save(publicId, data, opts);
+  }
+
+  /**
+   * The visitor's draft of form `publicId`, from `resumeToken`, a `?resume=` link in the
+   * page's address, or the one this browser keeps; null when none is left.
+   */
+  resume(publicId: string, resumeToken?: string): Promise<ResumedDraft | null> {
+    return this.#drafts.resume(publicId, resumeToken);
+  }
+
+  /** Mails the visitor a link to finish form `publicId` later (its draft must exist). */
+  mailResumeLink(publicId: string, email: string): Promise<void> {
+    return this.#drafts.mailLink(publicId, email);
+  }
+
+  /** Forgets the draft this browser keeps for form `publicId`. */
+  forgetDraft(publicId: string): void {
+    this.#drafts.forget(publicId);
   }
 
   /** Listens to the outbox; returns a function that stops listening. */
@@ -178,6 +219,8 @@ export class Formwell {
       createdAt: this.ep.rt.now(),
       attempts: 0,
     };
+    const draft = opts.draftId ?? this.#drafts.token(publicId);
+    if (draft) job.draftId = draftIdOf(draft);
     if (opts.signal?.aborted) throw abortError();
     await this.#save(job);
     return new Promise((resolve, reject) => {
@@ -288,6 +331,7 @@ export class Formwell {
       result,
       error,
     });
+    if (result && job.draftId) this.#drafts.forget(job.publicId);
     if (result) w?.resolve(result);
     else w?.reject(error!);
   }

@@ -10,6 +10,7 @@
  */
 import type { FormwellError } from "./errors.ts";
 import type { FieldError, FormField, PublicSchema, SubmitResult } from "./types.ts";
+import { autosave, type AutosaveClient } from "./autosave.ts";
 
 /** Callbacks and texts of an enhanced form. */
 export interface EnhanceOptions {
@@ -21,6 +22,11 @@ export interface EnhanceOptions {
   successMessage?: string;
   /** Shown when it is kept to be sent later. */
   queuedMessage?: string;
+  /**
+   * Saves the visitor's progress as a draft while they type and restores it when the page
+   * opens again or from a resume link (a form that keeps drafts; see autosave.ts).
+   */
+  autosave?: boolean | { delayMs?: number };
 }
 
 const CAPTCHA = [
@@ -138,7 +144,7 @@ function showErrors(form: HTMLFormElement, err: FormwellError): void {
  * What enhance uses of the client (`Formwell` has it), written out so that this module and
  * client.ts, which calls it, do not import each other.
  */
-export interface EnhanceClient {
+export interface EnhanceClient extends AutosaveClient {
   schema(publicId: string): Promise<PublicSchema>;
   on(
     listener: (
@@ -174,6 +180,9 @@ export function enhanceForm(
   fw.schema(publicId).catch(() => {});
   const sent = opts.successMessage ?? form.dataset.success ??
     "Thank you! Your response was sent.";
+  const stopSaving = opts.autosave
+    ? autosave(fw, form, publicId, opts.autosave === true ? undefined : opts.autosave.delayMs)
+    : () => {};
   const stop = fw.on((e) => {
     if (e.type === "sent" && e.restored && e.publicId === publicId) {
       status.textContent = "Your earlier response was sent.";
@@ -252,5 +261,6 @@ export function enhanceForm(
     form.removeEventListener("submit", listener);
     status.remove();
     stop();
+    stopSaving();
   };
 }

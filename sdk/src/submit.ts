@@ -28,6 +28,8 @@ export interface Job {
   metadata?: Record<string, unknown>;
   schemaVersion?: number;
   createdAt: number;
+  /** The draft the submission completes (removed with it). */
+  draftId?: string;
   /** Sends that ended in a transient failure (the outbox backs off by it). */
   attempts: number;
 }
@@ -87,6 +89,7 @@ function post(
       captcha_token: job.captchaToken,
       metadata: job.metadata,
       schema_version: job.schemaVersion,
+      ...(job.draftId ? { draft_id: job.draftId } : {}),
     },
     signal,
   }).then((b) => ({

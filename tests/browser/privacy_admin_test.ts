@@ -47,13 +47,13 @@ Deno.test({
       await t.step("sign in and set a form's retention; the next removal shows", async () => {
         await signIn(page, base, "owner@example.com", PASSWORD);
         await page.goto(`${base}/admin/forms/${form.id}`);
-        assert.match(await page.locator("#retention-summary").innerText(), /forever/);
+        assert.match(await page.locator("#retention-summary").innerText(), /kept until someone/);
         await page.getByLabel("For", { exact: true }).check();
         await page.getByLabel("Days to keep submissions").fill("30");
         await page.getByRole("button", { name: "Save privacy settings" }).click();
         await page.waitForURL(/notice=privacy_saved/);
         const summary = await page.locator("#retention-summary").innerText();
-        assert.match(summary, /Keeps submissions 30 days; next removal \d{4}-\d\d-\d\d/);
+        assert.match(summary, /deleted once they are 30 days old; next removal \d{4}-\d\d-\d\d/);
         await assertNoAxeViolations(page, "form overview with privacy");
       });
 

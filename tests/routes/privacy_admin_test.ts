@@ -167,7 +167,7 @@ Deno.test("privacy admin - a form's retention, IP and user-agent settings, audit
     const subId = (await res.json()).submission_id as string;
     const cookie = await signIn(env, "owner@example.com");
     const before = await page(env, cookie, `/admin/forms/${form.id}`);
-    assert.match(before.html, /Keeps submissions forever/);
+    assert.match(before.html, /Submissions are kept until someone deletes them/);
     const bad = await post(env, cookie, `/admin/forms/${form.id}`, {
       _csrf: before.csrf,
       action: "privacy",
@@ -194,7 +194,7 @@ Deno.test("privacy admin - a form's retention, IP and user-agent settings, audit
     const summary = /<p id="retention-summary">(.*?)<\/p>/.exec(after.html)?.[1] ?? "";
     assert.match(
       summary.replace(/<!-- -->/g, ""),
-      new RegExp(`Keeps submissions 30 days; next removal <time datetime="${due}`),
+      new RegExp(`deleted once they are 30 days old; next removal <time datetime="${due}`),
       summary,
     );
     const stored = (await env.deps.kv.get<

@@ -24,6 +24,35 @@ for (const driver of DRIVERS) {
       const form = await makeForm(u.deps, ws, FILES_FORM);
       const other = await makeForm(u.deps, ws, FILES_FORM);
 
+      await t.step("a download's extension is its verified type's, never .html", async () => {
+        const key = await makeKey(u.deps, ws);
+        for (
+          const [name, type, bytes, saved] of [
+            ["invoice.html", "application/pdf", SAMPLES.pdf, "invoice.pdf"],
+            ["scan.svg", "text/plain", SAMPLES.text, "scan.txt"],
+            ["run.hta", "text/csv", SAMPLES.text, "run.csv"],
+            ["notes", "text/plain", SAMPLES.text, "notes.txt"],
+            ["Report.PDF", "application/pdf", SAMPLES.pdf, "Report.PDF"],
+          ] as const
+        ) {
+          const g = await grantFor(u, form.id, "fld_cv", name, type, bytes.byteLength);
+          assert.equal(await putBytes(u, g, bytes, type), 200, name);
+          assert.equal((await submitFiles(u, form.id, { cv: { path: g.path } })).status, 201);
+          const res = await u.env.request(
+            `/api/v1/server/forms/${form.id}/files/download?path=${encodeURIComponent(g.path)}`,
+            { headers: { authorization: `Bearer ${key}` } },
+          );
+          const file = await getUrl(u, (await res.json()).url);
+          assert.equal(file.status, 200, name);
+          assert.equal(
+            file.headers.get("content-disposition"),
+            `attachment; filename="${saved}"`,
+            name,
+          );
+          await file.body?.cancel();
+        }
+      });
+
       await t.step("downloads: signed link for the owner; 404 for anyone else", async () => {
         const g = await grantFor(
           u,

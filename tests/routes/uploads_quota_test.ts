@@ -6,11 +6,11 @@ import { PENDING_POOL_BYTES, POOL_BUCKET_MS } from "@/lib/uploads/pool.ts";
 import {
   fileKey,
   GRANT_TTL_MS,
-  MB,
   UPLOAD_GRACE_MS,
   UPLOAD_URL_TTL_SEC,
   type UploadGrant,
 } from "@/lib/uploads/grants.ts";
+import { MB } from "@/lib/rules/files.ts";
 import { makeForm, makeWorkspace } from "@/tests/helpers.ts";
 import {
   assertCounterExact,

@@ -8,6 +8,7 @@
 import type { Deps } from "@/lib/deps.ts";
 import { adminLink, valueText } from "../email.ts";
 import type { NotifyEvent } from "../events.ts";
+import { count } from "@/components/count.ts";
 
 /** One field of a message: the form's label (or the field name) and the value as text. */
 export interface MessageField {
@@ -91,5 +92,5 @@ export function fit(raw: string, max: number, esc: (ch: string) => string = (c) 
 
 /** The number of fields a renderer left out, as a closing line (empty when none). */
 export function moreFields(n: number): string {
-  return n > 0 ? `…and ${n} more field${n === 1 ? "" : "s"}: see the submission in Formwell.` : "";
+  return n > 0 ? `…and ${count(n, "more field")}: see the submission in Formwell.` : "";
 }

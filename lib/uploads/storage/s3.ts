@@ -86,7 +86,7 @@ export class S3Storage implements Storage {
       new GetObjectCommand({
         Bucket: this.#bucket,
         Key: key,
-        ResponseContentDisposition: attachmentDisposition(opts.filename),
+        ResponseContentDisposition: attachmentDisposition(opts.filename, opts.contentType),
         ResponseContentType: opts.contentType,
         ResponseCacheControl: "private, no-store",
       }),

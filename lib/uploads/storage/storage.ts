@@ -4,6 +4,7 @@
  * is ever built from client input, and every driver re-checks the shape before use.
  * @module
  */
+import { downloadName } from "../names.ts";
 
 /** A signed, short-lived upload target. */
 export interface SignedUpload {
@@ -69,10 +70,12 @@ export function assertKey(key: string): void {
 }
 
 /**
- * A `Content-Disposition: attachment` value safe for any original name (RFC 6266): a
- * quoted ASCII fallback, plus the RFC 5987 UTF-8 form only when the name needs it.
+ * A `Content-Disposition: attachment` value safe for any original name (RFC 6266): the
+ * name with the extension of the verified `contentType` (lib/uploads/names.ts), as a quoted
+ * ASCII fallback plus the RFC 5987 UTF-8 form only when the name needs it.
  */
-export function attachmentDisposition(filename: string): string {
+export function attachmentDisposition(original: string, contentType: string): string {
+  const filename = downloadName(original, contentType);
   const ascii = filename.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_") || "file";
   const plain = `attachment; filename="${ascii}"`;
   return ascii === filename ? plain : `${plain}; filename*=UTF-8''${encodeRfc5987(filename)}`;

@@ -5,6 +5,7 @@
  * agent changes are audited as `form.changed`.
  * @module
  */
+import { count } from "@/components/count.ts";
 import { errors } from "@/lib/errors.ts";
 import { mutateForm } from "@/lib/forms/forms.ts";
 import { clientIp } from "@/lib/http/http.ts";
@@ -59,9 +60,11 @@ export async function savePrivacy(ctx: PageContext, form: Form): Promise<void> {
 
 /** The privacy section of the overview page. */
 export function PrivacySection(
-  { form, summary, csrf, manage }: {
+  { form, summary, analyticsDays, csrf, manage }: {
     form: Form;
     summary: RetentionView;
+    /** How long the plan keeps analytics counts (a separate retention). */
+    analyticsDays: number;
     csrf: string;
     manage: boolean;
   },
@@ -72,14 +75,18 @@ export function PrivacySection(
     <section aria-labelledby="privacy-h">
       <h2 id="privacy-h">Privacy</h2>
       <p id="retention-summary">
-        {days === null ? "Keeps submissions forever." : `Keeps submissions ${days} days; `}
+        {days === null
+          ? "Submissions are kept until someone deletes them (no retention period)."
+          : `Submissions are deleted once they are ${count(days, "day")} old; `}
         {days !== null && (summary.next_removal
           ? (
             <>
               next removal <Time iso={summary.next_removal} />.
             </>
           )
-          : "nothing to remove yet.")}
+          : "nothing to remove yet.")}{" "}
+        This covers the submissions and their files; the analytics counts above are kept apart, for
+        the plan's {count(analyticsDays, "day")}.
       </p>
       {manage && (
         <form method="post" class="stack">

@@ -17,6 +17,7 @@ import { Csrf, PageHead, Time } from "@/routes/admin/_layout.tsx";
 import { PlanNote } from "@/routes/admin/_plan.tsx";
 import { SecretReveal } from "@/routes/admin/_reveal.tsx";
 import { define, field, requireWorkspace } from "@/routes/admin/_page.ts";
+import { count } from "@/components/count.ts";
 
 interface Data {
   workspace: Workspace;
@@ -29,8 +30,9 @@ interface Data {
 
 const SCOPE_HELP: Record<Scope, string> = {
   submit: "submit without CAPTCHA",
-  read: "read forms, submissions, analytics, files",
-  admin: "read, and delete submissions",
+  read: "read forms, submissions, analytics, files, exports by person",
+  admin:
+    "read, plus delete submissions, create and change forms, manage webhooks, erase by person, read the audit log",
 };
 
 /** GET lists; POST creates. */
@@ -83,15 +85,18 @@ export const handler = define.handlers<Data>({
 });
 
 /** The keys page. */
-export default define.page<typeof handler>(function Keys({ data, csrf, url }) {
+export default define.page<typeof handler>(function Keys({ data, csrf, url, state }) {
   const { workspace, keys, created } = data;
+  const owner = Boolean(state?.user.owner);
   const active = keys.filter((k) => !k.revoked).length;
   const cap = planOf(workspace.plan).maxActiveKeys;
   return (
     <>
       <PageHead
         title="API keys"
-        sub={`${workspace.name}: ${active} of ${cap} active keys on the ${workspace.plan} plan.`}
+        sub={`${workspace.name}: ${active} of ${
+          count(cap, "active key")
+        } on the ${workspace.plan} plan.`}
       />
       <PlanNote />
       {created && (
@@ -111,7 +116,14 @@ export default define.page<typeof handler>(function Keys({ data, csrf, url }) {
       {!allowsKeys(workspace.plan)
         ? (
           <p class="notice">
-            API keys and the Server Data API need the Starter plan or above.
+            API keys and the Server Data API need the Starter plan or above; this workspace is on
+            the {workspace.plan} plan. {owner
+              ? (
+                <>
+                  Change its plan on the <a href="/admin/workspaces">Workspaces</a> page.
+                </>
+              )
+              : "Ask an instance owner of this server to change its plan."}
           </p>
         )
         : (

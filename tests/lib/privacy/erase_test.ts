@@ -189,7 +189,7 @@ Deno.test("privacy erase - removes every match across forms and modes of the key
     assert.equal(job.status, "running");
     assert.ok(!JSON.stringify(job).includes("ada@"), "the job keeps no address");
     await runErase(env.deps, job.id);
-    const done = await requirePrivacyJob(env.deps, ws.id, job.id);
+    const done = await requirePrivacyJob(env.deps, ws.id, ["live"], job.id);
     assert.equal(done.status, "done");
     assert.equal(done.deleted, 4);
     assert.deepEqual(done.forms, { [f1.id]: 2, [f2.id]: 2 });
@@ -209,8 +209,11 @@ Deno.test("privacy erase - removes every match across forms and modes of the key
     assert.deepEqual(await indexEntries(env, ws.id), [kept[1], testMode].sort());
     // Running it again (a redelivered message) changes nothing.
     await runErase(env.deps, job.id);
-    assert.equal((await requirePrivacyJob(env.deps, ws.id, job.id)).deleted, 4);
-    await assert.rejects(() => requirePrivacyJob(env.deps, other.id, job.id), /not found/i);
+    assert.equal((await requirePrivacyJob(env.deps, ws.id, ["live"], job.id)).deleted, 4);
+    await assert.rejects(
+      () => requirePrivacyJob(env.deps, other.id, ["live"], job.id),
+      /not found/i,
+    );
   } finally {
     env.close();
   }

@@ -186,6 +186,14 @@ Deno.test("checks - the streaming markup scan sees every byte, across chunk edge
     // Whitespace longer than the kept overlap, spread over many chunks.
     const spaced = pad + "<" + " ".repeat(5000) + "iframe>" + pad;
     assert.equal(await streamHasActiveContent(chunked(spaced, size)), true, `spaced ${size}`);
+    const handler = pad + "<img  src=x\n\n onerror =alert(1)>" + pad;
+    assert.equal(await streamHasActiveContent(chunked(handler, size)), true, `handler ${size}`);
+    const link = pad + "<a  class=x  href='//evil'>" + pad;
+    assert.equal(await streamHasActiveContent(chunked(link, size)), true, `link ${size}`);
+    // A bare tag is a marker in text only (random binary bytes hold such pairs by chance).
+    const bare = pad + "<a>x</a>" + pad;
+    assert.equal(await streamHasActiveContent(chunked(bare, size), true), true, `bare ${size}`);
+    assert.equal(await streamHasActiveContent(chunked(bare, size), false), false, `bin ${size}`);
     // `<bodyguard` is no marker, wherever a chunk edge falls in it.
     const clean = pad + "a < b; x <= y; <bodyguard> <scripts scripture javascripts" + pad;
     assert.equal(await streamHasActiveContent(chunked(clean, size)), false, `clean ${size}`);

@@ -10,6 +10,7 @@ import type { Form } from "@/lib/schemas.ts";
 import { submissionCounts } from "@/lib/admin/forms.ts";
 import { Csrf, FormTabs, PageHead } from "@/routes/admin/_layout.tsx";
 import { define, field, requireForm } from "@/routes/admin/_page.ts";
+import { count } from "@/components/count.ts";
 
 interface Data {
   form: Form;
@@ -60,7 +61,7 @@ export default define.page<typeof handler>(function DeleteForm({ data, csrf }) {
       <form method="post" class="card">
         <Csrf token={csrf} />
         <p>
-          This deletes the form, its {submissions} submission{submissions === 1 ? "" : "s"}{" "}
+          This deletes the form, its {count(submissions, "submission")}{" "}
           (live and test) and their files. Its hosted page and API answer "not found" from then on.
           It cannot be undone; to keep the data, archive the form instead.
         </p>

@@ -14,6 +14,7 @@ import type { Form } from "@/lib/schemas.ts";
 import { Csrf, FormTabs, PageHead } from "@/routes/admin/_layout.tsx";
 import { define, field, type PageContext, requireForm } from "@/routes/admin/_page.ts";
 import { auditBy } from "@/routes/admin/_audit.ts";
+import { count } from "@/components/count.ts";
 
 /** A file the admin imports at most; larger exports go through the CLI. */
 const MAX_FILE_BYTES = 5 * 1024 * 1024;
@@ -122,7 +123,7 @@ function BadRows({ bad }: { bad: BadRow[] }) {
   if (!bad.length) return null;
   return (
     <>
-      <h2>{bad.length} row{bad.length === 1 ? "" : "s"} will be skipped</h2>
+      <h2>{count(bad.length, "row")} will be skipped</h2>
       <ul>
         {bad.slice(0, PREVIEW_BAD).map((b) => <li key={b.line}>Line {b.line}: {b.error}</li>)}
         {bad.length > PREVIEW_BAD && <li>and {bad.length - PREVIEW_BAD} more</li>}
@@ -198,8 +199,7 @@ function Preview({ data, csrf }: { data: Data; csrf: string }) {
         <input type="hidden" name="format" value={data.format} />
         <textarea name="csv" hidden aria-hidden="true">{p.csv}</textarea>
         <p>
-          {p.good} row{p.good === 1 ? "" : "s"} to import{p.fileName ? ` from ${p.fileName}` : ""}
-          {" "}
+          {count(p.good, "row")} to import{p.fileName ? ` from ${p.fileName}` : ""}{" "}
           (rows imported before are skipped).
         </p>
         <p class="form-actions">
@@ -222,8 +222,8 @@ export default define.page<typeof handler>(function ImportPage({ data, csrf }) {
       {result && (
         <>
           <p class="notice" role="status">
-            Imported {result.imported} submission{result.imported === 1 ? "" : "s"}; skipped{" "}
-            {result.skipped} (imported before, or bad rows).
+            Imported {count(result.imported, "submission")}; skipped {result.skipped}{" "}
+            (imported before, or bad rows).
           </p>
           <BadRows bad={result.bad} />
           <p>

@@ -15,6 +15,7 @@ import { duplicateForm, setArchived } from "@/lib/forms/manage.ts";
 import type { StatusBucket } from "@/lib/kv/keys.ts";
 import type { Form, Workspace } from "@/lib/schemas.ts";
 import { Island } from "@/lib/ui/island.tsx";
+import { count, plural } from "@/components/count.ts";
 import { getWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { Csrf, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
 import { define, may, requireForm } from "@/routes/admin/_page.ts";
@@ -145,17 +146,18 @@ export default define.page<typeof handler>(function FormOverview({ data, csrf, s
         </a>
       </div>
       <h2>Analytics</h2>
-      <p class="muted">
-        Live data, {a.from} to {a.to} ({a.retention_days}-day retention on the {data.workspace.plan}
+      <p class="muted" id="analytics-window">
+        Live data, {a.from} to {a.to}. The {data.workspace.plan} plan keeps these daily counts for
         {" "}
-        plan).
+        {count(a.retention_days, "day")}, then drops them; that never deletes a submission (how long
+        submissions are kept is set under Privacy below).
       </p>
       <div class="stats">
         <div class="stat">
-          <span class="stat-n">{a.views}</span> views
+          <span class="stat-n">{a.views}</span> {plural(a.views, "view")}
         </div>
         <div class="stat">
-          <span class="stat-n">{a.starts}</span> starts
+          <span class="stat-n">{a.starts}</span> {plural(a.starts, "start")}
         </div>
         <div class="stat">
           <span class="stat-n">{a.submissions}</span> received
@@ -222,6 +224,7 @@ export default define.page<typeof handler>(function FormOverview({ data, csrf, s
       <PrivacySection
         form={form}
         summary={data.retention}
+        analyticsDays={a.retention_days}
         csrf={csrf}
         manage={manage}
       />

@@ -11,6 +11,7 @@ import {
   RANGES,
   type SubmissionListQuery,
 } from "@/lib/submissions/query.ts";
+import { count, plural } from "@/components/count.ts";
 
 /** The page sizes the list offers (the API allows 1..100). */
 export const PAGE_SIZES = [10, 20, 50, 100];
@@ -118,8 +119,8 @@ export function PastTheEnd(
     <div class="empty">
       <h2>There is no page {pg.page}</h2>
       <p>
-        {pg.total.toLocaleString("en")} submission{pg.total === 1 ? "" : "s"} match, on {last}{" "}
-        page{last === 1 ? "" : "s"}.{" "}
+        {count(pg.total, "submission")} {plural(pg.total, "matches", "match")}, on{" "}
+        {count(last, "page")}.{" "}
         <a href={`${base}${filterQuery(mode, q, last)}`}>Go to page {last}</a>
       </p>
     </div>

@@ -26,6 +26,7 @@ import { readIds } from "@/lib/submissions/browse.ts";
 import { filterQuery, Filters, Pager, PastTheEnd, preview } from "./_list.tsx";
 import SelectAll from "@/islands/SelectAll.tsx";
 import { Island } from "@/lib/ui/island.tsx";
+import { count } from "@/components/count.ts";
 
 interface Data {
   form: Form;
@@ -125,13 +126,13 @@ export default define.page<typeof handler>(function Submissions({ data, csrf, st
           <input type="hidden" name="back" value={data.back ?? ""} />
           {data.confirm.map((id) => <input key={id} type="hidden" name="ids" value={id} />)}
           <p>
-            This deletes {data.confirm.length} submission{data.confirm.length === 1 ? "" : "s"} of
+            This deletes {count(data.confirm.length, "submission")} of <strong>{form.name}</strong>
             {" "}
-            <strong>{form.name}</strong> and their files. It cannot be undone.
+            and their files. It cannot be undone.
           </p>
           <p class="form-actions">
             <button type="submit" class="danger">
-              Delete {data.confirm.length} submission{data.confirm.length === 1 ? "" : "s"}
+              Delete {count(data.confirm.length, "submission")}
             </button>{" "}
             <a class="button secondary" href={`${base}${data.back ?? ""}`}>Cancel</a>
           </p>
