@@ -37,6 +37,7 @@ import { combineRuns, ensureWrk, median, runWrk, type WrkRequest, type WrkResult
 import { ensureHey, type HeyRequest, runHey } from "./hey.ts";
 import { metricsOnOff } from "./metrics.ts";
 import { logicVsJson } from "./logic.ts";
+import { mcpListRow } from "./mcp.ts";
 
 const quick = Deno.args.includes("--quick");
 const withMetrics = Deno.args.includes("--metrics");
@@ -541,6 +542,16 @@ async function main(): Promise<void> {
       page50 = { ...await measure(page50.name, get(50), { ...one, tag: "l50" }), ratio: undefined };
     }
     rows.push(page1, page50);
+    const mcp = await mcpListRow({
+      url: fw.url,
+      formId: fx.listForm.id,
+      key: fx.key,
+      stored: LIST_SIZE,
+      seconds: LIST_SECONDS,
+      run: (url, req, opts) => measuredRun(null, url, req, opts),
+    });
+    rows.push(mcp.row);
+    verdicts.push(mcp.verdict);
     await fw.close();
 
     // 4. Verdicts.

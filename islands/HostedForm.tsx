@@ -1,86 +1,26 @@
 /**
  * The hosted form (`/f/:public_id`). Server-rendered it is a plain HTML form posting to
- * the no-JS submit path; hydrated it adds validation through `/validate` with errors next
- * to the fields, `view`/`start` events, signed-URL uploads with a progress bar, and a
- * JSON submit (same Idempotency-Key as the page's hidden field) that falls back to the
- * plain post when the network or the server fails, or the key was spent on other answers.
+ * the no-JS submit path, its steps as sections of one page; hydrated it shows and hides
+ * conditional fields and computes fields live (lib/rules, as the server does), shows one
+ * step at a time with progress and Back/Next (each step checked through `/validate`),
+ * adds validation with errors next to the fields, `view`/`start` events, signed-URL
+ * uploads with a progress bar, and a JSON submit (same Idempotency-Key as the page's
+ * hidden field) that falls back to the plain post when the network or the server fails,
+ * or the key was spent on other answers.
  * @module
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Field } from "@/lib/schemas.ts";
-import {
-  type FileRef,
-  postJson,
-  recaptchaV3Token,
-  sendEvent,
-  sessionId,
-  UploadError,
-  uploadFile,
-} from "./hosted/client.ts";
-import { FieldRow, type FileState } from "./hosted/fields.tsx";
-import { collectData, ids, isFileField, typeMatches } from "@/components/fields.ts";
+import { captchaToken, postJson, sendEvent, sessionId } from "./hosted/client.ts";
+import { FormFields } from "./hosted/body.tsx";
+import { useUploads } from "./hosted/uploads.ts";
+import { collectData, isFileField } from "@/components/fields.ts";
+import { uiText } from "@/lib/rules/mod.ts";
 import type { HostedFormProps, HostedNotice } from "./hosted/types.ts";
+import { liveNotice, Notice, summary } from "./hosted/notice.tsx";
+import { pageLogic, stepErrors } from "./hosted/logic.ts";
+import { StepButtons, StepProgress, visibleSteps } from "./hosted/steps.tsx";
 import { DraftBar, useDrafts } from "./hosted/drafts.tsx";
-
-const TOKEN_FIELDS: Record<string, string> = {
-  turnstile: "cf-turnstile-response",
-  hcaptcha: "h-captcha-response",
-  recaptcha: "g-recaptcha-response",
-  altcha: "altcha",
-};
-
-/** The error summary above the form; each item links to its field. */
-function Notice({ notice, fields }: { notice: HostedNotice; fields: Field[] }) {
-  const byName = new Map(fields.map((f) => [f.name, f]));
-  return (
-    <div>
-      <p>{notice.message}</p>
-      {notice.items?.length
-        ? (
-          <ul>
-            {notice.items.map((it) => {
-              const f = byName.get(it.field);
-              return (
-                <li key={it.field}>
-                  {f ? <a href={`#${ids(f).control}`}>{it.message}</a> : it.message}
-                </li>
-              );
-            })}
-          </ul>
-        )
-        : null}
-    </div>
-  );
-}
-
-function summary(errors: Record<string, string>, fields: Field[]): HostedNotice {
-  const items = fields.filter((f) => errors[f.name]).map((f) => ({
-    field: f.name,
-    message: errors[f.name],
-  }));
-  const n = items.length;
-  return {
-    kind: "error",
-    message: n === 1 ? "Please correct 1 field." : `Please correct ${n} fields.`,
-    items,
-  };
-}
-
-/**
- * The notice as shown: a field summary follows the fields' current errors (a fixed field
- * leaves it, and it goes once none is left); any other notice is shown as it is.
- */
-function liveNotice(
-  notice: HostedNotice | null,
-  errors: Record<string, string>,
-  fields: Field[],
-): HostedNotice | null {
-  if (!notice?.items) return notice;
-  const now = summary(errors, fields);
-  if (!now.items?.length) return notice.extra ? { kind: "error", message: notice.extra } : null;
-  if (notice.extra) now.message = `${now.message} ${notice.extra}`;
-  return { ...now, extra: notice.extra };
-}
 
 function withParam(url: string, key: string, value: string): string {
   const u = new URL(url, location.href);
@@ -92,12 +32,17 @@ function withParam(url: string, key: string, value: string): string {
 export default function HostedForm(props: HostedFormProps) {
   const [errors, setErrors] = useState<Record<string, string>>(props.errors);
   const [notice, setNotice] = useState<HostedNotice | null>(props.notice);
-  const [files, setFiles] = useState<Record<string, FileState>>({});
   const [busy, setBusy] = useState(false);
+  // Until hydrated the page is the no-JS page: every field and step shown, as rendered.
+  const [live, setLive] = useState(false);
+  const [logic, setLogic] = useState(() =>
+    pageLogic(props.fields, props.steps, props.values, "form")
+  );
+  const [at, setAt] = useState(() => firstStepOf(props, Object.keys(props.errors)));
+  const [checking, setChecking] = useState(false);
   const formRef = useRef<HTMLFormElement>(null);
   const noticeRef = useRef<HTMLDivElement>(null);
-  const refs = useRef<Record<string, FileRef | undefined>>({});
-  const uploads = useRef<Record<string, Promise<void>>>({});
+  const { files, refs, uploads, onFile } = useUploads(props.apiBase, props.formId, setErrors);
   const touched = useRef(new Set<string>());
   const started = useRef(false);
   const sending = useRef(false);
@@ -105,16 +50,26 @@ export default function HostedForm(props: HostedFormProps) {
   const renderedAt = useRef(0);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const byName = new Map(props.fields.map((f) => [f.name, f]));
-  const shown = liveNotice(notice, errors, props.fields);
+  const lang = props.lang;
+  const shown = liveNotice(notice, errors, props.fields, lang);
   const api = `${props.apiBase}/forms/p/${encodeURIComponent(props.formId)}`;
+  const langHeaders = { "Accept-Language": props.lang };
+  const stepped = live && props.steps.length > 0;
+  const order = visibleSteps(logic.steps);
+  // A step hidden by a change of answers gives way to the next one shown.
+  const current = order.includes(at) ? at : order.find((i) => i > at) ?? order.at(-1) ?? 0;
+  const position = order.indexOf(current) + 1;
   const drafts = useDrafts({
     drafts: props.drafts ?? null,
     api,
     formId: props.formId,
     fields: props.fields,
     form: () => formRef.current,
-    collect: () =>
-      formRef.current ? collectData(formRef.current, props.fields, null, refs.current) : {},
+    collect: () => (formRef.current ? currentData() : {}),
+    onRestore: (step) => {
+      refresh();
+      if (step !== undefined && props.steps[step - 1]) setAt(step - 1);
+    },
   });
 
   useEffect(() => {
@@ -122,7 +77,10 @@ export default function HostedForm(props: HostedFormProps) {
     if (formRef.current) formRef.current.noValidate = true;
     session.current = sessionId();
     renderedAt.current = Date.now();
-    sendEvent(props.apiBase, props.formId, "view", session.current);
+    setLive(true);
+    refresh();
+    const step = props.steps.length ? at + 1 : undefined;
+    sendEvent(props.apiBase, props.formId, "view", session.current, step);
     // Back to a page restored as it was left (mid-leave): it must send again when asked.
     const onShow = (e: PageTransitionEvent) => {
       if (!e.persisted) return;
@@ -139,6 +97,67 @@ export default function HostedForm(props: HostedFormProps) {
     sendEvent(props.apiBase, props.formId, "start", session.current);
   }
 
+  /** The values as the page holds them: shown fields only. */
+  function currentData(honeypot: string | null = null): Record<string, unknown> {
+    const all = collectData(formRef.current!, props.fields, honeypot, refs.current);
+    const now = pageLogic(props.fields, props.steps, all, "json");
+    for (const name of Object.keys(all)) if (now.shown[name] === false) delete all[name];
+    return all;
+  }
+
+  /** Applies the rules to the page's values: shown fields and steps, computed values. */
+  function refresh() {
+    if (!formRef.current) return;
+    const all = collectData(formRef.current, props.fields, null, refs.current);
+    setLogic(pageLogic(props.fields, props.steps, all, "json"));
+  }
+
+  function go(step: number) {
+    setAt(step);
+    setNotice(null);
+    void drafts.saveNow(step + 1);
+    sendEvent(props.apiBase, props.formId, "view", session.current, step + 1);
+    requestAnimationFrame(() => {
+      const h = document.getElementById(`step-${step}-title`);
+      h?.focus();
+      h?.scrollIntoView?.({ block: "nearest" });
+    });
+  }
+
+  /** Checks the current step through `/validate` (offline: the browser's own check). */
+  async function next() {
+    if (!formRef.current || checking) return;
+    setChecking(true);
+    const data = currentData();
+    const res = await postJson(`${api}/validate`, {
+      data,
+      schema_version: props.schemaVersion,
+    }, langHeaders);
+    setChecking(false);
+    const mine = new Set(props.steps[current]?.fields ?? []);
+    const found: Record<string, string> = {};
+    if (res.status === 422 && Array.isArray(res.body?.errors)) {
+      for (const e of res.body.errors as { field: string; message: string }[]) {
+        if (mine.has(e.field)) found[e.field] ??= e.message;
+      }
+    } else if (res.status === 0) {
+      Object.assign(found, stepErrors(props.fields, props.steps, data, current, lang));
+    }
+    for (const name of mine) touched.current.add(name);
+    if (Object.keys(found).length) {
+      const kept = Object.fromEntries(Object.entries(errors).filter(([n]) => !mine.has(n)));
+      return showErrors({ ...kept, ...found });
+    }
+    setErrors((prev) => Object.fromEntries(Object.entries(prev).filter(([n]) => !mine.has(n))));
+    const later = order.find((i) => i > current);
+    if (later !== undefined) go(later);
+  }
+
+  function back() {
+    const earlier = order.filter((i) => i < current).at(-1);
+    if (earlier !== undefined) go(earlier);
+  }
+
   function fieldOf(target: EventTarget | null): Field | undefined {
     const name = (target as HTMLInputElement | null)?.name;
     return name ? byName.get(name) : undefined;
@@ -146,8 +165,12 @@ export default function HostedForm(props: HostedFormProps) {
 
   async function validate() {
     if (!formRef.current || !touched.current.size) return;
-    const data = collectData(formRef.current, props.fields, null, refs.current);
-    const res = await postJson(`${api}/validate`, { data, schema_version: props.schemaVersion });
+    const data = currentData();
+    const res = await postJson(
+      `${api}/validate`,
+      { data, schema_version: props.schemaVersion },
+      langHeaders,
+    );
     if (res.status !== 200 && res.status !== 422) return; // rate limited or offline: skip
     const found: Record<string, string> = {};
     for (const e of (res.body?.errors as { field: string; message: string }[] | undefined) ?? []) {
@@ -171,78 +194,38 @@ export default function HostedForm(props: HostedFormProps) {
     timer.current = setTimeout(validate, 250);
   }
 
-  function onFile(field: Field, input: HTMLInputElement) {
-    const file = input.files?.[0];
-    refs.current[field.name] = undefined;
-    delete uploads.current[field.name];
-    setFiles(({ [field.name]: _, ...rest }) => rest);
-    const fail = (message: string) => setErrors((p) => ({ ...p, [field.name]: message }));
-    setErrors(({ [field.name]: _, ...rest }) => rest);
-    if (!file) return;
-    if (!typeMatches(file.type || "application/octet-stream", field.allowedTypes)) {
-      return fail(`${field.label || field.name}: this type of file is not accepted.`);
-    }
-    if (field.maxSizeMB && file.size > field.maxSizeMB * 1024 * 1024) {
-      return fail(`${field.label || field.name}: the file is larger than ${field.maxSizeMB} MB.`);
-    }
-    const set = (s: FileState) => setFiles((p) => ({ ...p, [field.name]: s }));
-    set({ status: "uploading", progress: 0, name: file.name });
-    const job = uploadFile(
-      props.apiBase,
-      props.formId,
-      field,
-      file,
-      (progress) => set({ status: "uploading", progress, name: file.name }),
-    )
-      .then((ref) => {
-        refs.current[field.name] = ref;
-        set({ status: "done", progress: 1, name: file.name });
-      })
-      .catch((err) => {
-        set({ status: "error", progress: 0, name: file.name });
-        fail(err instanceof UploadError ? err.message : "The file could not be uploaded.");
-      })
-      .finally(() => {
-        if (uploads.current[field.name] === job) delete uploads.current[field.name];
-      });
-    uploads.current[field.name] = job;
-  }
-
   function showErrors(found: Record<string, string>, extra?: HostedNotice) {
     setErrors(found);
-    setNotice(extra ?? summary(found, props.fields));
-    requestAnimationFrame(() => noticeRef.current?.focus());
-  }
-
-  async function captchaToken(form: HTMLFormElement): Promise<string | undefined> {
-    const c = props.captcha;
-    if (!c) return undefined;
-    if (c.provider === "recaptcha" && c.version === "v3") {
-      return (await recaptchaV3Token(c.siteKey ?? "", c.action ?? "submit")) ?? undefined;
+    setNotice(extra ?? summary(found, props.fields, lang));
+    // The first step with an error is shown, so the summary's links lead somewhere.
+    if (props.steps.length) {
+      const step = firstStepOf(props, Object.keys(found));
+      if (order.includes(step)) setAt(step);
     }
-    const v = new FormData(form).get(TOKEN_FIELDS[c.provider]);
-    return typeof v === "string" && v ? v : undefined;
+    requestAnimationFrame(() => noticeRef.current?.focus());
   }
 
   async function onSubmit(e: Event) {
     const form = formRef.current;
     if (!form || typeof fetch !== "function") return; // the plain post goes ahead
     e.preventDefault();
+    // Enter in a field of an earlier step moves on, as Next does.
+    if (stepped && position < order.length) return void next();
     if (sending.current) return; // a double click sends once
     sending.current = true;
     setBusy(true);
     let leaving = false;
     try {
       await Promise.all(Object.values(uploads.current));
-      const data = collectData(form, props.fields, props.honeypot, refs.current);
-      const token = await captchaToken(form);
+      const data = currentData(props.honeypot);
+      const token = await captchaToken(props.captcha, form);
       const res = await postJson(props.action, {
         data,
         schema_version: props.schemaVersion,
         rendered_at: renderedAt.current || undefined,
         ...(token ? { captcha_token: token } : {}),
         ...drafts.submitPart(),
-      }, { "Idempotency-Key": props.idempotencyKey });
+      }, { "Idempotency-Key": props.idempotencyKey, ...langHeaders });
       const body = res.body ?? {};
       if (res.status === 201 && typeof body.submission_id === "string") {
         leaving = true;
@@ -257,7 +240,7 @@ export default function HostedForm(props: HostedFormProps) {
           if (byName.has(it.field)) found[it.field] ??= it.message;
           else other.push(it.message);
         }
-        const n = summary(found, props.fields);
+        const n = summary(found, props.fields, lang);
         if (other.length) n.extra = other.join(" ");
         return showErrors(found, n);
       }
@@ -293,6 +276,7 @@ export default function HostedForm(props: HostedFormProps) {
         start();
         const f = fieldOf(e.target);
         if (f) touched.current.add(f.name);
+        refresh();
         if (f) drafts.schedule();
       }}
       onChange={(e) => {
@@ -300,6 +284,7 @@ export default function HostedForm(props: HostedFormProps) {
         const f = fieldOf(e.target);
         if (!f) return;
         touched.current.add(f.name);
+        refresh();
         if (isFileField(f)) onFile(f, e.target as HTMLInputElement);
         else scheduleValidate();
       }}
@@ -320,15 +305,16 @@ export default function HostedForm(props: HostedFormProps) {
       <input type="hidden" name="_idempotency_key" value={props.idempotencyKey} />
       <input type="hidden" name="_schema_version" value={String(props.schemaVersion)} />
       {props.redirect && <input type="hidden" name="_redirect" value={props.redirect} />}
-      {props.fields.map((f) => (
-        <FieldRow
-          key={f.id}
-          field={f}
-          value={props.values[f.name]}
-          error={errors[f.name]}
-          file={files[f.name]}
-        />
-      ))}
+      {stepped && <StepProgress position={position} total={order.length} lang={lang} />}
+      <FormFields
+        props={props}
+        logic={logic}
+        live={live}
+        current={stepped ? current : null}
+        errors={errors}
+        files={files}
+        choose={uiText(lang, "choose")}
+      />
       {props.honeypot && (
         <div class="hp" aria-hidden="true">
           <label>
@@ -340,13 +326,34 @@ export default function HostedForm(props: HostedFormProps) {
       {props.captcha?.widgetHtml && (
         <div class="captcha" dangerouslySetInnerHTML={{ __html: props.captcha.widgetHtml }} />
       )}
-      <div class="actions">
-        <button type="submit" aria-disabled={busy ? "true" : undefined}>
-          {busy ? "Sending…" : props.submitLabel}
-        </button>
-        <span class="status" role="status">{busy ? "Sending your response…" : ""}</span>
-      </div>
+      {stepped
+        ? (
+          <StepButtons
+            first={position <= 1}
+            last={position >= order.length}
+            busy={busy}
+            checking={checking}
+            submitLabel={props.submitLabel}
+            lang={lang}
+            onBack={back}
+            onNext={() => void next()}
+          />
+        )
+        : (
+          <div class="actions">
+            <button type="submit" aria-disabled={busy ? "true" : undefined}>
+              {busy ? uiText(lang, "sending") : props.submitLabel}
+            </button>
+            <span class="status" role="status">{busy ? uiText(lang, "sending_status") : ""}</span>
+          </div>
+        )}
       {props.drafts && <DraftBar drafts={drafts} ttlDays={props.drafts.ttlDays} />}
     </form>
   );
+}
+
+/** The first step (0-based) holding one of `names`; 0 when none does. */
+function firstStepOf(props: HostedFormProps, names: string[]): number {
+  const i = props.steps.findIndex((s) => s.fields.some((n) => names.includes(n)));
+  return i < 0 ? 0 : i;
 }

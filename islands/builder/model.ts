@@ -4,6 +4,7 @@
  * @module
  */
 import type { FieldInput } from "@/lib/schemas.ts";
+import { type FieldRef, fromLogic, namesIn, renameVar } from "./conditions.ts";
 
 /** A rule of a field (CONTRACT Rules). */
 export type Rule =
@@ -27,6 +28,12 @@ export interface Row {
   placeholder: string;
   help: string;
   rules: Record<Rule, string>;
+  /** The field's `when` (JSON Logic) as the condition editor left it; undefined: always shown. */
+  when?: unknown;
+  /** The field's `compute` as JSON text ("" for none). */
+  compute: string;
+  /** The field's `default` as text ("" for none). */
+  default: string;
 }
 
 /** Types with options. */
@@ -78,7 +85,42 @@ export function toRow(f: FieldInput, key: number): Row {
       allowedTypes: (f.allowedTypes ?? []).join(", "),
       maxSizeMB: text(f.maxSizeMB),
     },
+    when: f.when,
+    compute: f.compute === undefined ? "" : JSON.stringify(f.compute),
+    default: Array.isArray(f.default) ? f.default.join("\n") : text(f.default),
   };
+}
+
+/** What the condition editor may name: every other field, with its type and options. */
+export function fieldRefs(rows: Row[], except?: number): FieldRef[] {
+  return rows.filter((r) => r.key !== except && r.name.trim()).map((r) => ({
+    name: r.name.trim(),
+    label: r.label.trim(),
+    type: r.type,
+    options: r.rules.options.split("\n").map((s) => s.trim()).filter(Boolean),
+  }));
+}
+
+/** The rows after the field `from` was renamed `to`: conditions and formulas follow it. */
+export function renameInRows(rows: Row[], from: string, to: string): Row[] {
+  if (!from || from === to) return rows;
+  return rows.map((r) => {
+    const when = r.when === undefined ? undefined : renameVar(r.when, from, to);
+    let compute = r.compute;
+    try {
+      if (compute.trim()) compute = JSON.stringify(renameVar(JSON.parse(compute), from, to));
+    } catch { /* left as typed: the check before saving names it */ }
+    return { ...r, when, compute };
+  });
+}
+
+function defaultOf(r: Row): unknown {
+  const v = r.default.trim();
+  if (!v) return undefined;
+  if (r.type === "number" || r.type === "integer") return isNaN(Number(v)) ? v : Number(v);
+  if (r.type === "boolean") return v === "true";
+  if (r.type === "multiselect") return v.split("\n").map((s) => s.trim()).filter(Boolean);
+  return v;
 }
 
 /** The JSON the server receives; numbers where the schema wants numbers. */
@@ -89,6 +131,16 @@ export function toField(r: Row, fileTypes: string[]): Record<string, unknown> {
   if (r.required) out.required = true;
   if (r.placeholder.trim()) out.placeholder = r.placeholder.trim();
   if (r.help.trim()) out.help = r.help.trim();
+  if (r.when !== undefined) out.when = r.when;
+  if (r.compute.trim()) {
+    try {
+      out.compute = JSON.parse(r.compute);
+    } catch {
+      out.compute = r.compute; // refused by the server with its reason, as typed
+    }
+  }
+  const initial = defaultOf(r);
+  if (initial !== undefined) out.default = initial;
   const num = (s: string) => (s.trim() === "" || isNaN(Number(s)) ? s.trim() : Number(s));
   for (const rule of rulesOf(r.type, fileTypes)) {
     const v = r.rules[rule].trim();
@@ -133,6 +185,22 @@ export function rowProblems(rows: Row[], fileTypes: string[]): string[] {
     }
     if (CHOICE.includes(r.type) && !r.rules.options.trim()) {
       out.push(`${who}: give at least one option.`);
+    }
+    const names = new Set(rows.map((x) => x.name.trim()));
+    if (r.when !== undefined) {
+      const unknown = [...namesIn(r.when)].filter((n) => !names.has(n) || n === name);
+      if (unknown.length) {
+        out.push(`${who}: the condition names ${unknown.map((n) => n || "no field").join(", ")}.`);
+      } else if (!fromLogic(r.when) && typeof r.when !== "object") {
+        out.push(`${who}: the condition is not a JSON Logic expression.`);
+      }
+    }
+    if (r.compute.trim()) {
+      try {
+        JSON.parse(r.compute);
+      } catch {
+        out.push(`${who}: the calculation is not valid JSON.`);
+      }
     }
   });
   return out;

@@ -4,6 +4,7 @@
  * @module
  */
 import type { Field } from "@/lib/schemas.ts";
+import type { HostedCaptcha } from "./types.ts";
 
 /** A 4xx/5xx answer of the API, or a network failure (`status` 0). */
 export interface ApiAnswer {
@@ -38,16 +39,20 @@ export async function postJson(
   }
 }
 
-/** Sends a `view` or `start` event; failures are ignored (analytics never blocks the form). */
+/**
+ * Sends a `view` (of a step, 1-based, on a form with steps) or `start` event; failures are
+ * ignored (analytics never blocks the form).
+ */
 export function sendEvent(
   apiBase: string,
   formId: string,
   type: "view" | "start",
   session: string,
+  step?: number,
 ) {
   void postJson(
     `${apiBase}/forms/p/${encodeURIComponent(formId)}/events`,
-    { type, session_id: session },
+    { type, session_id: session, ...(step ? { step } : {}) },
     {},
     true,
   );
@@ -136,4 +141,25 @@ export async function recaptchaV3Token(siteKey: string, action: string): Promise
   } catch {
     return null;
   }
+}
+
+/** The form field each CAPTCHA widget puts its token in. */
+const TOKEN_FIELDS: Record<string, string> = {
+  turnstile: "cf-turnstile-response",
+  hcaptcha: "h-captcha-response",
+  recaptcha: "g-recaptcha-response",
+  altcha: "altcha",
+};
+
+/** The CAPTCHA token to send with a submit: the widget's, or reCAPTCHA v3's asked now. */
+export async function captchaToken(
+  c: HostedCaptcha | null,
+  form: HTMLFormElement,
+): Promise<string | undefined> {
+  if (!c) return undefined;
+  if (c.provider === "recaptcha" && c.version === "v3") {
+    return (await recaptchaV3Token(c.siteKey ?? "", c.action ?? "submit")) ?? undefined;
+  }
+  const v = new FormData(form).get(TOKEN_FIELDS[c.provider]);
+  return typeof v === "string" && v ? v : undefined;
 }

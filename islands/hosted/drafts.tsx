@@ -43,6 +43,8 @@ interface DraftOptions {
   fields: Field[];
   form: () => HTMLFormElement | null;
   collect: () => Record<string, unknown>;
+  /** Called once a resumed draft filled the form, with its step (1-based) when saved. */
+  onRestore?: (step?: number) => void;
 }
 
 function storageKey(formId: string): string {
@@ -142,6 +144,7 @@ export function useDrafts(o: DraftOptions): DraftsHandle {
         const form = o.form();
         if (form) fillForm(form, o.fields, res.body.data as Record<string, unknown>);
         if (typeof res.body.step === "number") step.current = res.body.step;
+        o.onRestore?.(step.current);
         setStatus("saved");
       });
     // A save that failed offline goes again once the browser is back online.

@@ -6,15 +6,7 @@
  * @module
  */
 import type { Field } from "@/lib/schemas.ts";
-import {
-  acceptFor,
-  fileHelp,
-  ids,
-  inputTypeOf,
-  isFileField,
-  SELECT_PROMPT,
-  SSR,
-} from "@/components/fields.ts";
+import { acceptFor, fileHelp, ids, inputTypeOf, isFileField, SSR } from "@/components/fields.ts";
 import type { PostedValue } from "./types.ts";
 
 /** Upload progress of a file field (JS only). */
@@ -31,6 +23,19 @@ export interface FieldProps {
   value: PostedValue | undefined;
   error: string | undefined;
   file?: FileState;
+  /** Hidden by its condition (or its step's). */
+  hidden?: boolean;
+  /** A computed field's current value. */
+  computed?: unknown;
+  /** Option value to the text shown. */
+  optionTexts?: Record<string, string>;
+  /** A single select's empty first option, in the page's language. */
+  choose: string;
+  /**
+   * Whether the browser may enforce `required`: not on a field shown under a condition,
+   * which a page without JavaScript cannot evaluate (the server checks it).
+   */
+  enforceRequired: boolean;
 }
 
 function first(v: PostedValue | undefined): string {
@@ -57,9 +62,28 @@ function ErrorLine({ id, error }: { id: string; error: string | undefined }) {
   return <p id={id} class="field-error" aria-live="polite">{error ?? ""}</p>;
 }
 
-/** One field of the form. */
-export function FieldRow({ field, value, error, file }: FieldProps) {
+/** A computed field: its value as a read-only output, updated live. */
+function ComputedRow({ field, computed, hidden }: FieldProps) {
   const id = ids(field);
+  const help = field.help ?? "";
+  return (
+    <div class="field computed" hidden={hidden || undefined}>
+      <label for={id.control}>{field.label || field.name}</label>
+      {help && <p id={id.help} class="help">{help}</p>}
+      <output id={id.control} aria-describedby={help ? id.help : undefined} aria-live="polite">
+        {computed === undefined || computed === null ? "—" : String(computed)}
+      </output>
+    </div>
+  );
+}
+
+/** One field of the form. */
+export function FieldRow(props: FieldProps) {
+  const { field, value, error, file, hidden, optionTexts, choose, enforceRequired } = props;
+  if (field.compute !== undefined) return <ComputedRow {...props} />;
+  const id = ids(field);
+  const isRequired = field.required && enforceRequired ? true : undefined;
+  const text = (o: string) => optionTexts?.[o] || o;
   const label = field.label || field.name;
   const help = isFileField(field) ? fileHelp(field) : (field.help ?? "");
   const describedBy = [help ? id.help : "", id.error].filter(Boolean).join(" ");
@@ -79,6 +103,7 @@ export function FieldRow({ field, value, error, file }: FieldProps) {
         aria-describedby={describedBy}
         aria-invalid={invalid}
         tabIndex={-1}
+        hidden={hidden || undefined}
       >
         <legend>
           {label}
@@ -93,9 +118,9 @@ export function FieldRow({ field, value, error, file }: FieldProps) {
               value={o}
               id={`${id.control}-${i}`}
               checked={SSR ? chosen.includes(o) : undefined}
-              required={type === "radio" && field.required ? true : undefined}
+              required={type === "radio" ? isRequired : undefined}
             />{" "}
-            {o}
+            {text(o)}
           </label>
         ))}
         <ErrorLine id={id.error} error={error} />
@@ -105,7 +130,7 @@ export function FieldRow({ field, value, error, file }: FieldProps) {
 
   if (field.type === "boolean") {
     return (
-      <div class={`field${error ? " has-error" : ""}`}>
+      <div class={`field${error ? " has-error" : ""}`} hidden={hidden || undefined}>
         <label class="choice" for={id.control}>
           <input
             type="checkbox"
@@ -113,7 +138,7 @@ export function FieldRow({ field, value, error, file }: FieldProps) {
             name={field.name}
             value="true"
             checked={SSR ? ["true", "on", "1", "yes"].includes(first(value)) : undefined}
-            required={field.required ? true : undefined}
+            required={isRequired}
             aria-invalid={invalid}
             aria-describedby={describedBy}
           />{" "}
@@ -129,7 +154,7 @@ export function FieldRow({ field, value, error, file }: FieldProps) {
   const common = {
     id: id.control,
     name: field.name,
-    required: field.required ? true : undefined,
+    required: isRequired,
     "aria-invalid": invalid,
     "aria-describedby": describedBy,
   };
@@ -150,9 +175,9 @@ export function FieldRow({ field, value, error, file }: FieldProps) {
     const v = first(value);
     control = (
       <select {...common}>
-        <option value="" selected={v === ""}>{SELECT_PROMPT}</option>
+        <option value="" selected={v === ""}>{choose}</option>
         {(field.options ?? []).map((o) => (
-          <option value={o} key={o} selected={v === o}>{o}</option>
+          <option value={o} key={o} selected={v === o}>{text(o)}</option>
         ))}
       </select>
     );
@@ -196,7 +221,7 @@ export function FieldRow({ field, value, error, file }: FieldProps) {
     );
   }
   return (
-    <div class={`field${error ? " has-error" : ""}`}>
+    <div class={`field${error ? " has-error" : ""}`} hidden={hidden || undefined}>
       <label for={id.control}>
         {label}
         <RequiredMark field={field} />

@@ -30,6 +30,15 @@ export interface HostedNotice {
   extra?: string;
 }
 
+/** A step of the form as the page shows it. */
+export interface HostedStep {
+  title: string;
+  /** Field names, in the form's order. */
+  fields: string[];
+  /** Shown only while this JSON Logic expression holds. */
+  when?: unknown;
+}
+
 /** Everything the hosted form renders from. */
 export interface HostedFormProps extends Record<string, unknown> {
   formId: string;
@@ -51,6 +60,13 @@ export interface HostedFormProps extends Record<string, unknown> {
   /** An allowed `_redirect` carried through a re-render. */
   redirect: string | null;
   submitLabel: string;
+  /** The page's language (BCP 47 code) and writing direction. */
+  lang: string;
+  dir: "ltr" | "rtl";
+  /** Field name to option value to the text shown in the page's language. */
+  optionTexts: Record<string, Record<string, string>>;
+  /** The form's steps; empty for a one-page form. */
+  steps: HostedStep[];
   /** Saved progress, when the form keeps drafts (islands/hosted/drafts.tsx). */
   drafts?: HostedDrafts | null;
 }

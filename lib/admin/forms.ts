@@ -95,6 +95,19 @@ export interface PostedDefinition {
   problems: string[];
 }
 
+/** The builder's steps and translations as posted (the definition's schema checks them). */
+function postedJson(raw: string | null, name: string, empty: unknown): {
+  value?: unknown;
+  problems: string[];
+} {
+  if (raw === null || raw.trim() === "") return { value: empty, problems: [] };
+  try {
+    return { value: JSON.parse(raw), problems: [] };
+  } catch {
+    return { problems: [`${name}: the list is not valid JSON`] };
+  }
+}
+
 function postedFields(raw: string | null): { fields?: FieldInput[]; problems: string[] } {
   let parsed: unknown;
   try {
@@ -120,7 +133,12 @@ export function definitionFromPost(
   existing: Form | null,
   fallback: FieldInput[],
 ): PostedDefinition {
-  const { fields, problems } = postedFields(body.get("fields_json"));
+  const posted = postedFields(body.get("fields_json"));
+  const fields = posted.fields;
+  const steps = postedJson(body.get("steps_json"), "steps", []);
+  const translations = postedJson(body.get("translations_json"), "translations", {});
+  const problems = [...posted.problems, ...steps.problems, ...translations.problems];
+  const language = (body.get("default_language") ?? "").trim();
   const provider = (body.get("captcha_provider") || "none").trim();
   const siteKey = (body.get("captcha_site_key") ?? "").trim();
   // Settings the editor does not show (reCAPTCHA score, hostnames) survive an edit.
@@ -143,6 +161,15 @@ export function definitionFromPost(
     intro: (body.get("intro") ?? "").trim() || undefined,
     thank_you: (body.get("thank_you") ?? "").trim() || undefined,
     notifications: notificationsFromPost(body, existing?.notifications),
+    // A post that omits them (made by hand, not by the editor) keeps the form's own.
+    steps: (body.has("steps_json") ? steps.value : existing?.steps) as FormDefinition["steps"],
+    default_language: body.has("default_language")
+      ? language || undefined
+      : existing?.default_language,
+    translations:
+      (body.has("translations_json")
+        ? translations.value
+        : existing?.translations) as FormDefinition["translations"],
   };
   return { def, problems };
 }
@@ -163,6 +190,9 @@ const PART_NAMES: Record<string, string> = {
   allowedTypes: "Allowed MIME types",
   maxSizeMB: "Max size (MB)",
   id: "Field id",
+  when: "Condition",
+  compute: "Calculation",
+  default: "Default value",
 };
 
 const FORM_PARTS: Record<string, string> = {
@@ -175,6 +205,9 @@ const FORM_PARTS: Record<string, string> = {
   "captcha.siteKey": "CAPTCHA site key",
   "captcha.provider": "CAPTCHA provider",
   fields: "Fields",
+  steps: "Steps",
+  default_language: "Language of the texts",
+  translations: "Translations",
   notifications: "Notifications",
   "notifications.emails": "Notification emails",
   "notifications.subject": "Email subject",
@@ -227,6 +260,13 @@ export function describeProblems(details: string[], fields: FieldInput[]): strin
       const who = `Field ${i + 1}${name ? ` "${name}"` : ""}`;
       return f[2] ? `${who}, ${PART_NAMES[f[2]] ?? f[2]}: ${msg}` : `${who}: ${msg}`;
     }
+    const st = path.match(/^steps\.(\d+)(?:\.(\w+))?/);
+    if (st) {
+      const part = { title: "title", fields: "fields", when: "condition" }[st[2] ?? ""];
+      return `Step ${Number(st[1]) + 1}${part ? `, ${part}` : ""}: ${msg}`;
+    }
+    const tr = path.match(/^translations\.([^.]+)/);
+    if (tr) return `Translations (${tr[1]}): ${msg}`;
     const e = path.match(/^notifications\.emails\.(\d+)$/);
     if (e) return `Notification emails, address ${Number(e[1]) + 1}: ${msg}`;
     const part = FORM_PARTS[path] ?? FORM_PARTS[path.replace(/\.\d+$/, "")];

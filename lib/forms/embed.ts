@@ -72,11 +72,21 @@ export function acceptOf(field: Pick<Field, "type" | "allowedTypes">): string | 
   ];
 }
 
-function fieldHtml(f: Field): string {
+/** A field's `default` as an attribute value ("" for none). */
+function defaultText(f: Field): string {
+  const v = f.default;
+  return typeof v === "string" || typeof v === "number" ? escapeHtml(String(v)) : "";
+}
+
+function fieldHtml(f: Field, conditional: boolean): string {
   const id = `fw-${escapeHtml(f.id)}`;
   const name = escapeHtml(f.name);
   const label = escapeHtml(f.label ?? f.name);
-  const req = f.required ? " required" : "";
+  if (f.compute !== undefined) {
+    return `  <!-- ${name} is computed by Formwell from the other fields: no input. -->`;
+  }
+  // A page without the rules cannot tell when a conditional field is needed: the server does.
+  const req = f.required && !conditional ? " required" : "";
   const mark = f.required ? ` <span aria-hidden="true">*</span>` : "";
   const attrs = [
     f.minLength !== undefined ? ` minlength="${f.minLength}"` : "",
@@ -87,7 +97,9 @@ function fieldHtml(f: Field): string {
     f.placeholder ? ` placeholder="${escapeHtml(f.placeholder)}"` : "",
   ].join("");
   const opts = (f.options ?? []).map(escapeHtml);
-  if (f.type === "hidden") return `  <input type="hidden" name="${name}" value="">`;
+  if (f.type === "hidden") {
+    return `  <input type="hidden" name="${name}" value="${defaultText(f)}">`;
+  }
   if (f.type === "radio" || f.type === "multiselect") {
     const type = f.type === "radio" ? "radio" : "checkbox";
     const items = opts.map((o) =>
@@ -112,11 +124,36 @@ function fieldHtml(f: Field): string {
       accept ? ` accept="${escapeHtml(accept)}"` : ""
     }${req}>`;
   } else {
-    control = `<input id="${id}" type="${inputTypeOf(f)}" name="${name}"${req}${attrs}${
+    const value = defaultText(f) ? ` value="${defaultText(f)}"` : "";
+    control = `<input id="${id}" type="${inputTypeOf(f)}" name="${name}"${value}${req}${attrs}${
       f.type === "number" ? ' step="any"' : ""
     }>`;
   }
   return `  <p>\n    <label for="${id}">${label}${mark}</label>\n    ${control}\n  </p>`;
+}
+
+/** Whether a field is shown only under a condition (its own or its step's). */
+function isConditional(form: Pick<Form, "steps">, f: Field): boolean {
+  return f.when !== undefined ||
+    (form.steps ?? []).some((s) => s.when !== undefined && s.fields.includes(f.name));
+}
+
+/**
+ * Fills the snippet's hidden fields from the page's own address (`?utm_source=...`), as the
+ * hosted page does: campaign tags reach the submission without a visible input.
+ */
+function prefillScript(form: Pick<Form, "id">): string[] {
+  const id = JSON.stringify(embedFormId(form));
+  return [
+    `<script>`,
+    `  // Hidden fields take their value from this page's address: ?utm_source=newsletter`,
+    `  const fwForm = document.getElementById(${id});`,
+    `  for (const [name, value] of new URLSearchParams(location.search)) {`,
+    `    const input = fwForm.querySelector('input[type="hidden"][name="' + CSS.escape(name) + '"]');`,
+    `    if (input) input.value = value;`,
+    `  }`,
+    `</script>`,
+  ];
 }
 
 /** The `id` of the snippet's `<form>` element (the client snippet finds the form by it). */
@@ -136,7 +173,7 @@ export function embedSnippet(form: Form, baseUrl: string): string {
     `       form's allowed origins). Without it, the form's own redirect or Formwell's`,
     `       thank-you page is used. -->`,
     `  <!-- <input type="hidden" name="_redirect" value="https://your-site.example/thanks"> -->`,
-    ...form.fields.map(fieldHtml),
+    ...form.fields.map((f) => fieldHtml(f, isConditional(form, f))),
   ];
   if (form.honeypot) {
     const hp = escapeHtml(form.honeypot);
@@ -149,6 +186,7 @@ export function embedSnippet(form: Form, baseUrl: string): string {
   const widget = captchaWidgetHtml(form, baseUrl);
   if (widget) lines.push(`  ${widget}`);
   lines.push(`  <button type="submit">Send</button>`, `</form>`);
+  if (form.fields.some((f) => f.type === "hidden")) lines.push(...prefillScript(form));
   const script = captchaScriptUrl(form, baseUrl);
   if (script) {
     lines.push(

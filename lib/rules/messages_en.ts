@@ -54,6 +54,18 @@ export const UI_EN = {
   success: "Thank you! Your response was received.",
   fix: "Please correct the fields marked below.",
   optional: "optional",
+  checking: "Checking…",
+  required_note: "Fields marked {{mark}} are required.",
+  required_mark: "with an asterisk",
+  choose: "Choose…",
+  correct_one: "Please correct 1 field.",
+  correct_many: "Please correct {{n}} fields.",
+  thanks: "Thank you",
+  received: "Your response to “{{form}}” was received.",
+  reference: "Reference:",
+  another: "Send another response",
+  powered: "Powered by Formwell",
+  closed: "This form is not accepting responses right now.",
 } as const;
 
 /** A hosted page text id. */

@@ -14,6 +14,8 @@ export interface PageOptions {
   title?: string;
   /** Response headers on top of the area's defaults. */
   headers?: Record<string, string>;
+  /** The document's language (BCP 47); the area's default when omitted. */
+  lang?: string;
 }
 
 /** A handler's request to render its module's component with `data`. */

@@ -7,15 +7,17 @@ import { renderToString } from "preact-render-to-string";
 
 /** Renders a page body inside the shared document (one small stylesheet). */
 export function renderDocument(
-  { title, body, lang = "en", bodyClass }: {
+  { title, body, lang = "en", dir, bodyClass }: {
     title: string;
     body: VNode;
     lang?: string;
+    /** `rtl` for right-to-left languages; omitted: left to right. */
+    dir?: "ltr" | "rtl";
     bodyClass?: string;
   },
 ): string {
   return "<!DOCTYPE html>" + renderToString(
-    <html lang={lang}>
+    <html lang={lang} dir={dir === "rtl" ? "rtl" : undefined}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />

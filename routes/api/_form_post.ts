@@ -13,11 +13,21 @@ import type { Deps } from "@/lib/deps.ts";
 import type { AppError, FieldError } from "@/lib/errors.ts";
 import type { FormPost } from "@/lib/submissions/form_post.ts";
 import type { AppEnv } from "@/lib/http/http.ts";
-import { errorLocation, successLocation } from "@/lib/submissions/redirects.ts";
+import {
+  errorLocation,
+  successLocation,
+  thanksPath,
+  withParams,
+} from "@/lib/submissions/redirects.ts";
 import type { Form } from "@/lib/schemas.ts";
 import type { SubmitAnswer } from "@/lib/submissions/submit.ts";
 import type { HostedNotice } from "@/islands/hosted/types.ts";
-import { isHostedPageKey, newPageKey, renderFormPage } from "@/routes/f/_form_page.tsx";
+import {
+  isHostedPageKey,
+  newPageKey,
+  pageLanguage,
+  renderFormPage,
+} from "@/routes/f/_form_page.tsx";
 import { errorPage, notFoundPage, refusedPage } from "@/routes/f/_message.tsx";
 
 /** Answers a form post's outcome: a redirect, or an HTML page (JSON for non-browsers). */
@@ -30,7 +40,11 @@ export function answerFormPost(
     const { form, post, outcome } = answer;
     const id = outcome.body.submission_id;
     const target = post.redirect ?? post.next;
-    return c.redirect(successLocation(form, target, deps.config.baseUrl, id), 303);
+    const to = successLocation(form, target, deps.config.baseUrl, id);
+    // Our thank-you page speaks the language the hosted page was shown in.
+    const lang = c.req.query("lang");
+    const ours = to.startsWith(`${thanksPath(form.id)}?`);
+    return c.redirect(ours && lang ? withParams(to, { lang: lang.slice(0, 35) }) : to, 303);
   }
   return failure(deps, c, answer.error, answer.form, answer.post, answer.headerKey);
 }
@@ -83,6 +97,7 @@ function failure(
       ? newPageKey()
       : headerKey ?? post?.idempotencyKey,
     redirect: post?.redirect,
+    lang: pageLanguage(form, c),
   }, err.status);
 }
 

@@ -12,15 +12,32 @@ import type { HostedFormProps, PostedValue } from "@/islands/hosted/types.ts";
 import { page } from "@/lib/ui/define.ts";
 import { errorPage, MessagePage, notFoundPage } from "./_message.tsx";
 import { define, formPageHeaders } from "./_page.ts";
-import { FormPage, formPageProps } from "./_form_page.tsx";
+import { FormPage, formPageProps, pageLanguage } from "./_form_page.tsx";
+import { localize } from "@/lib/forms/localize.ts";
+import { uiText } from "@/lib/rules/mod.ts";
 
-/** Values from the query string prefill the form (hidden fields such as a campaign). */
+/** A field's `default` as the page's initial value (a post's strings). */
+function initial(value: unknown): PostedValue | undefined {
+  if (Array.isArray(value)) return value.map(String);
+  if (value === undefined || value === null || typeof value === "object") return undefined;
+  if (value === false) return undefined;
+  return String(value);
+}
+
+/**
+ * The form's initial values: each field's `default`, then any field named in the query
+ * string (`?email=a@b.c&utm_source=x`: campaign tags into hidden fields is the usual use).
+ * Computed fields and files are never prefilled.
+ */
 function prefill(form: Form, url: URL): Record<string, PostedValue> {
   const values: Record<string, PostedValue> = {};
   for (const f of form.fields) {
-    if (isFileType(f.type)) continue;
+    if (isFileType(f.type) || f.compute !== undefined) continue;
     const got = url.searchParams.getAll(f.name).map((v) => v.slice(0, 2000));
-    if (got.length) values[f.name] = f.type === "multiselect" ? got : got[got.length - 1];
+    const value = got.length
+      ? (f.type === "multiselect" ? got : got[got.length - 1])
+      : initial(f.default);
+    if (value !== undefined) values[f.name] = value;
   }
   return values;
 }
@@ -29,6 +46,7 @@ function prefill(form: Form, url: URL): Record<string, PostedValue> {
 interface Data {
   form: Form;
   props: HostedFormProps | null;
+  lang: string;
 }
 
 /** GET renders the form (prefilled from the query), or says it is closed. */
@@ -42,12 +60,14 @@ export const handler = define.handlers<Data>({
         perMinute: deps.config.rateLimits.schema,
       });
       const { form } = await requireLiveForm(deps, ctx.params.id ?? "");
+      const lang = pageLanguage(form, c);
       const props = form.accepting
-        ? formPageProps(deps, form, { values: prefill(form, ctx.url) })
+        ? formPageProps(deps, form, { values: prefill(form, ctx.url), lang })
         : null;
-      return page({ form, props }, {
-        title: form.name,
+      return page({ form, props, lang }, {
+        title: localize(form, lang).title,
         headers: formPageHeaders(form, deps.config),
+        lang,
       });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
@@ -61,8 +81,8 @@ export default define.page<typeof handler>(function HostedFormPage({ data }) {
   if (!data.props) {
     return (
       <MessagePage
-        heading={data.form.name}
-        message="This form is not accepting responses right now."
+        heading={localize(data.form, data.lang).title}
+        message={uiText(data.lang, "closed")}
       />
     );
   }

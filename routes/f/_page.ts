@@ -12,6 +12,7 @@ import type { Form } from "@/lib/schemas.ts";
 import { type CspConfig, hostedCsp } from "@/lib/ui/csp.ts";
 import { createDefine, type Define, type PageModule } from "@/lib/ui/define.ts";
 import { renderDocument } from "@/lib/ui/document.tsx";
+import { isRtl } from "@/lib/rules/mod.ts";
 
 /** What a hosted page handler works with. */
 export interface HostedContext {
@@ -50,9 +51,18 @@ export function htmlPage(
     status?: number;
     store?: boolean;
     headers?: Record<string, string>;
+    /** The page's language; `dir="rtl"` follows for right-to-left ones. */
+    lang?: string;
   },
 ): Response {
-  const html = renderDocument({ title: opts.title, body: opts.body, bodyClass: "hosted" });
+  const lang = opts.lang ?? "en";
+  const html = renderDocument({
+    title: opts.title,
+    body: opts.body,
+    bodyClass: "hosted",
+    lang,
+    dir: isRtl(lang) ? "rtl" : "ltr",
+  });
   return new Response(html, {
     status: opts.status ?? 200,
     headers: {

@@ -67,6 +67,7 @@ function mount<T>(mod: HostedPageModule<T>): Mounted {
       title: result.title ?? "Formwell",
       status: result.status,
       headers: result.headers,
+      lang: result.lang,
       body: h(Fragment, null, mod.default ? h(mod.default, { data: result.data }) : null),
     });
   };

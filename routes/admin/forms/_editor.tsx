@@ -4,9 +4,10 @@
  * accepting switch.
  * @module
  */
-import FieldBuilder from "@/islands/FieldBuilder.tsx";
+import FieldBuilder, { type FieldBuilderProps } from "@/islands/FieldBuilder.tsx";
 import SubmitButton from "@/islands/SubmitButton.tsx";
 import { Island } from "@/lib/ui/island.tsx";
+import { uiText } from "@/lib/rules/mod.ts";
 import {
   CAPTCHA_PROVIDERS,
   FIELD_TYPES,
@@ -107,6 +108,14 @@ export function FormEditor(
           fields: (d.fields ?? []) as FieldInput[],
           types: [...FIELD_TYPES],
           fileTypes: [...FILE_TYPES],
+          steps: (d.steps ?? []) as FieldBuilderProps["steps"],
+          translations: (d.translations ?? {}) as FieldBuilderProps["translations"],
+          defaultLanguage: d.default_language ?? "en",
+          texts: {
+            title: d.name ?? "",
+            submit: uiText(d.default_language ?? "en", "submit"),
+            success: d.thank_you ?? "",
+          },
         }}
       />
 

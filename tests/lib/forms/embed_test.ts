@@ -77,6 +77,42 @@ Deno.test("embed - the plain HTML snippet", async (t) => {
     assert.match(ts, /<div class="cf-turnstile" data-sitekey="k&quot;1"><\/div>/);
     assert.doesNotMatch(ts, /"s"/);
   });
+  await t.step("logic: defaults, no input for computed, conditional not required", () => {
+    const html = embedSnippet(
+      form({
+        fields: [
+          { id: "fld_kind", name: "kind", type: "radio", required: true, options: ["p", "c"] },
+          {
+            id: "fld_co",
+            name: "company",
+            type: "text",
+            required: true,
+            when: { "==": [{ var: "kind" }, "c"] },
+          },
+          { id: "fld_qty", name: "qty", type: "integer", required: true, default: 2 },
+          {
+            id: "fld_total",
+            name: "total",
+            type: "number",
+            required: false,
+            compute: { "*": [{ var: "qty" }, 3] },
+          },
+          { id: "fld_src", name: "utm_source", type: "hidden", required: false, default: "site" },
+        ],
+      }),
+      "https://forms.example",
+    );
+    assert.match(html, /<input id="fw-fld_co" type="text" name="company">/);
+    assert.match(html, /<input id="fw-fld_qty" type="number" name="qty" value="2" required/);
+    assert.ok(!/name="total"/.test(html), "a computed field has no input");
+    assert.match(html, /<!-- total is computed by Formwell/);
+    assert.match(html, /<input type="hidden" name="utm_source" value="site">/);
+    // Hidden fields are filled from the page's query string, after the form.
+    assert.match(html, /<\/form>\n<script>\n[^]*getElementById\("formwell-fEmbed123"\)/);
+    assert.match(html, /new URLSearchParams\(location\.search\)/);
+    assert.ok(!/URLSearchParams/.test(embedSnippet(form(), "https://forms.example")));
+  });
+
   await t.step("escapeHtml covers the five characters", () => {
     assert.equal(
       escapeHtml(`<a href="x" title='y'>&</a>`),

@@ -82,7 +82,8 @@ Deno.test("i18n - messages", async (t) => {
         }
       }
       for (const id of Object.keys(UI_EN) as (keyof typeof UI_EN)[]) {
-        assert.ok(!uiText(lang, id, { n: 1, total: 2 }).includes("{{"), `${lang} ui.${id}`);
+        const params = { n: 1, total: 2, mark: "*", form: "F" };
+        assert.ok(!uiText(lang, id, params).includes("{{"), `${lang} ui.${id}`);
       }
     }
   });

@@ -29,6 +29,9 @@ function editorDef(form: Form): EditorData["def"] {
     intro: form.intro,
     thank_you: form.thank_you,
     notifications: form.notifications ?? undefined,
+    steps: form.steps,
+    default_language: form.default_language,
+    translations: form.translations,
   };
 }
 

@@ -87,6 +87,14 @@ function Snippet(
   );
 }
 
+/** The hosted page's address with a query that prefills one of the form's fields. */
+function prefillExample(form: Form, url: string): string {
+  const hidden = form.fields.find((f) => f.type === "hidden");
+  const field = hidden ?? form.fields.find((f) => f.type === "email") ?? form.fields[0];
+  const value = hidden ? "newsletter" : field?.type === "email" ? "ada@example.com" : "…";
+  return field ? `${url}?${encodeURIComponent(field.name)}=${value}` : url;
+}
+
 /** The overview page. */
 export default define.page<typeof handler>(function FormOverview({ data, csrf, state }) {
   const { form, counts, analytics: a, embed } = data;
@@ -197,6 +205,10 @@ export default define.page<typeof handler>(function FormOverview({ data, csrf, s
           props={{ text: embed.hostedUrl, label: "Copy link" }}
         />
       </div>
+      <p class="help">
+        A link fills any field by its name, hidden ones included:{" "}
+        <code class="wrap">{prefillExample(form, embed.hostedUrl)}</code>
+      </p>
       <Snippet
         id="snippet-html"
         title="Plain HTML form"
