@@ -36,6 +36,8 @@ import { CpuMeter } from "./threads.ts";
 import { combineRuns, ensureWrk, median, runWrk, type WrkRequest, type WrkResult } from "./wrk.ts";
 import { ensureHey, type HeyRequest, runHey } from "./hey.ts";
 import { metricsOnOff } from "./metrics.ts";
+import { logicVsJson } from "./logic.ts";
+import { draftSaveRow } from "./drafts.ts";
 import { mcpListRow } from "./mcp.ts";
 
 const quick = Deno.args.includes("--quick");
@@ -320,6 +322,19 @@ async function main(): Promise<void> {
       floorRow,
       json,
     );
+    const logic = await logicVsJson({
+      deps,
+      workspaceId: fx.workspace.id,
+      url: fw.url,
+      json: jsonReq,
+      rounds: ROUNDS,
+      seconds: ROUND_SECONDS,
+      warmSeconds: WARM_SECONDS,
+      connections: CONNECTIONS,
+      run: (url, req, opts) => measuredRun(null, url, req, opts),
+    });
+    rows.push(logic.row);
+    verdicts.push(logic.verdict);
 
     if (withMetrics) {
       console.error("JSON submit with METRICS_TOKEN set vs unset, alternating rounds");
@@ -398,6 +413,20 @@ async function main(): Promise<void> {
       steal: fixedCpu.stealShare(),
     };
     rows.push(fixedRow);
+    console.error("draft save: 200 saves/s from 64 visitors while JSON submit runs");
+    const draftRow = await draftSaveRow({
+      deps,
+      url: fw.url,
+      workspaceId: fx.workspace.id,
+      seconds: SECONDS,
+      beside: () => runHey(jsonAtRate, fixedOffered),
+    });
+    rows.push(draftRow);
+    verdicts.push({
+      target: "draft save p50 < 10 ms at 200 saves/s beside JSON submit",
+      measured: `${draftRow.result!.p50Ms.toFixed(2)} ms`,
+      pass: draftRow.result!.p50Ms < 10,
+    });
 
     // 201 to the webhook received, at a fixed offered 500 submissions/s.
     console.error(`webhook: 201 to received at ${WEBHOOK_RATE} submissions/s offered`);

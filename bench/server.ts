@@ -19,6 +19,7 @@ export const BENCH_RATE_LIMITS = {
   upload_url: 1_000_000,
   validate: 1_000_000,
   events: 1_000_000,
+  drafts: 1_000_000,
 };
 
 /** A server the bench started; `close` stops it and closes its KV. */

@@ -332,6 +332,32 @@ Deno.test("mcp - 401 with WWW-Authenticate, methods, rate limits", async (t) => 
       await assert.rejects(client.connect(transport));
     });
 
+    await t.step("bad bodies are 4xx, never 500", async () => {
+      const key = await keyOf(s, ["read"]);
+      const send = (body: BodyInit, type = "application/json") =>
+        fetch(s.url, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${key}`,
+            "content-type": type,
+            accept: "application/json, text/event-stream",
+          },
+          body,
+        });
+      const cases: Array<[BodyInit, string, number]> = [
+        ["{", "application/json", 400],
+        ["[1, 2]", "application/json", 400],
+        ['{"jsonrpc": "2.0"}', "application/json", 400],
+        ["a=b", "application/x-www-form-urlencoded", 415],
+        [JSON.stringify({ pad: "x".repeat(300_000) }), "application/json", 413],
+      ];
+      for (const [body, type, status] of cases) {
+        const res = await send(body, type);
+        assert.equal(res.status, status, `${type} ${String(body).slice(0, 20)}`);
+        await res.body?.cancel();
+      }
+    });
+
     await t.step("GET is 405 with Allow: POST", async () => {
       const res = await fetch(s.url, { headers: { accept: "text/event-stream" } });
       assert.equal(res.status, 405);
