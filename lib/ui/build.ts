@@ -8,7 +8,7 @@ import { writePrebuilt } from "./islands.ts";
 import { writeSdk } from "./sdk_bundle.ts";
 
 /** The browser core's size budget, minified and gzip-compressed (the form rules included). */
-export const CORE_GZIP_BUDGET = 12 * 1024;
+export const CORE_GZIP_BUDGET = 14 * 1024;
 
 if (import.meta.main) {
   const sdkOnly = Deno.args[0] === "sdk";
