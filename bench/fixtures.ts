@@ -34,6 +34,72 @@ export function sixFieldData(tag = "{{key}}"): Record<string, unknown> {
   };
 }
 
+/**
+ * A ten-field order form with five `when` conditions and one `compute` (the total): the
+ * target of the row `JSON submit, form with logic`.
+ */
+export const LOGIC_FIELDS: NonNullable<FormDefinition["fields"]> = [
+  { name: "name", label: "Name", type: "text", required: true, maxLength: 100 },
+  { name: "email", label: "Email", type: "email", required: true },
+  { name: "kind", label: "You are", type: "radio", options: ["person", "company"], required: true },
+  {
+    name: "company",
+    label: "Company",
+    type: "text",
+    required: true,
+    maxLength: 200,
+    when: { "==": [{ var: "kind" }, "company"] },
+  },
+  {
+    name: "vat",
+    label: "VAT number",
+    type: "text",
+    pattern: "[A-Z]{2}[0-9]{6,12}",
+    when: { "==": [{ var: "kind" }, "company"] },
+  },
+  { name: "topic", label: "Topic", type: "select", options: ["sales", "support", "other"] },
+  {
+    name: "seats",
+    label: "Seats",
+    type: "integer",
+    min: 1,
+    required: true,
+    when: { "==": [{ var: "topic" }, "sales"] },
+  },
+  {
+    name: "total",
+    label: "Yearly total",
+    type: "number",
+    when: { "==": [{ var: "topic" }, "sales"] },
+    compute: { "*": [{ var: "seats" }, 12] },
+  },
+  { name: "message", label: "Message", type: "textarea", required: true, maxLength: 5000 },
+  {
+    name: "newsletter",
+    label: "Newsletter",
+    type: "boolean",
+    when: { "==": [{ var: "kind" }, "person"] },
+  },
+] as NonNullable<FormDefinition["fields"]>;
+
+/**
+ * The data of one submission to the logic form: a company (its fields shown, the
+ * newsletter box hidden and dropped), sales (seats shown, the total computed).
+ */
+export function logicFieldData(tag = "{{key}}"): Record<string, unknown> {
+  return {
+    name: `Ada Lovelace ${tag}`,
+    email: "ada@example.com",
+    kind: "company",
+    company: "Analytical Engines Ltd",
+    vat: "GB12345678",
+    topic: "sales",
+    seats: 250,
+    message: "We would like a quote for 250 seats, billed yearly. ".repeat(4).trim(),
+    newsletter: true,
+  };
+}
+
 /** Everything the rows target. */
 export interface BenchFixtures {
   workspace: Workspace;

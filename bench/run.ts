@@ -36,6 +36,7 @@ import { CpuMeter } from "./threads.ts";
 import { combineRuns, ensureWrk, median, runWrk, type WrkRequest, type WrkResult } from "./wrk.ts";
 import { ensureHey, type HeyRequest, runHey } from "./hey.ts";
 import { metricsOnOff } from "./metrics.ts";
+import { logicVsJson } from "./logic.ts";
 import { draftSaveRow } from "./drafts.ts";
 import { mcpListRow } from "./mcp.ts";
 
@@ -321,6 +322,19 @@ async function main(): Promise<void> {
       floorRow,
       json,
     );
+    const logic = await logicVsJson({
+      deps,
+      workspaceId: fx.workspace.id,
+      url: fw.url,
+      json: jsonReq,
+      rounds: ROUNDS,
+      seconds: ROUND_SECONDS,
+      warmSeconds: WARM_SECONDS,
+      connections: CONNECTIONS,
+      run: (url, req, opts) => measuredRun(null, url, req, opts),
+    });
+    rows.push(logic.row);
+    verdicts.push(logic.verdict);
 
     if (withMetrics) {
       console.error("JSON submit with METRICS_TOKEN set vs unset, alternating rounds");

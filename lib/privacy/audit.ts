@@ -48,6 +48,8 @@ export const AUDIT_ACTIONS = [
   "webhook.test_sent",
   "submission.labelled",
   "mcp.tool_called",
+  "draft.viewed",
+  "draft.deleted",
 ] as const;
 /** An audited action. */
 export type AuditAction = typeof AUDIT_ACTIONS[number];

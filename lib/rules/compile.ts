@@ -7,7 +7,7 @@
  * @module
  */
 import type { PatternMatcher } from "./checks.ts";
-import { inspectExpression } from "./logic.ts";
+import { type CompiledExpression, compileExpression, inspectExpression } from "./logic.ts";
 import type { Expression, RuleField, RuleForm } from "./types.ts";
 
 /** One field as the evaluation walks it. */
@@ -17,6 +17,8 @@ export interface CompiledField {
   index: number;
   /** The index of the step holding it, if any. */
   step?: number;
+  when?: CompiledExpression;
+  compute?: CompiledExpression;
 }
 
 /** A form's compiled rules. */
@@ -25,7 +27,7 @@ export interface Rules {
   /** Fields in an order where each comes after every field its conditions read. */
   order: CompiledField[];
   byName: Map<string, CompiledField>;
-  steps: { when?: Expression; fields: Set<string> }[];
+  steps: { when?: CompiledExpression; fields: Set<string> }[];
   /** Names a value may be sent under without being a field (the honeypot). */
   allowedExtra: Set<string>;
   match: PatternMatcher;
@@ -77,11 +79,20 @@ export function compileRules(
 }
 
 function build(form: RuleForm, match: PatternMatcher): Rules {
-  const steps = (form.steps ?? []).map((s) => ({ when: s.when, fields: new Set(s.fields) }));
+  const steps = (form.steps ?? []).map((s) => ({
+    ...(s.when === undefined ? {} : { when: compileExpression(s.when) }),
+    fields: new Set(s.fields),
+  }));
   const byName = new Map<string, CompiledField>();
   form.fields.forEach((field, index) => {
     const step = steps.findIndex((s) => s.fields.has(field.name));
-    byName.set(field.name, { field, index, ...(step >= 0 ? { step } : {}) });
+    byName.set(field.name, {
+      field,
+      index,
+      ...(step >= 0 ? { step } : {}),
+      ...(field.when === undefined ? {} : { when: compileExpression(field.when) }),
+      ...(field.compute === undefined ? {} : { compute: compileExpression(field.compute) }),
+    });
   });
   return {
     form,

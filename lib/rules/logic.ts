@@ -136,3 +136,47 @@ export function applyExpression(expr: Expression, data: Record<string, unknown>)
     return null;
   }
 }
+
+/**
+ * An expression ready to run: the fields it reads and its recent results by their values.
+ * An expression is a pure function of the fields it reads, so while those hold the same
+ * plain values (the common case: a condition on a choice) the result is reused instead of
+ * interpreted again.
+ */
+export interface CompiledExpression {
+  expr: Expression;
+  /** The fields it reads (`cv` for `cv.sizeBytes`). */
+  reads: string[];
+  memo: Map<string, unknown>;
+}
+
+/** Results kept per expression; past this the memo starts over. */
+const MEMO_SIZE = 256;
+
+/** Prepares an inspected expression for {@linkcode runExpression}. */
+export function compileExpression(expr: Expression): CompiledExpression {
+  const reads = [...new Set(inspectExpression(expr).references.map((r) => r.split(".")[0]))];
+  return { expr, reads, memo: new Map() };
+}
+
+/** The value of a compiled expression over `scope` (a failure inside it gives null). */
+export function runExpression(c: CompiledExpression, scope: Record<string, unknown>): unknown {
+  let key = "";
+  for (const name of c.reads) {
+    const v = scope[name];
+    if (typeof v === "string") key += `s${v.length}:${v}|`;
+    else if (typeof v === "number") key += Object.is(v, -0) ? "n-0|" : `n${v}|`;
+    else if (typeof v === "boolean") key += v ? "t|" : "f|";
+    else if (v === undefined) key += "u|";
+    else if (v === null) key += "z|";
+    else return applyExpression(c.expr, scope); // a list or a file: not kept
+  }
+  const kept = c.memo.get(key);
+  if (kept !== undefined || c.memo.has(key)) return kept;
+  const result = applyExpression(c.expr, scope);
+  // A list result could be changed by its user: only plain values are shared.
+  if (result !== null && typeof result === "object") return result;
+  if (c.memo.size >= MEMO_SIZE) c.memo.clear();
+  c.memo.set(key, result);
+  return result;
+}

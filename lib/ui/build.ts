@@ -9,7 +9,7 @@ import { writeSdk } from "./sdk_bundle.ts";
 import { writeClientPackage } from "./sdk_package.ts";
 
 /** The browser core's size budget, minified and gzip-compressed (the form rules included). */
-export const CORE_GZIP_BUDGET = 12 * 1024;
+export const CORE_GZIP_BUDGET = 14 * 1024;
 
 if (import.meta.main) {
   const sdkOnly = Deno.args[0] === "sdk";

@@ -121,6 +121,7 @@ export function FormTabs(
   const tabs: [string, string][] = [
     ["", "Overview"],
     ["/submissions", "Submissions"],
+    ["/drafts", "Drafts"],
     ...(edit ? MANAGE_TABS : []),
   ];
   return (

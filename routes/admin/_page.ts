@@ -108,6 +108,7 @@ export const NOTICES = {
   destination_created:
     "Destination added. Its URL is now shown only by its host and last 4 characters.",
   test_mail_sent: "Test mail queued to the form's notification addresses.",
+  draft_deleted: "Draft deleted.",
   privacy_saved: "Privacy settings saved.",
   erase_started: "Erasure started. It runs in the background; this page shows its progress.",
 } as const;

@@ -72,6 +72,8 @@ const LABELS: Record<AuditEvent["action"], string> = {
   "webhook.test_sent": "Webhook test event sent",
   "submission.labelled": "Submission labelled",
   "mcp.tool_called": "MCP tool called",
+  "draft.viewed": "Draft opened",
+  "draft.deleted": "Draft deleted",
 };
 
 function list(v: unknown): string {

@@ -32,6 +32,7 @@ import * as formShow from "@/routes/admin/forms/[id]/index.tsx";
 import * as formEdit from "@/routes/admin/forms/[id]/edit.tsx";
 import * as formDelete from "@/routes/admin/forms/[id]/delete.tsx";
 import * as formIntegrations from "@/routes/admin/forms/[id]/integrations.tsx";
+import * as formDrafts from "@/routes/admin/forms/[id]/drafts.tsx";
 import * as subs from "@/routes/admin/forms/[id]/submissions/index.tsx";
 import * as subShow from "@/routes/admin/forms/[id]/submissions/[sid].tsx";
 import * as subExport from "@/routes/admin/forms/[id]/export.ts";
@@ -78,6 +79,7 @@ const PAGES: [string, Mounted][] = [
   ["/forms/:id/edit", mount(formEdit, { GET: "admin" })],
   ["/forms/:id/delete", mount(formDelete, { GET: "admin" })],
   ["/forms/:id/integrations", mount(formIntegrations, { GET: "admin" })],
+  ["/forms/:id/drafts", mount(formDrafts, { POST: "admin" })],
   ["/forms/:id/submissions", mount(subs)],
   ["/forms/:id/submissions/:sid", mount(subShow)],
   ["/forms/:id/export.csv", mount(subExport, { GET: "admin" })],

@@ -22,6 +22,7 @@ import {
 import type { Form } from "@/lib/schemas.ts";
 import type { SubmitAnswer } from "@/lib/submissions/submit.ts";
 import type { HostedNotice } from "@/islands/hosted/types.ts";
+import { uiText } from "@/lib/rules/mod.ts";
 import {
   isHostedPageKey,
   newPageKey,
@@ -81,7 +82,8 @@ function failure(
     const message = NOTICES[err.code] ?? err.message;
     return refusedPage(err.status, message, items.map((e) => e.message), backLink(c, form));
   }
-  const notice = noticeFor(err, form, items);
+  const lang = pageLanguage(form, c);
+  const notice = noticeFor(err, form, items, lang);
   // A page cannot prefill file inputs: say so rather than let the files vanish silently.
   if (post?.files.length) {
     notice.message = `${notice.message} Choose your files again.`.trim();
@@ -97,7 +99,7 @@ function failure(
       ? newPageKey()
       : headerKey ?? post?.idempotencyKey,
     redirect: post?.redirect,
-    lang: pageLanguage(form, c),
+    lang,
   }, err.status);
 }
 
@@ -118,7 +120,7 @@ function backLink(c: Context<AppEnv>, form: Form): string {
   return `/f/${encodeURIComponent(form.id)}`;
 }
 
-function noticeFor(err: AppError, form: Form, items: FieldError[]): HostedNotice {
+function noticeFor(err: AppError, form: Form, items: FieldError[], lang: string): HostedNotice {
   if (err.code !== "validation_failed") {
     return { kind: "error", message: NOTICES[err.code] ?? err.message };
   }
@@ -126,8 +128,8 @@ function noticeFor(err: AppError, form: Form, items: FieldError[]): HostedNotice
   const listed = items.filter((e) => names.has(e.field));
   const other = items.filter((e) => !names.has(e.field)).map((e) => e.message);
   const n = new Set(listed.map((e) => e.field)).size;
-  const message = [n === 1 ? "Please correct 1 field." : `Please correct ${n} fields.`, ...other]
-    .join(" ");
+  const count = n === 1 ? uiText(lang, "correct_one") : uiText(lang, "correct_many", { n });
+  const message = [count, ...other].join(" ");
   const seen = new Set<string>();
   return {
     kind: "error",

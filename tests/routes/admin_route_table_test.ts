@@ -30,6 +30,7 @@ const ROLES: Record<string, { GET: string; POST: string }> = {
   "/forms/:id/edit": { GET: "admin", POST: "admin" },
   "/forms/:id/delete": { GET: "admin", POST: "admin" },
   "/forms/:id/integrations": { GET: "admin", POST: "admin" },
+  "/forms/:id/drafts": { GET: "viewer", POST: "admin" },
   "/forms/:id/submissions": { GET: "viewer", POST: "admin" },
   "/forms/:id/submissions/:sid": { GET: "viewer", POST: "admin" },
   "/forms/:id/export.csv": { GET: "admin", POST: "admin" },

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { compileRules, evaluate, evaluateForm, type RuleForm } from "@/lib/rules/mod.ts";
+import { compileExpression, runExpression } from "@/lib/rules/logic.ts";
 
 const ORDER: RuleForm = {
   id: "fOrder",
@@ -149,4 +150,20 @@ Deno.test("rules - compiled once per form version", () => {
   assert.notEqual(compileRules({ ...ORDER, updated_at: "2026-01-02T00:00:00.000Z" }), a);
   const bare = { fields: ORDER.fields };
   assert.equal(compileRules(bare), compileRules({ fields: ORDER.fields }), "same field list");
+});
+
+Deno.test("rules - an expression's result is reused only for the same plain values", () => {
+  const c = compileExpression({ if: [{ "==": [{ var: "a" }, "1"] }, "text", { var: "n" }] });
+  assert.deepEqual(c.reads, ["a", "n"]);
+  assert.equal(runExpression(c, { a: "1", n: 5 }), "text");
+  assert.equal(runExpression(c, { a: 1, n: 5 }), "text", "json-logic's loose ==");
+  assert.equal(runExpression(c, { a: "2", n: 5 }), 5);
+  assert.equal(runExpression(c, { a: "2", n: 6 }), 6);
+  assert.equal(runExpression(c, { a: "2" }), null);
+  assert.equal(c.memo.size, 5, "one result per distinct set of values");
+  const list = compileExpression({ merge: [{ var: "xs" }, ["z"]] });
+  const first = runExpression(list, { xs: ["a"] }) as string[];
+  first.push("changed");
+  assert.deepEqual(runExpression(list, { xs: ["a"] }), ["a", "z"], "lists are not shared");
+  assert.equal(list.memo.size, 0);
 });
