@@ -1,9 +1,12 @@
 /**
  * CORS and the origin allowlist for the public endpoints (`/forms/p/:id...`,
- * `/submit/p/:id`, Formspree's `POST /f/:id`). An allowed origin is echoed (never `*`, so `Vary: Origin` keeps caches
- * honest); a foreign or `null` origin gets no grant, and its POSTs are refused with 403
- * `origin_not_allowed` before they do anything (submit: by lib/protection/gates.ts). A request
- * without `Origin` is not a cross-origin browser request (servers, curl) and passes.
+ * `/submit/p/:id`, Formspree's `POST /f/:id`). A successful answer grants only an allowed
+ * origin (echoed, never `*`, so `Vary: Origin` keeps caches honest). Refusals (status >= 400) and preflights grant the
+ * requesting origin whatever it is, so a page on a foreign origin can read the
+ * `403 origin_not_allowed` (or any refusal) instead of a network error that looks like
+ * being offline; a foreign or `null` origin's POSTs are refused before they store or count
+ * anything (submit: by lib/protection/gates.ts). A request without `Origin` is not a
+ * cross-origin browser request (servers, curl) and passes.
  * @module
  */
 import type { Config } from "@/lib/config.ts";
@@ -82,47 +85,49 @@ export function publicCors(
     // the route itself answers the same 404 for both.
     const liveForm = () =>
       id ? requireLiveForm(deps, id).then((t) => t.form, () => null) : Promise.resolve(null);
-    const isSubmit = c.req.path.includes("/submit/p/") || c.req.path.startsWith("/f/");
-    if (isSubmit && !preflight) {
+    if (preflight) {
+      // Any origin may send the request: a foreign one is then refused with a readable
+      // 403, which is why the preflight needs no form read.
+      const res = c.body(null, 204);
+      grant(res.headers, origin);
+      // Drafts are saved with PUT and carry their resume token (never an API key) in
+      // Authorization; no other public route takes either from a browser.
+      const drafts = c.req.path.includes("/drafts");
+      res.headers.set(
+        "Access-Control-Allow-Methods",
+        drafts ? "GET, POST, PUT, OPTIONS" : "GET, POST, OPTIONS",
+      );
+      const takes = drafts ? [...ALLOWED_HEADERS, "authorization"] : ALLOWED_HEADERS;
+      const asked = (c.req.header("access-control-request-headers") ?? "")
+        .split(",").map((h) => h.trim().toLowerCase())
+        .filter((h) => takes.includes(h));
+      if (asked.length) res.headers.set("Access-Control-Allow-Headers", asked.join(", "));
+      res.headers.set("Access-Control-Max-Age", PREFLIGHT_MAX_AGE);
+      return withVary(res);
+    }
+    if (c.req.path.includes("/submit/p/") || c.req.path.startsWith("/f/")) {
       // Submit reads the form itself and refuses foreign origins (lib/protection/gates.ts, after
       // key auth, so the no-JS path answers in its own format): the grant comes from that
       // same read, or from one here when the request failed before it.
       await next();
-      const form = c.get("submitForm") ?? await liveForm();
-      if (form && originAllowed(form, origin, deps.config)) {
-        grant(c.res.headers, origin);
+      if (c.res.status >= 400) grant(c.res.headers, origin);
+      else {
+        const form = c.get("submitForm") ?? await liveForm();
+        if (form && originAllowed(form, origin, deps.config)) grant(c.res.headers, origin);
       }
       withVary(c.res);
       return;
     }
     const form = await liveForm();
     const allowed = form ? originAllowed(form, origin, deps.config) : false;
-    if (preflight) {
-      const res = c.body(null, 204);
-      if (allowed) {
-        grant(res.headers, origin);
-        // Drafts are saved with PUT and carry their resume token (never an API key) in
-        // Authorization; no other public route takes either from a browser.
-        const drafts = c.req.path.includes("/drafts");
-        res.headers.set(
-          "Access-Control-Allow-Methods",
-          drafts ? "GET, POST, PUT, OPTIONS" : "GET, POST, OPTIONS",
-        );
-        const takes = drafts ? [...ALLOWED_HEADERS, "authorization"] : ALLOWED_HEADERS;
-        const asked = (c.req.header("access-control-request-headers") ?? "")
-          .split(",").map((h) => h.trim().toLowerCase())
-          .filter((h) => takes.includes(h));
-        if (asked.length) res.headers.set("Access-Control-Allow-Headers", asked.join(", "));
-        res.headers.set("Access-Control-Max-Age", PREFLIGHT_MAX_AGE);
-      }
-      return withVary(res);
-    }
     // Every public write but submit (above) is refused here.
     if (form && !allowed && c.req.method !== "GET" && c.req.method !== "HEAD") {
-      return withVary(c.json(errors.originNotAllowed().toBody(), 403));
+      const res = c.json(errors.originNotAllowed().toBody(), 403);
+      grant(res.headers, origin);
+      return withVary(res);
     }
     await next();
-    if (allowed) grant(c.res.headers, origin);
+    if (allowed || c.res.status >= 400) grant(c.res.headers, origin);
     withVary(c.res);
   };
 }

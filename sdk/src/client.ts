@@ -10,7 +10,7 @@
  * same base URL. The page hears `queued`, then `sent` (or `failed`).
  * @module
  */
-import { abortError, FormwellError, networkError } from "./errors.ts";
+import { abortError, FormwellError, logRefusal, networkError } from "./errors.ts";
 import {
   backoffMs,
   type Endpoint,
@@ -190,6 +190,9 @@ export class Formwell {
       method: "POST",
       path: `/api/v1/forms/p/${encodeURIComponent(publicId)}/validate`,
       body: { data },
+    }).catch((err) => {
+      if (err instanceof FormwellError) logRefusal(err, publicId);
+      throw err;
     });
   }
 
@@ -320,6 +323,7 @@ export class Formwell {
     error?: FormwellError,
   ): Promise<void> {
     await this.#store?.remove(job.id).catch(() => {});
+    if (error) logRefusal(error, job.publicId);
     const w = this.#waiters.get(job.id);
     this.#waiters.delete(job.id);
     this.#announced.delete(job.id);

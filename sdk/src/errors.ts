@@ -70,3 +70,18 @@ export function networkError(cause: unknown): FormwellError {
     aborted ? "The request was aborted." : "The service could not be reached.",
   );
 }
+
+/**
+ * Says in the browser console why the service refused a page for a reason only the form's
+ * owner can fix (today: `origin_not_allowed`); other errors are left to the caller.
+ */
+export function logRefusal(err: FormwellError, publicId: string): void {
+  if (err.code !== "origin_not_allowed") return;
+  const origin = (globalThis as { location?: { origin?: string } }).location?.origin ??
+    "this page's origin";
+  console.error(
+    `Formwell: form ${publicId} refused this page: its origin ${origin} is not in the ` +
+      `form's allowed origins. Add exactly "${origin}" (scheme, www and port as the ` +
+      "browser shows them) to the form's allowed origins. Nothing was sent or stored.",
+  );
+}
