@@ -10,12 +10,7 @@
  * same base URL. The page hears `queued`, then `sent` (or `failed`).
  * @module
  */
-import {
-  abortError,
-  FormwellError,
-  logRefusal,
-  networkError,
-} from "./errors.ts";
+import { abortError, FormwellError, logRefusal, networkError } from "./errors.ts";
 import {
   backoffMs,
   type Endpoint,

@@ -66,8 +66,7 @@ async function upload(
       () =>
         uploadFile(ep, job.publicId, field, file, {
           signal: hooks.signal,
-          onProgress: (p) =>
-            hooks.onProgress?.({ field, loaded: done + p.loaded, total }),
+          onProgress: (p) => hooks.onProgress?.({ field, loaded: done + p.loaded, total }),
         }),
       hooks.signal,
     );
