@@ -5,8 +5,10 @@
  * step at a time with progress and Back/Next (each step checked through `/validate`),
  * adds validation with errors next to the fields, `view`/`start` events, signed-URL
  * uploads with a progress bar, and a JSON submit (same Idempotency-Key as the page's
- * hidden field) that falls back to the plain post when the network or the server fails,
- * or the key was spent on other answers.
+ * hidden field). Offline, the submit goes to the client library's outbox under that same
+ * key (sent once when the browser is back online, by this page or the next one of the
+ * site); a server fault, a changed form or a key spent on other answers falls back to the
+ * plain post.
  * @module
  */
 import { useEffect, useRef, useState } from "preact/hooks";
@@ -21,6 +23,8 @@ import { liveNotice, Notice, summary } from "./hosted/notice.tsx";
 import { pageLogic, stepErrors } from "./hosted/logic.ts";
 import { StepButtons, StepProgress, visibleSteps } from "./hosted/steps.tsx";
 import { DraftBar, useDrafts } from "./hosted/drafts.tsx";
+import { Formwell } from "@/sdk/src/client.ts";
+import type { FormwellError } from "@/sdk/src/errors.ts";
 
 function withParam(url: string, key: string, value: string): string {
   const u = new URL(url, location.href);
@@ -49,6 +53,7 @@ export default function HostedForm(props: HostedFormProps) {
   const session = useRef("");
   const renderedAt = useRef(0);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const outbox = useRef<Formwell | null>(null);
   const byName = new Map(props.fields.map((f) => [f.name, f]));
   const lang = props.lang;
   const shown = liveNotice(notice, errors, props.fields, lang);
@@ -77,6 +82,8 @@ export default function HostedForm(props: HostedFormProps) {
     if (formRef.current) formRef.current.noValidate = true;
     session.current = sessionId();
     renderedAt.current = Date.now();
+    // Also sends what an earlier visit of this site left in the outbox.
+    outbox.current = new Formwell({ baseUrl: location.origin });
     setLive(true);
     refresh();
     const step = props.steps.length ? at + 1 : undefined;
@@ -205,6 +212,46 @@ export default function HostedForm(props: HostedFormProps) {
     requestAnimationFrame(() => noticeRef.current?.focus());
   }
 
+  /** Found errors of a 422 as the page shows them (fields, and a line for the others). */
+  function showRefusal(items: { field: string; message: string }[]) {
+    const found: Record<string, string> = {};
+    const other: string[] = [];
+    for (const it of items) {
+      if (byName.has(it.field)) found[it.field] ??= it.message;
+      else other.push(it.message);
+    }
+    const n = summary(found, props.fields, lang);
+    if (other.length) n.extra = other.join(" ");
+    showErrors(found, n);
+  }
+
+  /**
+   * Hands the submission to the outbox (offline): kept on this device under the page's key
+   * and sent once the browser is back online; the page stays, saying so, until it is.
+   */
+  function sendLater(data: Record<string, unknown>, token: string | undefined) {
+    const { draft_id } = drafts.submitPart();
+    outbox.current!.submit(props.formId, data, {
+      idempotencyKey: props.idempotencyKey,
+      schemaVersion: props.schemaVersion,
+      captchaToken: token,
+      draftId: draft_id,
+      onQueued: () => {
+        setBusy(false);
+        setNotice({ kind: "info", message: uiText(lang, "queued") });
+        requestAnimationFrame(() => noticeRef.current?.focus());
+      },
+    }).then((r) => {
+      drafts.submitted();
+      location.assign(withParam(props.successUrl, "submission_id", r.submission_id));
+    }, (err: FormwellError) => {
+      sending.current = false;
+      setBusy(false);
+      if (err.status === 422 && err.errors.length) return showRefusal(err.errors);
+      showErrors(errors, { kind: "error", message: err.message });
+    });
+  }
+
   async function onSubmit(e: Event) {
     const form = formRef.current;
     if (!form || typeof fetch !== "function") return; // the plain post goes ahead
@@ -219,6 +266,11 @@ export default function HostedForm(props: HostedFormProps) {
       await Promise.all(Object.values(uploads.current));
       const data = currentData(props.honeypot);
       const token = await captchaToken(props.captcha, form);
+      const offline = () => navigator.onLine === false && outbox.current !== null;
+      if (offline()) {
+        leaving = true; // the outbox ends this send
+        return sendLater(data, token);
+      }
       const res = await postJson(props.action, {
         data,
         schema_version: props.schemaVersion,
@@ -234,21 +286,17 @@ export default function HostedForm(props: HostedFormProps) {
         return;
       }
       if (res.status === 422 && Array.isArray(body.errors)) {
-        const found: Record<string, string> = {};
-        const other: string[] = [];
-        for (const it of body.errors as { field: string; message: string }[]) {
-          if (byName.has(it.field)) found[it.field] ??= it.message;
-          else other.push(it.message);
-        }
-        const n = summary(found, props.fields, lang);
-        if (other.length) n.extra = other.join(" ");
-        return showErrors(found, n);
+        return showRefusal(body.errors as { field: string; message: string }[]);
+      }
+      if (res.status === 0 && offline()) {
+        leaving = true;
+        return sendLater(data, token);
       }
       if (
         res.status === 0 || res.status >= 500 || !res.body || body.code === "schema_changed" ||
         body.code === "idempotency_key_reused"
       ) {
-        // Offline, a server fault, a changed form, or this page's key already spent on
+        // A network failure online, a server fault, a changed form, or this page's key already spent on
         // other answers (Back, then an edit): the plain post re-renders the page with the
         // answers kept, a notice, and (for a spent key) a fresh key for the next Send.
         leaving = true;

@@ -76,3 +76,6 @@ export class Formwell extends Client {
     this.events = feedApi(call);
   }
 }
+
+/** The same server-side client under the name the docs of the npm package use. */
+export { Formwell as FormwellServer };

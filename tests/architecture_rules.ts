@@ -183,8 +183,8 @@ export function libImportsUi(graph: Graph): Violation[] {
 export const BROWSER_LIB = "lib/rules/";
 
 /**
- * islands/ (code shipped to browsers) imports only islands/, components/, lib/rules/ and
- * types from lib/; components/ (pure view helpers shared by islands and lib) imports only
+ * islands/ (code shipped to browsers) imports only islands/, components/, lib/rules/, the
+ * client library (sdk/src/, itself browser-safe) and types from lib/; components/ (pure view helpers shared by islands and lib) imports only
  * components/, lib/rules/ and types from lib/.
  */
 export function browserImportsServer(graph: Graph): Violation[] {
@@ -192,7 +192,7 @@ export function browserImportsServer(graph: Graph): Violation[] {
     const island = from.startsWith("islands/");
     if (!island && !from.startsWith("components/")) return false;
     if (to.startsWith("components/") || (island && to.startsWith("islands/"))) return false;
-    if (to.startsWith(BROWSER_LIB)) return false;
+    if (to.startsWith(BROWSER_LIB) || (island && to.startsWith("sdk/src/"))) return false;
     return !(to.startsWith("lib/") && typeOnly);
   });
 }

@@ -51,6 +51,8 @@ export const UI_EN = {
   step: "Step {{n}} of {{total}}",
   sending: "Sending…",
   sending_status: "Sending your response…",
+  queued:
+    "You are offline. Your response is saved on this device and will be sent when the connection is back.",
   success: "Thank you! Your response was received.",
   fix: "Please correct the fields marked below.",
   optional: "optional",

@@ -22,7 +22,7 @@ import {
   send,
 } from "./http.ts";
 import { browserStore, type OutboxStore } from "./stores.ts";
-import { type Job, sendJob } from "./submit.ts";
+import { type Job, precheck, sendJob } from "./submit.ts";
 import type { UploadProgress } from "./upload.ts";
 import type { PublicSchema, SubmitResult } from "./types.ts";
 import { enhanceForm, type EnhanceOptions } from "./enhance.ts";
@@ -196,7 +196,10 @@ export class Formwell {
     });
   }
 
-  /** Submits `data` to form `publicId`: one logical submission, stored at most once. */
+  /**
+   * Submits `data` to form `publicId`: one logical submission, stored at most once. With
+   * files, every field (files' type and size included) is checked before anything is sent.
+   */
   async submit(
     publicId: string,
     data: Record<string, unknown>,
@@ -225,6 +228,13 @@ export class Formwell {
     const draft = opts.draftId ?? this.#drafts.token(publicId);
     if (draft) job.draftId = draftIdOf(draft);
     if (opts.signal?.aborted) throw abortError();
+    // A job with files is checked whole before its first upload, so every field's error
+    // comes at once (without files, the submit's own 422 names them all).
+    if (Object.keys(files).length) {
+      const schema = await this.schema(publicId).catch(() => null);
+      const refused = schema && precheck(job, schema);
+      if (refused) throw refused;
+    }
     await this.#save(job);
     return new Promise((resolve, reject) => {
       this.#waiters.set(job.id, { resolve, reject, job, opts });

@@ -10,7 +10,7 @@
 import { FormwellError } from "./errors.ts";
 import { type Endpoint, type RetryPolicy, send, withRetry } from "./http.ts";
 import { uploadFile, type UploadProgress } from "./upload.ts";
-import { checkData } from "./validate.ts";
+import { checkData, checkFile } from "./validate.ts";
 import type { FileRef, PublicSchema, SubmitResult } from "./types.ts";
 
 /** A logical submission, as kept in the outbox until the service answers it for good. */
@@ -115,6 +115,53 @@ function adopt(job: Job, schema: PublicSchema, err: FormwellError): void {
     });
   }
   job.schemaVersion = schema.form.schema_version;
+}
+
+/**
+ * Every field's problem of `job` against `schema` before anything is sent: its values and
+ * its files (type and size; a file stands in as a reference). Null when there is none,
+ * else one `422 validation_failed` naming them all, as the service would answer.
+ */
+export function precheck(job: Job, schema: PublicSchema): FormwellError | null {
+  const fields = schema.form.fields;
+  const placeholders: Record<string, FileRef> = {};
+  const found = [];
+  for (const [name, file] of Object.entries(job.files)) {
+    const field = fields.find((f) => f.name === name);
+    placeholders[name] = {
+      path: "pending",
+      originalFilename: (file as File).name || name,
+      mimeType: file.type || "application/octet-stream",
+      sizeBytes: file.size,
+    };
+    if (field) {
+      found.push(
+        ...checkFile(field, {
+          type: file.type || "application/octet-stream",
+          size: file.size,
+        }),
+      );
+    }
+  }
+  const data = { ...job.data, ...placeholders, ...job.refs };
+  found.unshift(
+    ...checkData(fields, data, schema.form.honeypot, schema.form.steps),
+  );
+  if (!found.length) return null;
+  const ids = new Map(fields.map((f) => [f.name, f.id]));
+  const seen = new Set<string>();
+  const errors = found.filter((p) => {
+    const key = `${p.field}\u0000${p.type}`;
+    return !seen.has(key) && seen.add(key);
+  }).map((p) => ({ ...p, fieldId: ids.get(p.field) ?? "" }));
+  return new FormwellError(
+    422,
+    "validation_failed",
+    "The submission has invalid fields.",
+    {
+      errors,
+    },
+  );
 }
 
 /** Sends a job: uploads, then the submit; resolves the stored submission or throws. */

@@ -21,7 +21,7 @@ function client(env: TestEnv, down?: () => boolean): Formwell {
     outbox: true,
     store: memoryStore(),
     runtime: {
-      fetch: appFetch(env, (req, answer) => {
+      fetch: appFetch(env, (_req, answer) => {
         if (down?.()) return Promise.reject(new TypeError("offline"));
         return answer();
       }),

@@ -32,6 +32,7 @@ function service(submitAnswers: Response[]) {
       });
     }
     if (req.method === "PUT") return json(200, {});
+    if (req.method === "GET") return json(404, { error: "No such form.", code: "not_found" });
     return submitAnswers[submits++] ??
       json(201, { submission_id: "sub_1", submission_number: 1 });
   });

@@ -46,6 +46,8 @@ export const DE: Catalogue = {
     step: "Schritt {{n}} von {{total}}",
     sending: "Wird gesendet…",
     sending_status: "Ihre Antwort wird gesendet…",
+    queued:
+      "Sie sind offline. Ihre Antwort ist auf diesem Gerät gespeichert und wird gesendet, sobald die Verbindung zurück ist.",
     success: "Vielen Dank! Ihre Antwort ist angekommen.",
     fix: "Bitte korrigieren Sie die markierten Felder.",
     optional: "optional",

@@ -46,6 +46,8 @@ export const ES: Catalogue = {
     step: "Paso {{n}} de {{total}}",
     sending: "Enviando…",
     sending_status: "Enviando su respuesta…",
+    queued:
+      "Está sin conexión. Su respuesta se ha guardado en este dispositivo y se enviará cuando vuelva la conexión.",
     success: "¡Gracias! Hemos recibido su respuesta.",
     fix: "Corrija los campos marcados a continuación.",
     optional: "opcional",

@@ -46,6 +46,8 @@ export const FR: Catalogue = {
     step: "Étape {{n}} sur {{total}}",
     sending: "Envoi…",
     sending_status: "Envoi de votre réponse…",
+    queued:
+      "Vous êtes hors ligne. Votre réponse est enregistrée sur cet appareil et sera envoyée au retour de la connexion.",
     success: "Merci ! Votre réponse a bien été reçue.",
     fix: "Veuillez corriger les champs signalés ci-dessous.",
     optional: "facultatif",
