@@ -84,7 +84,7 @@ Deno.test("admin import - upload, preview the mapping, import, re-import nothing
     for (let i = 0; i < 8000; i++) big.push(`2024-01-01T00:00:00Z,Person ${i},p${i}@example.com`);
     const bigPreview = await upload(big.join("\n"), "csv");
     assert.equal(bigPreview.status, 200);
-    assert.match(await bigPreview.text(), /8000 rows to import/);
+    assert.match(await bigPreview.text(), /8,000 rows to import/);
 
     // A row dated before 1970 is a bad line, shown and skipped; the others import.
     const oldForm = await makeForm(env.deps, ws, IMPORT_FORM);
