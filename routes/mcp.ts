@@ -6,21 +6,27 @@
  * @module
  */
 import { Hono } from "hono";
-// @deno-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Deps } from "@/lib/deps.ts";
 import { AppError, errors } from "@/lib/errors.ts";
 import { decodeUtf8, mediaType, readBody } from "@/lib/http/body.ts";
 import { type AppEnv, clientIp } from "@/lib/http/http.ts";
 import { authenticateKey, requireScope } from "@/lib/keys/auth.ts";
 import type { KeyAuth } from "@/lib/keys/types.ts";
-import { mcpServerFor } from "@/lib/mcp/server.ts";
 import { FORMWELL_VERSION } from "@/lib/ops/version.ts";
 import { enforceLimit } from "@/lib/ratelimit/rate_limit.ts";
 
 /** The JSON-RPC error answer of a request the transport never sees. */
 function rpcError(status: number, code: number, message: string): Response {
   return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
+}
+
+/**
+ * The MCP SDK (about 30 MB resident) loads with the first `/mcp` request, so a server whose
+ * keys never use MCP does not carry it.
+ */
+let mcp: Promise<typeof import("@/lib/mcp/answer.ts")> | null = null;
+function loadMcp(): Promise<typeof import("@/lib/mcp/answer.ts")> {
+  return mcp ??= import("@/lib/mcp/answer.ts");
 }
 
 /** Whether a JSON-RPC body is one `tools/call` request. */
@@ -68,21 +74,9 @@ export function mcpRoutes(deps: Deps): Hono<AppEnv> {
         perMinute: deps.config.rateLimits.workspace,
       });
     }
-    const server = mcpServerFor(
-      deps,
-      { auth, ip: clientIp(c, deps.config.trustProxy) },
-      FORMWELL_VERSION,
-    );
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    await server.connect(transport);
-    try {
-      return await transport.handleRequest(c.req.raw, { parsedBody: body });
-    } finally {
-      await server.close();
-    }
+    const { answerMcp } = await loadMcp();
+    const caller = { auth, ip: clientIp(c, deps.config.trustProxy) };
+    return await answerMcp(deps, caller, FORMWELL_VERSION, c.req.raw, body);
   });
 
   // Stateless: no server-to-client stream and no session to end.
