@@ -39,6 +39,7 @@ import { metricsOnOff } from "./metrics.ts";
 import { logicVsJson } from "./logic.ts";
 import { draftSaveRow } from "./drafts.ts";
 import { mcpListRow } from "./mcp.ts";
+import { formsApiRows } from "./forms_api.ts";
 
 const quick = Deno.args.includes("--quick");
 const withMetrics = Deno.args.includes("--metrics");
@@ -567,6 +568,14 @@ async function main(): Promise<void> {
     });
     rows.push(mcp.row);
     verdicts.push(mcp.verdict);
+    const formsApi = await formsApiRows({
+      deps,
+      url: fw.url,
+      workspaceId: fx.workspace.id,
+      count: quick ? 50 : 200,
+    });
+    rows.push(...formsApi.rows);
+    verdicts.push(formsApi.verdict);
     await fw.close();
 
     // 4. Verdicts.
