@@ -168,10 +168,6 @@ export const keys = {
   auditEvent: (workspaceId: string, id: string) => ["audit", workspaceId, id] as const,
   /** Prefix of a workspace's audit events. */
   auditEvents: (workspaceId: string) => ["audit", workspaceId] as const,
-  /** Legacy, no longer written: account mail now goes to the `_account` outbox (lib/admin/mail.ts). */
-  accountMail: (id: string) => ["account_mail", id] as const,
-  /** Prefix of account mails. */
-  accountMails: () => ["account_mail"] as const,
   /** A pending invitation, keyed by the SHA-256 of its link token. */
   invite: (hash: string) => ["invites", hash] as const,
   /** Index: the pending invitation of an email to a workspace (its token hash). */
