@@ -137,7 +137,13 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
     .filter((e): e is NotifyEvent => e !== null);
   if (!events.length) return;
   const { chain } = job;
-  const claim = await claimAttempt(deps, job.webhook_id, chain, job.attempt, holdFor(events.length));
+  const claim = await claimAttempt(
+    deps,
+    job.webhook_id,
+    chain,
+    job.attempt,
+    holdFor(events.length),
+  );
   if (claim.kind === "logged") return;
   if (claim.kind === "held") return await deferRun(deps, job, claim.until);
   const sent = await sendAll(deps, first.value, events);
