@@ -14,8 +14,8 @@
  * (submissions/indexes.ts): one check covers the whole batch. The verdict's commit also
  * enqueues `notify_created` (lib/notify) when the form emails or a webhook listens, and
  * appends a `submission.created` event per submission to the workspace's event feed
- * (lib/feed: one more check for the whole commit); `afterVerdict` (protection/verdict.ts)
- * lets the bench and the soak observe.
+ * (lib/feed: one more check for the whole commit); `formwell_spam_verdict_delay_seconds`
+ * (lib/observe) times each submission from its storing commit to this one.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
@@ -23,7 +23,7 @@ import { keys } from "@/lib/kv/keys.ts";
 import { Batcher, type Linger } from "@/lib/kv/batcher.ts";
 import { CONFLICT, getManyChunked, retryConflicts, withKvRetry } from "@/lib/kv/kv.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
-import { afterVerdict, runAfterVerdict, workspaceModel } from "@/lib/protection/verdict.ts";
+import { workspaceModel } from "@/lib/protection/verdict.ts";
 import type { AkismetAnswer } from "@/lib/protection/akismet.ts";
 import type { SpamStats } from "@/lib/spam/learn.ts";
 import type { SpamModel } from "@/lib/spam/model.ts";
@@ -205,7 +205,6 @@ async function scoreIds(
               ids: finals.map((s) => s.id),
             });
           }
-          for (const hook of afterVerdict) hook.inCommit?.(deps, op, form, finals);
           if (i === chunks.length - 1) ctx.complete(op);
           return finals.map((s) => ({
             id: createdEventId(s.id),
@@ -219,11 +218,13 @@ async function scoreIds(
       );
       deps.metrics?.commit("verdict", (performance.now() - started) / 1000);
       if (!res.ok) return CONFLICT;
-      for (const s of finals) deps.metrics?.verdict(s.status);
+      const at = deps.now();
+      for (const s of finals) {
+        deps.metrics?.verdict(s.status, (at - Date.parse(s.created_at)) / 1000);
+      }
       // This commit set the edits entry: the next chunk checks that no one wrote it since.
       edits = { key: editsKey, versionstamp: res.versionstamp };
       feed = res.head;
-      await runAfterVerdict(deps, form, finals);
     }
   }, {
     maxAttempts: MAX_ATTEMPTS,

@@ -208,8 +208,6 @@ export const keys = {
   /** Prefix of a form's idempotency records in one mode (swept when the form is deleted). */
   idempotencyOf: (formId: string, mode: Mode) => ["idempotency", formId, mode] as const,
 
-  /** Reliability-suite probe (bench/soak only, in its own KV files; the service never writes it). */
-  soakProbe: (what: string, id: string) => ["soak_probe", what, id] as const,
   // --- notifications (lib/notify) ---
   /** A webhook endpoint of a workspace. */
   webhook: (id: string) => ["webhooks", id] as const,

@@ -108,6 +108,7 @@ Deno.test("metrics - requests, submissions, verdicts and jobs are counted", asyn
     assert.equal(sample(text, 'formwell_submissions_total{status="completed"}'), 3);
     // The storing commits gave the final verdicts.
     assert.equal(sample(text, 'formwell_spam_verdicts_total{status="completed"}'), 3);
+    assert.equal(sample(text, "formwell_spam_verdict_delay_seconds_count"), 3);
     assert.equal(sample(text, 'formwell_jobs_total{type="score_batch",result="ok"}'), 1);
     assert.ok(
       (sample(text, 'formwell_kv_commit_duration_seconds_count{kind="submissions"}') ?? 0) >= 1,
