@@ -29,7 +29,6 @@ import {
   startBare,
   startFormwell,
   startReceiver,
-  verdictLatencies,
 } from "./server.ts";
 import { createWebhook } from "@/lib/notify/webhook_edits.ts";
 import { flushLatency } from "./disk.ts";
@@ -238,7 +237,7 @@ async function main(): Promise<void> {
       const r0 = commitCounter.reads;
       const s0 = deps.writer.stats.submissions;
       const w0 = deps.writer.stats.commits;
-      const v0 = verdictLatencies.length;
+      const v0 = fw.verdictMs.length;
       rss.reset();
       const runs: WrkResult[] = [];
       const rounds = o.rounds ?? 1;
@@ -279,8 +278,9 @@ async function main(): Promise<void> {
         row.accepted = deps.writer.stats.submissions - s0;
         row.commitsPerAccepted = (commitCounter.commits - c0) / Math.max(1, row.accepted);
         row.writerCommits = deps.writer.stats.commits - w0;
-        const lat = verdictLatencies.slice(v0).sort((a, b) => a - b);
-        const at = (q: number) => lat[Math.min(lat.length - 1, Math.floor(q * lat.length))] ?? NaN;
+        const lat = fw.verdictMs.slice(v0).sort((a, b) => a - b);
+        const at = (q: number) =>
+          Math.round(lat[Math.min(lat.length - 1, Math.floor(q * lat.length))] ?? NaN);
         row.verdictMs = { p50: at(0.5), p99: at(0.99), n: lat.length, jobs: deps.jobs.mode };
         console.error(
           `  201 to final verdict: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms over ${lat.length}`,

@@ -28,8 +28,8 @@ export const deliverWebhookJobSchema = z.object({
   attempt: z.number().int().min(0).max(1000),
   /** How many of them were rate limited (they do not move the failure schedule). */
   rate_limited: z.number().int().min(0).max(1000).optional(),
-  /** The retry chain it belongs to (lib/notify/chains.ts); absent in jobs from before chains. */
-  chain: z.string().max(100).optional(),
+  /** The retry chain it belongs to (lib/notify/chains.ts). */
+  chain: z.string().max(100),
   /** A resend or test event: one attempt, no retries. */
   manual: z.boolean().optional(),
 });
