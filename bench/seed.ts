@@ -1,6 +1,7 @@
 /**
- * Bulk-writes synthetic submissions with exact indexes and counters, for benchmarks and
- * tests that need a big form fast (100,000 submissions in seconds, not one submit each).
+ * Bulk-writes synthetic submissions with exact indexes (number, status, email) and
+ * counters, for benchmarks and tests that need a big form fast (100,000 submissions in
+ * seconds, not one submit each).
  * Never used by request paths: it skips validation, quota and rate limits on purpose.
  * @module
  */
@@ -13,6 +14,7 @@ import { CounterDeltas, indexCreated } from "@/lib/submissions/indexes.ts";
 import { markOf } from "@/lib/protection/score_context.ts";
 import { CommitBudget } from "@/lib/kv/batcher.ts";
 import { searchCost } from "@/lib/search/entries.ts";
+import { addEmailIndex } from "@/lib/privacy/email_index.ts";
 
 /** Per-submission choices; every one optional. `i` counts from 0 in write order. */
 export interface SeedOptions {
@@ -23,7 +25,7 @@ export interface SeedOptions {
   createdAt?: (i: number) => number;
   /** Field values of the i-th (default a name and an email). */
   fields?: (i: number) => Record<string, unknown>;
-  /** Submissions per commit at most (default 200; fewer when KV's limits say so). */
+  /** Submissions per commit at most (default 150; fewer when KV's limits say so). */
   batch?: number;
 }
 
@@ -32,15 +34,16 @@ export interface SeedOptions {
  * atomic commits that check the sequence. Returns the ids in write order (oldest first).
  */
 export async function seedSubmissions(
-  deps: Pick<Deps, "kv" | "now">,
+  deps: Pick<Deps, "kv" | "now" | "secret">,
   form: Form,
   n: number,
   opts: SeedOptions = {},
 ): Promise<string[]> {
   const mode = opts.mode ?? "live";
-  // Three writes per submission (record, two indexes) and its search entries: a batch ends
-  // at `batch` submissions or where KV's mutations or key bytes would run out.
-  const batch = Math.max(1, Math.min(opts.batch ?? 200, 200));
+  // Five writes per submission (record, two indexes, one email entry), the commit's
+  // counters and its search entries: a batch ends at `batch` submissions or where KV's
+  // mutations or key bytes would run out.
+  const batch = Math.max(1, Math.min(opts.batch ?? 150, 150));
   const ids: string[] = [];
   for (let done = 0; done < n;) {
     const written = await writeBatch(deps, form, mode, done, Math.min(batch, n - done), opts);
@@ -51,7 +54,7 @@ export async function seedSubmissions(
 }
 
 async function writeBatch(
-  deps: Pick<Deps, "kv" | "now">,
+  deps: Pick<Deps, "kv" | "now" | "secret">,
   form: Form,
   mode: Mode,
   from: number,
@@ -81,12 +84,13 @@ async function writeBatch(
         signals: {},
       };
       const search = searchCost(s, counted);
-      // Three keys and eight counters at most besides the search entries.
-      const cost = { mutations: search.mutations + 11, keyBytes: search.keyBytes + 11 * 120 };
+      // Five keys (two email entries at most) and eight counters besides the search entries.
+      const cost = { mutations: search.mutations + 14, keyBytes: search.keyBytes + 14 * 160 };
       if (!budget.fits(0, 0, cost)) break;
       budget.add(0, 0, cost);
       for (const c of search.fresh) counted.add(c);
       number++;
+      addEmailIndex(op, deps.secret, form, s);
       op.set(keys.submission(form.id, s.id), s);
       indexCreated(op, counters, s, markOf(s));
       ids.push(s.id);
