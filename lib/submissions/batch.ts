@@ -25,10 +25,10 @@ const MAX_BATCH_ITEMS = 64;
 function itemKeyCost(item: Item, counted: Set<string>): KeyCost & { fresh: string[] } {
   const d = item.draft;
   const search = searchCost({ id: item.id, fields: d.fields, form_id: d.form.id }, counted);
-  const other = 12 + 2 * (d.parts?.length ?? 0);
+  const other = 8 + 2 * (d.parts?.length ?? 0);
   return {
     mutations: search.mutations + other,
-    keyBytes: search.keyBytes + other * 160,
+    keyBytes: search.keyBytes + other * 100,
     fresh: search.fresh,
   };
 }
