@@ -19,7 +19,6 @@
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
-import { getForm } from "@/lib/forms/forms.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { Batcher, type Linger } from "@/lib/kv/batcher.ts";
 import { CONFLICT, getManyChunked, retryConflicts, withKvRetry } from "@/lib/kv/kv.ts";
@@ -126,17 +125,14 @@ async function readRun(
   deps: Deps,
   job: Extract<Job, { type: "score_batch" }>,
 ): Promise<RunState | null> {
-  // A job enqueued before jobs named their workspace reads the form first, and only then.
-  const early = job.workspace_id ? undefined : await getForm(deps, job.form_id);
-  const workspaceId = job.workspace_id ?? early?.workspace_id;
-  if (!workspaceId) return null;
+  const workspaceId = job.workspace_id;
   const head: Deno.KvKey[] = [
     keys.submissionEdits(job.form_id, job.mode),
     keys.spamStats(workspaceId),
     keys.webhookListeners(workspaceId),
     feedHeadKey(workspaceId, job.mode),
+    keys.form(job.form_id),
   ];
-  if (!early) head.push(keys.form(job.form_id));
   const all = [
     ...head,
     ...job.ids.flatMap((id) => [
@@ -149,17 +145,13 @@ async function readRun(
   const first = await withKvRetry(() => deps.kv.getMany<unknown[]>(all.slice(0, 10)));
   const entries = [...first, ...await getManyChunked<unknown>(deps.kv, all.slice(10))];
   const [edits, stats, listeners, feed] = entries;
-  const form = early ?? entries[4].value as Form | null;
+  const form = entries[4].value as Form | null;
   if (!form || form.workspace_id !== workspaceId) return null;
   return {
     edits,
     form,
     model: await workspaceModel(deps, stats.value as SpamStats | null),
-    listeners: await listenersOf(
-      deps,
-      workspaceId,
-      listeners as Deno.KvEntryMaybe<Record<string, Listening>>,
-    ),
+    listeners: listenersOf(listeners as Deno.KvEntryMaybe<Record<string, Listening>>),
     feed: feed as FeedHead,
     subs: pairs(entries.slice(head.length)).map((e) => e.value),
   };

@@ -336,7 +336,7 @@ export class SubmissionWriter implements SubmissionWriterPort {
     >;
     let listeners = this.#listeners.get(ws);
     if (listeners?.entry.versionstamp !== entry.versionstamp) {
-      listeners = await listenersOf(this.#deps, ws, entry);
+      listeners = listenersOf(entry);
       this.#listeners.set(ws, listeners);
     }
     return {

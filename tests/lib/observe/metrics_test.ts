@@ -75,7 +75,13 @@ Deno.test("metrics - requests, submissions, verdicts and jobs are counted", asyn
     await bad.body?.cancel();
     // A job (a second delivery of a scoring job: it finds them scored) run before reading.
     const op = env.deps.kv.atomic();
-    env.deps.jobs.enqueue(op, { type: "score_batch", form_id: form.id, mode: "live", ids });
+    env.deps.jobs.enqueue(op, {
+      type: "score_batch",
+      form_id: form.id,
+      workspace_id: form.workspace_id,
+      mode: "live",
+      ids,
+    });
     assert.ok((await op.commit()).ok);
     let text = "";
     for (let i = 0; i < 100; i++) {
