@@ -4,6 +4,7 @@
  * Prints one table, writes bench/RESULTS.md, and says PASS or FAIL per target.
  * Flags: `--quick` (short runs and a 10,000-submission list form, for checking the harness);
  * `--metrics` (adds JSON submit with `METRICS_TOKEN` set, in rounds with it unset).
+ * `BENCH_SCALE=N` stores N submissions instead of 1,000,000 for the scale rows (bench/scale.ts).
  * @module
  */
 import { seedSubmissions } from "@/bench/seed.ts";
@@ -38,6 +39,8 @@ import { metricsOnOff } from "./metrics.ts";
 import { logicVsJson } from "./logic.ts";
 import { draftSaveRow } from "./drafts.ts";
 import { mcpListRow } from "./mcp.ts";
+import { formsApiRows } from "./forms_api.ts";
+import { scaleRows, scaleSize } from "./scale.ts";
 
 const quick = Deno.args.includes("--quick");
 const withMetrics = Deno.args.includes("--metrics");
@@ -166,6 +169,7 @@ async function main(): Promise<void> {
   const bare: BenchServer[] = [];
   let flush = { p50: NaN, p90: NaN };
   let stopReceiver = () => Promise.resolve();
+  const scaleSettings: string[] = [];
   try {
     // Before any server runs, so the probe measures the disk, not the load.
     flush = await flushLatency(dir);
@@ -567,7 +571,27 @@ async function main(): Promise<void> {
     });
     rows.push(mcp.row);
     verdicts.push(mcp.verdict);
+    const formsApi = await formsApiRows({
+      deps,
+      url: fw.url,
+      workspaceId: fx.workspace.id,
+      count: quick ? 50 : 200,
+    });
+    rows.push(...formsApi.rows);
+    verdicts.push(formsApi.verdict);
     await fw.close();
+
+    // The scale rows: 1,000,000 stored (BENCH_SCALE=N; 20,000 with --quick), own processes.
+    const scale = await scaleRows({
+      dir,
+      n: scaleSize(quick ? 20_000 : undefined),
+      seconds: LIST_SECONDS,
+      warmSeconds: WARM_SECONDS,
+      run: (url, req, opts) => measuredRun(null, url, req, opts),
+    });
+    rows.push(...scale.rows);
+    verdicts.push(...scale.verdicts);
+    scaleSettings.push(...scale.settings);
 
     // 4. Verdicts.
     const w = json.result!;
@@ -752,6 +776,7 @@ async function main(): Promise<void> {
         `${r.name.split(" (")[0]} ${r.readsPerRequest!.toFixed(1)}`
       ).join(", "),
   );
+  settings.push(...scaleSettings);
   const path = await writeResults(await machineFacts(wrkVersion), settings, rows, verdicts);
   console.log(`\nwritten to ${path}`);
 }

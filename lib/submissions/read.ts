@@ -88,7 +88,7 @@ function stateKeys(
  * its workspace is read again.
  */
 export async function readSubmitState(
-  deps: Pick<Deps, "reads" | "formWorkspaces" | "now" | "budgets" | "knownFailures">,
+  deps: Pick<Deps, "reads" | "formWorkspaces" | "now" | "entryLocks" | "knownFailures">,
   ctx: SubmitContext,
   spend: LimitSpend,
   target?: SubmitTarget,
@@ -109,7 +109,7 @@ export async function readSubmitState(
   const wsAt = wsId ? wanted.push(keys.workspace(wsId)) - 1 : -1;
   // A budget this process spends from is known as its last commit left it (another
   // instance can only have spent more: the writer's check catches that).
-  const known = deps.budgets.known(limitId(spend));
+  const known = deps.entryLocks.known(limitId(spend));
   const limitAt = known ? -1 : wanted.push(limitKey(spend)) - 1;
   const entries = wanted.length ? await deps.reads.getMany(wanted) : [];
   const limit = known ?? entries[limitAt];
