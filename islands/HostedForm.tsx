@@ -19,7 +19,8 @@ import type { HostedFormProps } from "./hosted/types.ts";
 import { liveNotice, Notice } from "./hosted/notice.tsx";
 import { pageLogic } from "./hosted/logic.ts";
 import { StepButtons, StepProgress } from "./hosted/steps.tsx";
-import { DraftBar, useDrafts } from "./hosted/drafts.tsx";
+import { useDrafts } from "./hosted/drafts.tsx";
+import { DraftBar } from "./hosted/draft_bar.tsx";
 import { useChecks } from "./hosted/checks.ts";
 import { useStepNav } from "./hosted/navigation.ts";
 import { useSubmit } from "./hosted/submit.ts";
@@ -64,6 +65,7 @@ export default function HostedForm(props: HostedFormProps) {
     api,
     formId: props.formId,
     fields: props.fields,
+    lang,
     form: () => formRef.current,
     collect: () => (formRef.current ? currentData() : {}),
     onRestore: (step) => {
@@ -215,6 +217,7 @@ export default function HostedForm(props: HostedFormProps) {
           drafts={drafts}
           ttlDays={props.drafts.ttlDays}
           files={props.fields.some(isFileField)}
+          lang={lang}
         />
       )}
     </form>
