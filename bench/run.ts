@@ -40,6 +40,7 @@ import { metricsOnOff } from "./metrics.ts";
 import { logicVsJson } from "./logic.ts";
 import { draftSaveRow } from "./drafts.ts";
 import { mcpListRow } from "./mcp.ts";
+import { formsApiRows } from "./forms_api.ts";
 import { scaleMinutes, scaleRows, scaleSize } from "./scale.ts";
 
 const quick = Deno.args.includes("--quick");
@@ -571,6 +572,14 @@ async function main(): Promise<void> {
     });
     rows.push(mcp.row);
     verdicts.push(mcp.verdict);
+    const formsApi = await formsApiRows({
+      deps,
+      url: fw.url,
+      workspaceId: fx.workspace.id,
+      count: quick ? 50 : 200,
+    });
+    rows.push(...formsApi.rows);
+    verdicts.push(formsApi.verdict);
     await fw.close();
 
     // The scale rows: 1,000,000 stored (BENCH_SCALE=N; 20,000 with --quick), own processes.

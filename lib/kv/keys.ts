@@ -314,6 +314,15 @@ export const keys = {
   /** Prefix of the draft email index for one person in a workspace. */
   draftsByEmail: (workspaceId: string, digest: string) =>
     ["drafts_by_email", workspaceId, digest] as const,
+  /**
+   * Index: a resume-link mail (its copies are under `notify_copies` by `mailId`) by the
+   * HMAC digest of the address it went to (erase/export by person).
+   */
+  resumeMailByEmail: (workspaceId: string, digest: string, formId: string, mailId: string) =>
+    ["resume_mails_by_email", workspaceId, digest, formId, mailId] as const,
+  /** Prefix of the resume-mail index for one address in a workspace. */
+  resumeMailsByEmail: (workspaceId: string, digest: string) =>
+    ["resume_mails_by_email", workspaceId, digest] as const,
   /** Send times of the last hour of mail visitors asked for (resume links), instance-wide. */
   visitorMailSends: () => ["visitor_mail_sends"] as const,
 

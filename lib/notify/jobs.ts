@@ -58,6 +58,8 @@ export const sendVisitorMailJobSchema = z.object({
   type: z.literal("send_visitor_mail"),
   workspace_id: z.string().max(100),
   form_id: z.string().max(100),
+  /** Names the mail's copies (email log, outbox) for erase and export by email. */
+  mail_id: z.string().max(100),
   to: z.string().max(254),
   subject: z.string().max(300),
   text: z.string().max(20_000),

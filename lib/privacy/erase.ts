@@ -19,6 +19,7 @@ import { deleteSubmissions } from "@/lib/submissions/delete.ts";
 import { auditMutation } from "./audit.ts";
 import { emailDigest, emailMatches } from "./email_index.ts";
 import { eraseDrafts } from "@/lib/drafts/privacy.ts";
+import { eraseResumeMails } from "@/lib/drafts/resume_copies.ts";
 
 /** How long a finished job's record is kept. */
 const JOB_KEEP_MS = 30 * 86_400_000;
@@ -159,8 +160,14 @@ export async function runErase(deps: Deps, jobId: string): Promise<void> {
     // Drafts are live data; their index is walked to its end here, one checked delete each.
     if (job.modes.includes("live")) {
       const drafts = await eraseDrafts(deps, job.workspace_id, job.digest);
-      if (drafts) {
-        await updateJob(deps, job.id, (j) => ({ ...j, drafts: j.drafts + drafts }));
+      // Resume links mailed to the address (its email log and outbox copies).
+      const mails = await eraseResumeMails(deps, job.workspace_id, job.digest);
+      if (drafts || mails) {
+        await updateJob(deps, job.id, (j) => ({
+          ...j,
+          drafts: j.drafts + drafts,
+          copies: j.copies + mails,
+        }));
       }
     }
     return await finish(deps, job.id);

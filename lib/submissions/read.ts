@@ -76,7 +76,7 @@ function stateKeys(
  * authenticated, and checked as authenticateKey would.
  */
 export async function readSubmitState(
-  deps: Pick<Deps, "reads" | "formWorkspaces" | "now" | "budgets" | "knownFailures">,
+  deps: Pick<Deps, "reads" | "formWorkspaces" | "now" | "entryLocks" | "knownFailures">,
   ctx: SubmitContext,
   spend: LimitSpend,
 ): Promise<SubmitState> {
@@ -93,7 +93,7 @@ export async function readSubmitState(
   const wsAt = wsId ? wanted.push(keys.workspace(wsId)) - 1 : -1;
   // A budget this process spends from is known as its last commit left it (another
   // instance can only have spent more: the writer's check catches that).
-  const known = deps.budgets.known(limitId(spend));
+  const known = deps.entryLocks.known(limitId(spend));
   const limitAt = known ? -1 : wanted.push(limitKey(spend)) - 1;
   const entries = await deps.reads.getMany(wanted);
   const formEntry = entries[0];

@@ -7,7 +7,7 @@
  * a timer for more. Without Akismet each commit gives its submissions their final verdicts and
  * announces them (feed events, notification job). Clients never retry against each other: a
  * form's commits are serialised in the process, so are commits spending one rate-limit budget
- * (a key's workspace across its forms, see ratelimit/budgets.ts) and commits checking one
+ * (a key's workspace across its forms, see kv/entry_locks.ts) and commits checking one
  * workspace's feed head and listeners, and conflicts with other processes are retried by
  * `commitWithRetry`, with a bound.
  * @module
@@ -21,6 +21,7 @@ import { commitWithRetry, getManyChunked, REBUILD, withKvRetry } from "@/lib/kv/
 import { inSpan } from "@/lib/observe/trace.ts";
 import { catchUpMarks, MarkWindow } from "@/lib/protection/score_context.ts";
 import { limitKey, planSpends, type SpendPlan } from "@/lib/ratelimit/rate_limit.ts";
+import { rememberSpends } from "@/lib/ratelimit/budgets.ts";
 import {
   asClientError,
   budgetIds,
@@ -170,7 +171,7 @@ export class SubmissionWriter implements SubmissionWriterPort {
   async #commitBatch(q: FormQueue, batch: Item[]): Promise<void> {
     let open = batch;
     let budgets: string[] = [];
-    const { budgets: locks } = this.#deps;
+    const { entryLocks: locks } = this.#deps;
     const done = await commitWithRetry<Committed>(
       this.#deps.kv,
       async (op) => {
@@ -275,7 +276,7 @@ export class SubmissionWriter implements SubmissionWriterPort {
       versionstamp,
     };
     commit.marks.settle();
-    this.#deps.budgets.remember(c.plan, versionstamp);
+    rememberSpends(this.#deps.entryLocks, c.plan, versionstamp);
     const written = new Set<string>();
     for (const item of live) if (item.draft.idempotency) written.add(item.draft.idempotency.key);
     // Checked against the cached sequence (or its absence): no one wrote in between.
@@ -286,7 +287,7 @@ export class SubmissionWriter implements SubmissionWriterPort {
     for (const s of commit.subs) this.#deps.metrics?.submissions(s.status);
     if (commit.final) {
       const feed = commit.final.feed;
-      this.#deps.budgets.learn([[
+      this.#deps.entryLocks.learn([[
         JSON.stringify(feed.key),
         { key: feed.key, value: commit.feedSeq, versionstamp },
       ]]);
@@ -305,7 +306,7 @@ export class SubmissionWriter implements SubmissionWriterPort {
    * The entries a final verdict's commit depends on beside the items' budgets: the
    * workspace's feed head (for the mode; checked) and its listeners (covered by the head's
    * check, see notify/webhooks.ts `setListeners`). Commits of one workspace take turns on
-   * them in this process, as on a shared budget (ratelimit/budgets.ts).
+   * them in this process, as on a shared budget (kv/entry_locks.ts).
    */
   #sharedKeys(items: Item[]): Deno.KvKey[] {
     if (this.#secondOpinion || !items.length) return [];
@@ -363,7 +364,7 @@ export class SubmissionWriter implements SubmissionWriterPort {
         want(idempotencyKeyOf(item.draft));
       }
       limitIdsOf(item).forEach((id, i) => {
-        const remembered = this.#deps.budgets.known(id);
+        const remembered = this.#deps.entryLocks.known(id);
         if (remembered) read.set(id, remembered);
         else wanted.set(id, limitKey(item.draft.limits[i]));
       });
@@ -372,7 +373,7 @@ export class SubmissionWriter implements SubmissionWriterPort {
     // The feed head and the listeners are a pair: the head's check covers the listeners
     // only when both come from one read or both from this process's last commit.
     const shared = this.#sharedKeys(items).map((k) => [JSON.stringify(k), k] as const);
-    const known = shared.map(([id]) => this.#deps.budgets.known(id));
+    const known = shared.map(([id]) => this.#deps.entryLocks.known(id));
     shared.forEach(([id, key], i) => {
       if (known.every(Boolean)) read.set(id, known[i]!);
       else want(key);
@@ -384,7 +385,7 @@ export class SubmissionWriter implements SubmissionWriterPort {
     const entries = wanted.size ? await getManyChunked(this.#deps.kv, [...wanted.values()]) : [];
     [...wanted.keys()].forEach((id, i) => read.set(id, entries[i]));
     // The shared entries just read are this process's to reuse until a check fails.
-    this.#deps.budgets.learn(
+    this.#deps.entryLocks.learn(
       shared.filter(([id]) => wanted.has(id)).map(([id]) => [id, read.get(id)!]),
     );
     return read;
