@@ -4,6 +4,7 @@
  * Prints one table, writes bench/RESULTS.md, and says PASS or FAIL per target.
  * Flags: `--quick` (short runs and a 10,000-submission list form, for checking the harness);
  * `--metrics` (adds JSON submit with `METRICS_TOKEN` set, in rounds with it unset).
+ * `BENCH_SCALE=N` stores N submissions instead of 1,000,000 for the scale rows (bench/scale.ts).
  * @module
  */
 import { seedSubmissions } from "@/bench/seed.ts";
@@ -28,7 +29,6 @@ import {
   startBare,
   startFormwell,
   startReceiver,
-  verdictLatencies,
 } from "./server.ts";
 import { createWebhook } from "@/lib/notify/webhook_edits.ts";
 import { flushLatency } from "./disk.ts";
@@ -39,6 +39,8 @@ import { metricsOnOff } from "./metrics.ts";
 import { logicVsJson } from "./logic.ts";
 import { draftSaveRow } from "./drafts.ts";
 import { mcpListRow } from "./mcp.ts";
+import { formsApiRows } from "./forms_api.ts";
+import { scaleRows, scaleSize } from "./scale.ts";
 
 const quick = Deno.args.includes("--quick");
 const withMetrics = Deno.args.includes("--metrics");
@@ -167,6 +169,7 @@ async function main(): Promise<void> {
   const bare: BenchServer[] = [];
   let flush = { p50: NaN, p90: NaN };
   let stopReceiver = () => Promise.resolve();
+  const scaleSettings: string[] = [];
   try {
     // Before any server runs, so the probe measures the disk, not the load.
     flush = await flushLatency(dir);
@@ -235,7 +238,7 @@ async function main(): Promise<void> {
       const r0 = commitCounter.reads;
       const s0 = deps.writer.stats.submissions;
       const w0 = deps.writer.stats.commits;
-      const v0 = verdictLatencies.length;
+      const v0 = fw.verdictMs.length;
       rss.reset();
       const runs: WrkResult[] = [];
       const rounds = o.rounds ?? 1;
@@ -276,8 +279,9 @@ async function main(): Promise<void> {
         row.accepted = deps.writer.stats.submissions - s0;
         row.commitsPerAccepted = (commitCounter.commits - c0) / Math.max(1, row.accepted);
         row.writerCommits = deps.writer.stats.commits - w0;
-        const lat = verdictLatencies.slice(v0).sort((a, b) => a - b);
-        const at = (q: number) => lat[Math.min(lat.length - 1, Math.floor(q * lat.length))] ?? NaN;
+        const lat = fw.verdictMs.slice(v0).sort((a, b) => a - b);
+        const at = (q: number) =>
+          Math.round(lat[Math.min(lat.length - 1, Math.floor(q * lat.length))] ?? NaN);
         row.verdictMs = { p50: at(0.5), p99: at(0.99), n: lat.length, jobs: deps.jobs.mode };
         console.error(
           `  201 to final verdict: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms over ${lat.length}`,
@@ -567,7 +571,27 @@ async function main(): Promise<void> {
     });
     rows.push(mcp.row);
     verdicts.push(mcp.verdict);
+    const formsApi = await formsApiRows({
+      deps,
+      url: fw.url,
+      workspaceId: fx.workspace.id,
+      count: quick ? 50 : 200,
+    });
+    rows.push(...formsApi.rows);
+    verdicts.push(formsApi.verdict);
     await fw.close();
+
+    // The scale rows: 1,000,000 stored (BENCH_SCALE=N; 20,000 with --quick), own processes.
+    const scale = await scaleRows({
+      dir,
+      n: scaleSize(quick ? 20_000 : undefined),
+      seconds: LIST_SECONDS,
+      warmSeconds: WARM_SECONDS,
+      run: (url, req, opts) => measuredRun(null, url, req, opts),
+    });
+    rows.push(...scale.rows);
+    verdicts.push(...scale.verdicts);
+    scaleSettings.push(...scale.settings);
 
     // 4. Verdicts.
     const w = json.result!;
@@ -752,6 +776,7 @@ async function main(): Promise<void> {
         `${r.name.split(" (")[0]} ${r.readsPerRequest!.toFixed(1)}`
       ).join(", "),
   );
+  settings.push(...scaleSettings);
   const path = await writeResults(await machineFacts(wrkVersion), settings, rows, verdicts);
   console.log(`\nwritten to ${path}`);
 }

@@ -7,9 +7,9 @@
 import { loadConfig } from "@/lib/config.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { dispatch } from "@/lib/jobs/mod.ts";
-import { afterVerdict } from "@/lib/protection/verdict.ts";
 import { buildDeps, openKv } from "@/lib/runtime.ts";
 import { createApp } from "@/routes/mod.ts";
+import { verdictRecorder } from "./verdicts.ts";
 
 /** Rate limits raised so the limiter runs on every request without being the bottleneck. */
 export const BENCH_RATE_LIMITS = {
@@ -37,12 +37,6 @@ export function freePort(): number {
   l.close();
   return port;
 }
-
-/**
- * Milliseconds from each submission's group commit (its `created_at`, taken just before the
- * commit whose success sends the 201) to its final verdict's commit, in verdict order.
- */
-export const verdictLatencies: number[] = [];
 
 /** Every atomic `commit()` and every KV read (get, getMany, list) in this process, counted. */
 export const commitCounter = { commits: 0, reads: 0 };
@@ -118,12 +112,17 @@ function serve(handler: Deno.ServeHandler, port: number): Deno.HttpServer<Deno.N
   return Deno.serve({ hostname: "127.0.0.1", port, onListen: () => {} }, handler);
 }
 
-/** Starts Formwell (production mode, on-disk KV at `kvPath`) and its queue listener. */
+/**
+ * Starts Formwell (production mode, on-disk KV at `kvPath`) and its queue listener.
+ * `verdictMs` gets, in verdict order, the milliseconds from each submission's group commit
+ * (its `created_at`, taken just before the commit whose success sends the 201) to its final
+ * verdict's commit, as its metrics port saw them (bench/verdicts.ts).
+ */
 export async function startFormwell(
   dir: string,
   kvPath: string,
   env: Record<string, string> = {},
-): Promise<BenchServer & { deps: Deps }> {
+): Promise<BenchServer & { deps: Deps; verdictMs: number[] }> {
   const port = freePort();
   const config = loadConfig({
     PORT: String(port),
@@ -142,15 +141,9 @@ export async function startFormwell(
     ...env,
   });
   const kv = await openKv(config);
-  const deps = await buildDeps(kv, config);
-  afterVerdict.push({
-    after: (d, _form, subs) => {
-      // Each server counts its own verdicts (the metrics-on server runs beside this one).
-      if (d.kv !== deps.kv) return Promise.resolve();
-      const now = Date.now();
-      for (const sub of subs) verdictLatencies.push(now - Date.parse(sub.created_at));
-      return Promise.resolve();
-    },
+  const verdictMs: number[] = [];
+  const deps = await buildDeps(kv, config, {
+    metrics: (configured) => verdictRecorder(verdictMs, configured),
   });
   deps.jobs.start((msg, ctx) => dispatch(deps, msg, ctx));
   const app = createApp(deps);
@@ -158,6 +151,7 @@ export async function startFormwell(
   return {
     url: `http://127.0.0.1:${port}`,
     deps,
+    verdictMs,
     close: async () => {
       await server.shutdown();
       await deps.jobs.stop();

@@ -353,6 +353,7 @@ export default function HostedForm(props: HostedFormProps) {
       <input type="hidden" name="_idempotency_key" value={props.idempotencyKey} />
       <input type="hidden" name="_schema_version" value={String(props.schemaVersion)} />
       {props.redirect && <input type="hidden" name="_redirect" value={props.redirect} />}
+      {drafts.draftId && <input type="hidden" name="_draft_id" value={drafts.draftId} />}
       {stepped && <StepProgress position={position} total={order.length} lang={lang} />}
       <FormFields
         props={props}
@@ -395,7 +396,13 @@ export default function HostedForm(props: HostedFormProps) {
             <span class="status" role="status">{busy ? uiText(lang, "sending_status") : ""}</span>
           </div>
         )}
-      {props.drafts && <DraftBar drafts={drafts} ttlDays={props.drafts.ttlDays} />}
+      {props.drafts && (
+        <DraftBar
+          drafts={drafts}
+          ttlDays={props.drafts.ttlDays}
+          files={props.fields.some(isFileField)}
+        />
+      )}
     </form>
   );
 }

@@ -19,6 +19,7 @@ import type { Jobs } from "@/lib/jobs/types.ts";
 import { modelLoader } from "@/lib/spam/load.ts";
 import { FAILURES_KNOWN_MS } from "@/lib/protection/failures.ts";
 import { Metrics } from "@/lib/observe/metrics.ts";
+import type { MetricsPort } from "@/lib/observe/types.ts";
 import { readBacklog } from "@/lib/observe/backlog.ts";
 
 /** How long an authenticated key is trusted without a read (bounded by SPEC's ~30 s). */
@@ -45,12 +46,20 @@ export function createJobs(kv: Deno.Kv, config: Pick<Config, "jobs">, now = Date
   return config.jobs === "table" ? new TableJobs(kv, { now }) : new QueueJobs(kv, { now });
 }
 
-/** What tests and worker processes may replace: outgoing HTTP, the clock, the job runner. */
+/**
+ * What tests, worker processes and tools may replace: outgoing HTTP, the clock, the job
+ * runner, and the metrics port (how the bench and the soak observe a process).
+ */
 export interface DepsOverrides {
   fetch?: Deps["fetch"];
   now?: Deps["now"];
   /** Builds the job runner over the KV (e.g. a table runner with a short lease). */
   jobs?: (kv: Deno.Kv) => Jobs;
+  /**
+   * The metrics port, given the one `METRICS_TOKEN` configures (if any) to wrap. Requests
+   * are counted, and `/metrics` answers, only with the token set.
+   */
+  metrics?: (configured: MetricsPort | undefined) => MetricsPort | undefined;
 }
 
 /** Builds every dependency over an open KV; nothing in it is shared with another build. */
@@ -85,6 +94,8 @@ export async function buildDeps(
     jobs: overrides.jobs?.(kv) ?? createJobs(kv, config, now),
     spamModel: modelLoader(),
   };
-  if (config.ops.metricsToken) base.metrics = new Metrics(() => readBacklog(base));
+  const configured = config.ops.metricsToken ? new Metrics(() => readBacklog(base)) : undefined;
+  const metrics = overrides.metrics ? overrides.metrics(configured) : configured;
+  if (metrics) base.metrics = metrics;
   return { ...base, writer: new SubmissionWriter(base) };
 }

@@ -291,11 +291,11 @@ export interface Form {
   schema_version: number;
   created_at: string;
   updated_at: string;
-  /** Privacy settings; absent on older records = forever, "truncated", true. */
+  /** Privacy settings; absent = forever, "truncated", true (lib/privacy/ip.ts privacyOf). */
   retention_days?: number | null;
   store_ip?: StoreIpPolicy;
   store_user_agent?: boolean;
-  /** Hosted page texts (plain text); absent on forms saved before they existed. */
+  /** Hosted page texts (plain text); absent: no intro, the default thank-you text. */
   intro?: string;
   thank_you?: string;
   /** Set while archived (closed and listed apart); absent otherwise. */

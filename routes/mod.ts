@@ -71,7 +71,7 @@ export function v1Api(deps: Deps): OpenAPIHono<AppEnv> {
 export function createApp(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ router: new AppRouter() });
   // Only with METRICS_TOKEN: without it, requests pay nothing for metrics.
-  if (deps.metrics) app.use("*", httpMetrics(deps.metrics));
+  if (deps.metrics && deps.config.ops.metricsToken) app.use("*", httpMetrics(deps.metrics));
   app.use("*", requestId());
   if (deps.config.ops.logRequests) app.use("*", accessLog());
   app.use("*", baselineHeaders(deps.config));

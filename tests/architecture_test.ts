@@ -12,6 +12,7 @@ import {
   sdkImportsServer,
   type Violation,
 } from "@/tests/architecture_rules.ts";
+import { unreleasedMarks } from "@/tests/architecture_unreleased.ts";
 
 const PROJECT = new URL("..", import.meta.url).pathname;
 /** Folders whose every module the rules cover, reached from main.ts and cli.ts or not. */
@@ -176,4 +177,57 @@ Deno.test("architecture - lib/rules is browser-safe: no Deno API, only its own m
     }
   }
   assert.deepEqual(found, []);
+});
+
+/** The project's TypeScript files under `folder` (project-relative paths). */
+async function sources(folder: string): Promise<string[]> {
+  const found: string[] = [];
+  for await (const entry of Deno.readDir(`${PROJECT}${folder}`)) {
+    const path = `${folder}/${entry.name}`;
+    if (entry.isDirectory) found.push(...await sources(path));
+    else if (/\.tsx?$/.test(entry.name)) found.push(path);
+  }
+  return found.sort();
+}
+
+Deno.test("architecture - no code for data that was never released", async (t) => {
+  await t.step("the finder sees shims and passes words that name other things", () => {
+    const shims = [
+      "  return `chn_legacy_${hex}`;",
+      " * The chain id of a job: its own, or for a job enqueued before chains existed, one derived",
+      " * part), in order; a lone event (not in a list), as earlier versions stored each one, is the",
+      "  /** Legacy, no longer written: account mail now goes to the outbox. */",
+      "  /** Absent in records stored before formats existed: standard. */",
+      "    // `counted` absent: a grant from before verification counted, which reserved its bytes.",
+      "  /** The inviter's user id (invitations stored before it was kept name the email only). */",
+      "// Migrates webhooks of the old shape on read.",
+      "const QUEUE_SHIM = 1; // a shim for jobs of the old format",
+      "/** Read-side backwards-compat for v1 records. */",
+    ];
+    assert.deepEqual(
+      shims.filter((line) => unreleasedMarks(line).length === 0),
+      [],
+      "lines the finder should have marked",
+    );
+    const fine = [
+      '        "go to the Formspree-compatible endpoint POST /f/<form id>.",',
+      "/** Object storage behind one interface: any S3-compatible store. */",
+      "  // IPv4-compatible IPv6 (::a.b.c.d, deprecated): a stack may reach the embedded IPv4.",
+      'const REACT_TYPES = `declare module "react" {}`;',
+      "    await withKvRetry(() => deps.kv.delete(indexKey)); // left by an older schedule",
+      " * the time, a link to the admin) with a `text` fallback for notifications",
+      "    // Sessions from before the change are over, this one too.",
+    ];
+    assert.deepEqual(fine.flatMap(unreleasedMarks), []);
+  });
+
+  await t.step("lib/ reads no old shape, migrates nothing and carries no shim", async () => {
+    const found: string[] = [];
+    for (const file of await sources("lib")) {
+      for (const m of unreleasedMarks(await Deno.readTextFile(`${PROJECT}${file}`))) {
+        found.push(`${file}:${m.line} (${m.mark}): ${m.text}`);
+      }
+    }
+    assert.deepEqual(found, [], `code for data never released:\n${found.join("\n")}`);
+  });
 });

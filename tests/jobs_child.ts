@@ -1,7 +1,7 @@
 /**
  * A job-table worker process for the multi-process job tests and the soak: the real
  * `dispatch` on `JOBS=table` with a short lease. `hang` mode records each job it claims
- * (a `soak_probe` entry) and never finishes it, so a kill finds it holding the lease;
+ * (a probe record, bench/soak/probe.ts) and never finishes it, so a kill finds it holding the lease;
  * `work` mode runs jobs for real.
  * Usage: deno run -A tests/jobs_child.ts <kv-path> hang|work <lease-ms>
  * @module
@@ -9,7 +9,7 @@
 import { loadConfig } from "@/lib/config.ts";
 import { dispatch } from "@/lib/jobs/mod.ts";
 import { TableJobs } from "@/lib/jobs/table_runner.ts";
-import { keys } from "@/lib/kv/keys.ts";
+import { probeKey } from "@/bench/soak/probe.ts";
 import { buildDeps } from "@/lib/runtime.ts";
 
 if (import.meta.main) {
@@ -28,7 +28,7 @@ if (import.meta.main) {
   deps.jobs.start(async (msg, ctx) => {
     const ids = (msg as { ids?: string[] }).ids ?? [String((msg as { path?: string }).path)];
     if (mode === "hang") {
-      await kv.atomic().sum(keys.soakProbe("claimed", ids[0]), 1n).commit();
+      await kv.atomic().sum(probeKey("claimed", ids[0]), 1n).commit();
       await new Promise(() => {});
     }
     await dispatch(deps, msg, ctx);

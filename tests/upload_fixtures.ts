@@ -241,7 +241,7 @@ export async function assertCounterExact(
   for await (const e of u.deps.kv.list<UploadGrant>({ prefix: keys.uploadGrants() })) {
     const g = e.value;
     if (
-      g.workspace_id === workspaceId && g.counted !== false &&
+      g.workspace_id === workspaceId && g.counted &&
       (g.state === "verified" || g.state === "attached")
     ) {
       sum += g.size_bytes;

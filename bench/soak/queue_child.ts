@@ -8,9 +8,8 @@
  */
 import { loadConfig } from "@/lib/config.ts";
 import { dispatch } from "@/lib/jobs/mod.ts";
-import { afterVerdict } from "@/lib/protection/verdict.ts";
-import { keys } from "@/lib/kv/keys.ts";
 import { buildDeps } from "@/lib/runtime.ts";
+import { countingVerdicts, probeKey } from "./probe.ts";
 import { SOAK_SECRET, soakEnv } from "./process.ts";
 
 /** The second opinion's settings the parent passed (the scoring scenario's), if any. */
@@ -23,22 +22,17 @@ function secondOpinionEnv(): Record<string, string> {
 if (import.meta.main) {
   const [kvPath, mode] = Deno.args;
   const kv = await Deno.openKv(kvPath);
+  // Every verdict commit also counts, atomically, each submission it scored.
   const deps = await buildDeps(
-    kv,
+    countingVerdicts(kv),
     loadConfig({ ...soakEnv(kvPath, 8000, "/tmp"), SECRET: SOAK_SECRET, ...secondOpinionEnv() }),
   );
-  // Every verdict commit also counts, atomically, each submission it scored.
-  afterVerdict.push({
-    inCommit: (_deps, op, _form, subs) => {
-      for (const s of subs) op.sum(keys.soakProbe("scored", s.id), 1n);
-    },
-  });
   kv.listenQueue(async (msg) => {
     const m = msg as { path?: string; ids?: string[] };
     const id = String(m.ids?.[0] ?? m.path);
-    await kv.atomic().sum(keys.soakProbe("deliveries", id), 1n).commit();
+    await kv.atomic().sum(probeKey("deliveries", id), 1n).commit();
     if (mode === "hang") await new Promise(() => {});
     await dispatch(deps, msg);
-    await kv.set(keys.soakProbe("done", id), true);
+    await kv.set(probeKey("done", id), true);
   });
 }

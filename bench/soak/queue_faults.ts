@@ -15,6 +15,7 @@ import { enqueueJob, type Job } from "@/lib/jobs/queue.ts";
 import { buildDeps } from "@/lib/runtime.ts";
 import { soakEnv } from "./process.ts";
 import { killMidJobThenDrain } from "./queue_kill.ts";
+import { probeKey } from "./probe.ts";
 import type { Figures } from "./store.ts";
 import { scoringJobFaults } from "./queue_scoring.ts";
 
@@ -105,8 +106,8 @@ async function killedWorker(dir: string, jobs: number) {
   let redelivered = 0;
   try {
     for (const id of ids) {
-      if ((await kv.get(keys.soakProbe("done", id))).value) done++;
-      if (u64Value((await kv.get(keys.soakProbe("deliveries", id))).value) > 1) redelivered++;
+      if ((await kv.get(probeKey("done", id))).value) done++;
+      if (u64Value((await kv.get(probeKey("deliveries", id))).value) > 1) redelivered++;
     }
   } finally {
     kv.close();

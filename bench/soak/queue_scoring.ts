@@ -18,6 +18,7 @@ import { createWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { createApp } from "@/routes/mod.ts";
 import { soakEnv } from "./process.ts";
 import { killMidJobThenDrain } from "./queue_kill.ts";
+import { probeKey, probePrefix } from "./probe.ts";
 
 /** A second opinion that calls every message ham: Akismet's `false` answer, over HTTP. */
 function secondOpinion(): { env: Record<string, string>; close: () => Promise<void> } {
@@ -85,14 +86,14 @@ export async function scoringJobFaults(dir: string, n: number) {
   let redelivered = 0;
   try {
     for await (const e of kv.list<Submission>({ prefix: keys.submissions(formId) })) {
-      const times = u64Value((await kv.get(keys.soakProbe("scored", e.value.id))).value);
+      const times = u64Value((await kv.get(probeKey("scored", e.value.id))).value);
       if (times === 1) once++;
       if (times > 1) twice++;
       const verdict =
         (await kv.get<StoredVerdict>(keys.submissionVerdict(formId, e.value.id))).value;
       if (!withVerdict(e.value, verdict).scored_at) unscored++;
     }
-    for await (const e of kv.list({ prefix: ["soak_probe", "deliveries"] })) {
+    for await (const e of kv.list({ prefix: probePrefix("deliveries") })) {
       if (u64Value(e.value) > 1) redelivered++;
     }
   } finally {

@@ -8,6 +8,7 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Field } from "@/lib/schemas.ts";
+import { isFileField } from "@/components/fields.ts";
 
 /** Milliseconds of quiet typing before a save. */
 export const SAVE_DELAY_MS = 1200;
@@ -15,6 +16,8 @@ export const SAVE_DELAY_MS = 1200;
 /** The drafts setting the page renders from. */
 export interface HostedDrafts {
   ttlDays: number;
+  /** The draft the page was rendered with (a resume link, a refused post), or null. */
+  draftId: string | null;
 }
 
 type Status = "idle" | "saving" | "saved" | "offline" | "error";
@@ -23,6 +26,8 @@ type Status = "idle" | "saving" | "saved" | "offline" | "error";
 export interface DraftsHandle {
   enabled: boolean;
   status: Status;
+  /** The draft this page continues, posted as `_draft_id` so a plain post removes it too. */
+  draftId: string | null;
   /** Saves after the visitor stops typing. */
   schedule(): void;
   /** Saves now (a step change), with the step's 1-based position when the form has steps. */
@@ -123,6 +128,12 @@ export function useDrafts(o: DraftOptions): DraftsHandle {
   const chain = useRef<Promise<void>>(Promise.resolve());
   const done = useRef(false);
   const enabled = o.drafts !== null;
+  const [draftId, setDraftId] = useState<string | null>(o.drafts?.draftId ?? null);
+  const hold = (t: string | null) => {
+    token.current = t;
+    remember(o.formId, t);
+    if (t) setDraftId(draftIdOf(t));
+  };
 
   useEffect(() => {
     if (!enabled) return;
@@ -139,8 +150,7 @@ export function useDrafts(o: DraftOptions): DraftsHandle {
       .then((res) => {
         if (res.status === 404) return remember(o.formId, null);
         if (res.status !== 200 || !res.body) return;
-        token.current = candidate;
-        remember(o.formId, candidate);
+        hold(candidate);
         const form = o.form();
         if (form) fillForm(form, o.fields, res.body.data as Record<string, unknown>);
         if (typeof res.body.step === "number") step.current = res.body.step;
@@ -158,7 +168,10 @@ export function useDrafts(o: DraftOptions): DraftsHandle {
   async function save(): Promise<void> {
     if (done.current) return;
     setStatus("saving");
-    const body = { data: o.collect(), ...(step.current ? { step: step.current } : {}) };
+    // A draft never holds files (nor their uploads' references): they are chosen again.
+    const data = o.collect();
+    for (const f of o.fields) if (isFileField(f)) delete data[f.name];
+    const body = { data, ...(step.current ? { step: step.current } : {}) };
     const res = token.current
       ? await call(
         `${o.api}/drafts/${encodeURIComponent(draftIdOf(token.current))}`,
@@ -169,13 +182,12 @@ export function useDrafts(o: DraftOptions): DraftsHandle {
       : await call(`${o.api}/drafts`, "POST", null, body);
     if (done.current) return;
     if (res.status === 201 && typeof res.body?.resume_token === "string") {
-      token.current = res.body.resume_token;
-      remember(o.formId, token.current);
+      hold(res.body.resume_token);
     }
     if (res.status === 404 && token.current) {
       // Expired or removed: the next save starts a new draft.
-      token.current = null;
-      remember(o.formId, null);
+      hold(null);
+      setDraftId(null);
     }
     setStatus(
       res.status === 200 || res.status === 201 ? "saved" : res.status === 0 ? "offline" : "error",
@@ -196,6 +208,7 @@ export function useDrafts(o: DraftOptions): DraftsHandle {
   return {
     enabled,
     status,
+    draftId,
     schedule,
     saveNow(s?: number) {
       if (!enabled) return Promise.resolve();
@@ -204,7 +217,8 @@ export function useDrafts(o: DraftOptions): DraftsHandle {
       return queue();
     },
     submitPart() {
-      return token.current ? { draft_id: draftIdOf(token.current) } : {};
+      const id = token.current ? draftIdOf(token.current) : draftId;
+      return id ? { draft_id: id } : {};
     },
     submitted() {
       done.current = true;
@@ -231,7 +245,9 @@ export function useDrafts(o: DraftOptions): DraftsHandle {
 }
 
 /** The notice, the save status and the "email me a link" control. */
-export function DraftBar({ drafts, ttlDays }: { drafts: DraftsHandle; ttlDays: number }) {
+export function DraftBar(
+  { drafts, ttlDays, files }: { drafts: DraftsHandle; ttlDays: number; files: boolean },
+) {
   const [open, setOpen] = useState(false);
   const [email, setEmail] = useState("");
   const [message, setMessage] = useState("");
@@ -250,6 +266,7 @@ export function DraftBar({ drafts, ttlDays }: { drafts: DraftsHandle; ttlDays: n
     <div class="draft-bar">
       <p class="draft-notice">
         Your answers are saved as you type (kept for {ttlDays} days), so you can finish later.
+        {files && " Files are not saved: you choose them again when you come back."}
         <span class="draft-status" role="status">{label}</span>
       </p>
       {open

@@ -29,8 +29,8 @@ export interface Invite {
   role: Role;
   /** The inviter's email. */
   invited_by: string;
-  /** The inviter's user id (invitations stored before it was kept name the email only). */
-  invited_by_id?: string;
+  /** The inviter's user id. */
+  invited_by_id: string;
   created_at: number;
   expires_at: number;
 }
@@ -175,8 +175,8 @@ export async function withdrawInvitesFrom(
   return n;
 }
 
-function sentBy(invite: Invite, user: Pick<User, "id" | "email">): boolean {
-  return invite.invited_by_id ? invite.invited_by_id === user.id : invite.invited_by === user.email;
+function sentBy(invite: Invite, user: Pick<User, "id">): boolean {
+  return invite.invited_by_id === user.id;
 }
 
 /** A live invitation's entry and its inviter's (both checked again when it is accepted). */
@@ -195,9 +195,7 @@ async function liveInvite(
   const entry = await withKvRetry(() => deps.kv.get<Invite>(keys.invite(hash)));
   const invite = entry.value;
   if (!invite || invite.expires_at <= deps.now()) return null;
-  const inviterId = invite.invited_by_id ??
-    (await findUserByEmail(deps, invite.invited_by))?.id ?? "";
-  const inviter = await withKvRetry(() => deps.kv.get<User>(keys.user(inviterId)));
+  const inviter = await withKvRetry(() => deps.kv.get<User>(keys.user(invite.invited_by_id)));
   if (!inviter.value || !mayGrant(roleIn(inviter.value, invite.workspace_id))) return null;
   return { entry: entry as Deno.KvEntry<Invite>, inviter: inviter as Deno.KvEntry<User> };
 }

@@ -7,7 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { errors } from "@/lib/errors.ts";
 import { validateData } from "@/lib/forms/validator.ts";
 import { isPlainObject } from "@/lib/http/body.ts";
-import type { Form } from "@/lib/schemas.ts";
+import { type Form, isFileType } from "@/lib/schemas.ts";
 import { checkStoredSize } from "@/lib/submissions/parse.ts";
 
 /** Steps a draft may name (1-based positions; a form has at most 50 steps). */
@@ -29,8 +29,14 @@ export type DraftBody = z.infer<typeof draftBodySchema>;
 /**
  * The values a draft stores: each present value checked as a submit checks it, except that
  * nothing is required; a wrong type or limit is the submit's 422, too much data its 413.
+ * A draft never holds files: a file field's value (an upload's reference, which lives only
+ * an hour unless a submission attaches it) is left out, not refused.
  */
 export function draftValues(form: Form, data: Record<string, unknown>): Record<string, unknown> {
+  const files = form.fields.filter((f) => isFileType(f.type)).map((f) => f.name);
+  if (files.some((name) => Object.hasOwn(data, name))) {
+    data = Object.fromEntries(Object.entries(data).filter(([k]) => !files.includes(k)));
+  }
   const { errors: found, values } = validateData(form, data, "json");
   const wrong = found.filter((e) => e.type !== "required");
   if (wrong.length) throw errors.validation(wrong);

@@ -14,7 +14,9 @@ import { commitWithRetry } from "@/lib/kv/kv.ts";
 import { AUTORESPONDER_WINDOW_MS, WORKSPACE_REPLIES_PER_HOUR } from "@/lib/notify/autoresponder.ts";
 import { headerSafe } from "@/lib/notify/email.ts";
 import type { Form, Workspace } from "@/lib/schemas.ts";
+import { newId } from "@/lib/ids.ts";
 import { requireDraft, requireDraftsOn } from "./store.ts";
+import { indexResumeMail } from "./resume_copies.ts";
 import type { Draft } from "./types.ts";
 
 /** The shortest time between two resume links of one draft. */
@@ -65,7 +67,7 @@ function capped(): AppError {
 
 /** Mails a resume link for a draft to `email`; refusals are 404 (draft) or 429 (limits). */
 export async function sendResumeLink(
-  deps: Pick<Deps, "kv" | "now" | "jobs" | "config">,
+  deps: Pick<Deps, "kv" | "now" | "jobs" | "config" | "secret">,
   target: { form: Form; workspace: Workspace },
   draftId: string,
   token: string | null,
@@ -98,10 +100,20 @@ export async function sendResumeLink(
       token: token!,
       expiresAt: d.due_at,
     });
+    // The address stays in the email log (and outbox) a while: erase/export find it there.
+    const mailId = newId("mail");
+    indexResumeMail(op, deps.secret, {
+      workspaceId: workspace.id,
+      formId: form.id,
+      mailId,
+      email,
+      at: now,
+    });
     deps.jobs.enqueue(op, {
       type: "send_visitor_mail",
       workspace_id: workspace.id,
       form_id: form.id,
+      mail_id: mailId,
       to: email,
       ...mail,
       attempt: 0,

@@ -50,18 +50,16 @@ export interface FeedItem {
 
 /**
  * What a key of the feed holds: the events at the positions up to its own (the key's last
- * part), in order; a lone event (not in a list), as earlier versions stored each one, is the
- * event at the key's position.
+ * part), in order.
  */
-export type StoredFeedEvents = FeedEntry[] | FeedEntry;
+export type StoredFeedEvents = FeedEntry[];
 
 /** A feed key's events with their positions; `last` is the key's position. */
 export function eventsAt(
   last: number,
   value: StoredFeedEvents,
 ): { seq: number; event: FeedEntry }[] {
-  const events = Array.isArray(value) ? value : [value];
-  return events.map((event, i) => ({ seq: last - events.length + 1 + i, event }));
+  return value.map((event, i) => ({ seq: last - value.length + 1 + i, event }));
 }
 
 /** The feed head a commit checks and advances. */

@@ -190,8 +190,7 @@ export async function dropGrant(
     op.check(entry).delete(key).delete(keys.uploadPending(g.check_at, path));
     // An attached grant left its pool when it was attached.
     if (g.state !== "attached") leavePool(op, g, deps.now());
-    // `counted` absent: a grant from before verification counted, which reserved its bytes.
-    if (g.counted !== false) {
+    if (g.counted) {
       const usedKey = keys.storageUsed(g.workspace_id);
       const used = await deps.kv.get(usedKey);
       op.check(used).set(

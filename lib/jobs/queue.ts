@@ -27,9 +27,8 @@ const jobKinds = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("score_batch"),
     form_id: z.string(),
-    // The form's workspace, so the job reads everything it needs at once (jobs enqueued
-    // before it was added lack it and read the form first).
-    workspace_id: z.string().max(100).optional(),
+    // The form's workspace, so the job reads everything it needs at once.
+    workspace_id: z.string().max(100),
     mode: z.enum(["live", "test"]),
     ids: z.array(z.string()).min(1).max(1000),
   }),

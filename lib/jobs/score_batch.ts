@@ -14,17 +14,16 @@
  * (submissions/indexes.ts): one check covers the whole batch. The verdict's commit also
  * enqueues `notify_created` (lib/notify) when the form emails or a webhook listens, and
  * appends a `submission.created` event per submission to the workspace's event feed
- * (lib/feed: one more check for the whole commit); `afterVerdict` (protection/verdict.ts)
- * lets the bench and the soak observe.
+ * (lib/feed: one more check for the whole commit); `formwell_spam_verdict_delay_seconds`
+ * (lib/observe) times each submission from its storing commit to this one.
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
-import { getForm } from "@/lib/forms/forms.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { Batcher, type Linger } from "@/lib/kv/batcher.ts";
 import { CONFLICT, getManyChunked, retryConflicts, withKvRetry } from "@/lib/kv/kv.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
-import { afterVerdict, runAfterVerdict, workspaceModel } from "@/lib/protection/verdict.ts";
+import { workspaceModel } from "@/lib/protection/verdict.ts";
 import type { AkismetAnswer } from "@/lib/protection/akismet.ts";
 import type { SpamStats } from "@/lib/spam/learn.ts";
 import type { SpamModel } from "@/lib/spam/model.ts";
@@ -126,17 +125,14 @@ async function readRun(
   deps: Deps,
   job: Extract<Job, { type: "score_batch" }>,
 ): Promise<RunState | null> {
-  // A job enqueued before jobs named their workspace reads the form first, and only then.
-  const early = job.workspace_id ? undefined : await getForm(deps, job.form_id);
-  const workspaceId = job.workspace_id ?? early?.workspace_id;
-  if (!workspaceId) return null;
+  const workspaceId = job.workspace_id;
   const head: Deno.KvKey[] = [
     keys.submissionEdits(job.form_id, job.mode),
     keys.spamStats(workspaceId),
     keys.webhookListeners(workspaceId),
     feedHeadKey(workspaceId, job.mode),
+    keys.form(job.form_id),
   ];
-  if (!early) head.push(keys.form(job.form_id));
   const all = [
     ...head,
     ...job.ids.flatMap((id) => [
@@ -149,17 +145,13 @@ async function readRun(
   const first = await withKvRetry(() => deps.kv.getMany<unknown[]>(all.slice(0, 10)));
   const entries = [...first, ...await getManyChunked<unknown>(deps.kv, all.slice(10))];
   const [edits, stats, listeners, feed] = entries;
-  const form = early ?? entries[4].value as Form | null;
+  const form = entries[4].value as Form | null;
   if (!form || form.workspace_id !== workspaceId) return null;
   return {
     edits,
     form,
     model: await workspaceModel(deps, stats.value as SpamStats | null),
-    listeners: await listenersOf(
-      deps,
-      workspaceId,
-      listeners as Deno.KvEntryMaybe<Record<string, Listening>>,
-    ),
+    listeners: listenersOf(listeners as Deno.KvEntryMaybe<Record<string, Listening>>),
     feed: feed as FeedHead,
     subs: pairs(entries.slice(head.length)).map((e) => e.value),
   };
@@ -213,7 +205,6 @@ async function scoreIds(
               ids: finals.map((s) => s.id),
             });
           }
-          for (const hook of afterVerdict) hook.inCommit?.(deps, op, form, finals);
           if (i === chunks.length - 1) ctx.complete(op);
           return finals.map((s) => ({
             id: createdEventId(s.id),
@@ -227,11 +218,13 @@ async function scoreIds(
       );
       deps.metrics?.commit("verdict", (performance.now() - started) / 1000);
       if (!res.ok) return CONFLICT;
-      for (const s of finals) deps.metrics?.verdict(s.status);
+      const at = deps.now();
+      for (const s of finals) {
+        deps.metrics?.verdict(s.status, (at - Date.parse(s.created_at)) / 1000);
+      }
       // This commit set the edits entry: the next chunk checks that no one wrote it since.
       edits = { key: editsKey, versionstamp: res.versionstamp };
       feed = res.head;
-      await runAfterVerdict(deps, form, finals);
     }
   }, {
     maxAttempts: MAX_ATTEMPTS,

@@ -168,10 +168,6 @@ export const keys = {
   auditEvent: (workspaceId: string, id: string) => ["audit", workspaceId, id] as const,
   /** Prefix of a workspace's audit events. */
   auditEvents: (workspaceId: string) => ["audit", workspaceId] as const,
-  /** Legacy, no longer written: account mail now goes to the `_account` outbox (lib/admin/mail.ts). */
-  accountMail: (id: string) => ["account_mail", id] as const,
-  /** Prefix of account mails. */
-  accountMails: () => ["account_mail"] as const,
   /** A pending invitation, keyed by the SHA-256 of its link token. */
   invite: (hash: string) => ["invites", hash] as const,
   /** Index: the pending invitation of an email to a workspace (its token hash). */
@@ -212,8 +208,6 @@ export const keys = {
   /** Prefix of a form's idempotency records in one mode (swept when the form is deleted). */
   idempotencyOf: (formId: string, mode: Mode) => ["idempotency", formId, mode] as const,
 
-  /** Reliability-suite probe (bench/soak only, in its own KV files; the service never writes it). */
-  soakProbe: (what: string, id: string) => ["soak_probe", what, id] as const,
   // --- notifications (lib/notify) ---
   /** A webhook endpoint of a workspace. */
   webhook: (id: string) => ["webhooks", id] as const,
@@ -320,6 +314,15 @@ export const keys = {
   /** Prefix of the draft email index for one person in a workspace. */
   draftsByEmail: (workspaceId: string, digest: string) =>
     ["drafts_by_email", workspaceId, digest] as const,
+  /**
+   * Index: a resume-link mail (its copies are under `notify_copies` by `mailId`) by the
+   * HMAC digest of the address it went to (erase/export by person).
+   */
+  resumeMailByEmail: (workspaceId: string, digest: string, formId: string, mailId: string) =>
+    ["resume_mails_by_email", workspaceId, digest, formId, mailId] as const,
+  /** Prefix of the resume-mail index for one address in a workspace. */
+  resumeMailsByEmail: (workspaceId: string, digest: string) =>
+    ["resume_mails_by_email", workspaceId, digest] as const,
   /** Send times of the last hour of mail visitors asked for (resume links), instance-wide. */
   visitorMailSends: () => ["visitor_mail_sends"] as const,
 

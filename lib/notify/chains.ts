@@ -34,19 +34,6 @@ export type Claim =
   | { kind: "logged" }
   | { kind: "held"; until: number };
 
-/**
- * The chain id of a job: its own, or for a job enqueued before chains existed, one derived
- * from what it carries (so its duplicates share it).
- */
-export async function chainOf(job: DeliverWebhookJob): Promise<string> {
-  if (job.chain) return job.chain;
-  const data = new TextEncoder().encode(`${job.webhook_id}\n${job.event_ids.join(",")}`);
-  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
-  return `chn_legacy_${
-    Array.from(d.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("")
-  }`;
-}
-
 /** Claims `attempt` of a chain for `holdMs`, unless it was logged or another run holds it. */
 export async function claimAttempt(
   deps: Pick<Deps, "kv" | "now">,

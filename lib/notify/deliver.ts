@@ -15,7 +15,7 @@ import type { Deps } from "@/lib/deps.ts";
 import { newId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { commitWithRetry } from "@/lib/kv/kv.ts";
-import { chainOf, claimAttempt, deferRun, heldBy, markLogged } from "./chains.ts";
+import { claimAttempt, deferRun, heldBy, markLogged } from "./chains.ts";
 import { addEntry, type CappedLog, listLog, trimLog } from "./capped_log.ts";
 import { type Answer, answerOf, outgoing } from "./destinations/mod.ts";
 import { MAX_RETRY_AFTER_MS, MIN_RETRY_AFTER_MS } from "./destinations/answer.ts";
@@ -136,7 +136,7 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
   const events = (await Promise.all(job.event_ids.map((id) => loadEvent(deps, id))))
     .filter((e): e is NotifyEvent => e !== null);
   if (!events.length) return;
-  const chain = await chainOf(job);
+  const { chain } = job;
   const claim = await claimAttempt(
     deps,
     job.webhook_id,
@@ -145,7 +145,7 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
     holdFor(events.length),
   );
   if (claim.kind === "logged") return;
-  if (claim.kind === "held") return await deferRun(deps, { ...job, chain }, claim.until);
+  if (claim.kind === "held") return await deferRun(deps, job, claim.until);
   const sent = await sendAll(deps, first.value, events);
   const delays = deps.config.notify.webhookRetryDelays;
   const logged = await commitWithRetry(deps.kv, async (op) => {
@@ -187,7 +187,7 @@ export async function deliverWebhookJob(deps: Deps, job: DeliverWebhookJob): Pro
     if (changed) op.set(keys.webhook(w.id), { ...w, updated_at: at });
     if (retry.length) {
       const rateLimited = (job.rate_limited ?? 0) + (failed ? 0 : 1);
-      const next = { ...job, chain, event_ids: retry, attempt: job.attempt + 1 };
+      const next = { ...job, event_ids: retry, attempt: job.attempt + 1 };
       deps.jobs.enqueue(op, { ...next, rate_limited: rateLimited }, { delay });
     }
     return { id: w.id, results };

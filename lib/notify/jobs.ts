@@ -28,8 +28,8 @@ export const deliverWebhookJobSchema = z.object({
   attempt: z.number().int().min(0).max(1000),
   /** How many of them were rate limited (they do not move the failure schedule). */
   rate_limited: z.number().int().min(0).max(1000).optional(),
-  /** The retry chain it belongs to (lib/notify/chains.ts); absent in jobs from before chains. */
-  chain: z.string().max(100).optional(),
+  /** The retry chain it belongs to (lib/notify/chains.ts). */
+  chain: z.string().max(100),
   /** A resend or test event: one attempt, no retries. */
   manual: z.boolean().optional(),
 });
@@ -58,6 +58,8 @@ export const sendVisitorMailJobSchema = z.object({
   type: z.literal("send_visitor_mail"),
   workspace_id: z.string().max(100),
   form_id: z.string().max(100),
+  /** Names the mail's copies (email log, outbox) for erase and export by email. */
+  mail_id: z.string().max(100),
   to: z.string().max(254),
   subject: z.string().max(300),
   text: z.string().max(20_000),

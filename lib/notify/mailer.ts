@@ -200,6 +200,6 @@ export async function sendVisitorMailJob(deps: Deps, job: SendVisitorMailJob): P
       text: job.text,
       html: "",
     },
-    log: { form_id: job.form_id, event_id: "", kind: "resume_link" },
+    log: { form_id: job.form_id, event_id: job.mail_id, kind: "resume_link" },
   });
 }

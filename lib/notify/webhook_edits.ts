@@ -18,7 +18,6 @@ import { EVENT_TYPES } from "./events.ts";
 import { checkTargetUrl, TargetRefused } from "./ssrf.ts";
 import {
   type CreatedWebhook,
-  formatOf,
   FORMATS,
   listensTo,
   listWebhooks,
@@ -197,7 +196,7 @@ export async function mutateWebhook(
 function changes(was: Webhook, now: Webhook): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (was.url !== now.url) out.url = { from: hostOf(was.url), to: hostOf(now.url) };
-  if (formatOf(was) !== formatOf(now)) out.format = formatOf(now);
+  if (was.format !== now.format) out.format = now.format;
   if (JSON.stringify(was.events) !== JSON.stringify(now.events)) out.events = now.events;
   if (JSON.stringify(was.forms) !== JSON.stringify(now.forms)) out.forms = now.forms;
   if (was.enabled !== now.enabled) out.enabled = now.enabled;
@@ -219,7 +218,7 @@ export async function updateWebhook(
   const url = body.url === undefined ? undefined : checkUrl(deps, body.url);
   let newlySigned = false;
   const w = await mutateWebhook(deps, workspaceId, id, (w) => {
-    const signing = signingAfter(w, body.format ?? formatOf(w), url !== undefined);
+    const signing = signingAfter(w, body.format ?? w.format, url !== undefined);
     newlySigned = signing.secret !== undefined && signing.secret !== "";
     return {
       ...w,
@@ -277,7 +276,7 @@ export async function rotateWebhookSecret(
 ): Promise<WebhookView & { secret: string }> {
   const now = deps.now();
   const w = await mutateWebhook(deps, workspaceId, id, (w) => {
-    if (formatOf(w) !== "standard") {
+    if (w.format !== "standard") {
       throw errors.badRequest(
         "Invalid webhook: a destination is not signed: its URL is its credential. To replace it, PATCH the url.",
       );

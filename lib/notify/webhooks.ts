@@ -21,11 +21,10 @@ export interface Webhook {
   workspace_id: string;
   /**
    * The data it receives: the mode of the key that created it (`live` from the admin UI and
-   * the CLI unless `--mode test`). Records stored before modes existed read as `live`.
+   * the CLI unless `--mode test`).
    */
   mode: Mode;
-  /** Absent in records stored before formats existed: standard. */
-  format?: Format;
+  format: Format;
   /** For a destination the URL is its credential: views show only its host and last 4 characters. */
   url: string;
   events: EventType[];
@@ -42,17 +41,8 @@ export interface Webhook {
   updated_at: string;
 }
 
-/** An endpoint as the API and CLI show it: its format always set, a destination's URL masked. */
-export type WebhookView =
-  & Omit<Webhook, "secret" | "previous_secret" | "workspace_id" | "format">
-  & {
-    format: Format;
-  };
-
-/** An endpoint's format (standard for records stored before formats existed). */
-export function formatOf(w: Pick<Webhook, "format">): Format {
-  return w.format ?? "standard";
-}
+/** An endpoint as the API and CLI show it: no secrets, a destination's URL masked. */
+export type WebhookView = Omit<Webhook, "secret" | "previous_secret" | "workspace_id">;
 
 /** A destination URL as shown after creation: scheme, host and its last 4 characters. */
 export function maskUrl(url: string): string {
@@ -69,8 +59,7 @@ export function newSecret(): string {
 /** The public view of an endpoint (a destination's URL masked). */
 export function webhookView(w: Webhook): WebhookView {
   const { secret: _s, previous_secret: _p, workspace_id: _w, ...rest } = w;
-  const format = formatOf(w);
-  return { ...rest, format, url: format === "standard" ? w.url : maskUrl(w.url) };
+  return { ...rest, url: w.format === "standard" ? w.url : maskUrl(w.url) };
 }
 
 /** An endpoint as answered to its creator: a standard one with its secret, shown only then. */
@@ -78,7 +67,7 @@ export type CreatedWebhook = WebhookView & { secret?: string };
 
 /** The answer of a create (or a switch to the standard format): the secret only if it signs. */
 export function withSecret(w: Webhook): CreatedWebhook {
-  return formatOf(w) === "standard" ? { ...webhookView(w), secret: w.secret } : webhookView(w);
+  return w.format === "standard" ? { ...webhookView(w), secret: w.secret } : webhookView(w);
 }
 
 /**
@@ -88,7 +77,7 @@ export function withSecret(w: Webhook): CreatedWebhook {
  */
 export function signingAfter(w: Webhook, format: Format, urlGiven: boolean): Partial<Webhook> {
   if (format !== "standard") return { format, secret: "", previous_secret: null };
-  if (formatOf(w) === "standard") return {};
+  if (w.format === "standard") return {};
   if (!urlGiven) {
     throw errors.badRequest(
       "Invalid webhook: url: a switch to the standard format needs the new url in the same request.",
@@ -97,15 +86,9 @@ export function signingAfter(w: Webhook, format: Format, urlGiven: boolean): Par
   return { format, secret: newSecret(), previous_secret: null };
 }
 
-/** A record as read: one stored before modes existed is live, before formats standard. */
-export function withMode(w: Webhook): Webhook {
-  return w.mode && w.format ? w : { ...w, mode: w.mode ?? "live", format: formatOf(w) };
-}
-
 /** What one webhook listens to: its mode, events and forms (empty: every form); none when off. */
 export interface Listening {
-  /** Absent in values written before modes existed: live. */
-  mode?: Mode;
+  mode: Mode;
   events: EventType[];
   forms: string[];
 }
@@ -129,11 +112,7 @@ export interface ListenersRead extends Listeners {
   heads: Deno.KvEntryMaybe<number>[];
 }
 
-/**
- * A workspace's listeners, for an edit (with its feed heads, see setListeners). Endpoints
- * stored before the listeners value existed are read once from the endpoints themselves (the
- * next change of any of them writes the value).
- */
+/** A workspace's listeners, for an edit (with its feed heads, see setListeners). */
 export async function readListeners(
   deps: Pick<Deps, "kv">,
   workspaceId: string,
@@ -143,19 +122,15 @@ export async function readListeners(
     keys.feedSeq(workspaceId, "live"),
     keys.feedSeq(workspaceId, "test"),
   ]);
-  return { ...await listenersOf(deps, workspaceId, entry), heads };
+  return { ...listenersOf(entry), heads };
 }
 
-/** A workspace's listeners from its `webhook_listeners` entry as read (see readListeners). */
-export async function listenersOf(
-  deps: Pick<Deps, "kv">,
-  workspaceId: string,
-  entry: Deno.KvEntryMaybe<Record<string, Listening>>,
-): Promise<Listeners> {
-  if (entry.value) return { entry, value: entry.value };
-  const value: Record<string, Listening> = {};
-  for (const w of await listWebhooks(deps, workspaceId)) value[w.id] = listensTo(w);
-  return { entry, value };
+/**
+ * A workspace's listeners from its `webhook_listeners` entry as read (every endpoint edit
+ * writes it; absent: the workspace has no endpoint).
+ */
+export function listenersOf(entry: Deno.KvEntryMaybe<Record<string, Listening>>): Listeners {
+  return { entry, value: entry.value ?? {} };
 }
 
 /** Whether `l` (an endpoint, or what it listens to) takes `event` of form `formId`. */
@@ -165,7 +140,7 @@ export function hears(l: Listening, event: EventType, formId: string): boolean {
 
 /** Whether any webhook of the workspace in `mode` listens to `event` of form `formId`. */
 export function listens(l: Listeners, event: EventType, formId: string, mode: Mode): boolean {
-  return Object.values(l.value).some((x) => (x.mode ?? "live") === mode && hears(x, event, formId));
+  return Object.values(l.value).some((x) => x.mode === mode && hears(x, event, formId));
 }
 
 /**
@@ -198,7 +173,7 @@ export async function listWebhooks(
     const got = await deps.kv.getMany<Webhook[]>(
       ids.slice(i, i + 10).map((id) => keys.webhook(id)),
     );
-    for (const g of got) if (g.value) out.push(withMode(g.value));
+    for (const g of got) if (g.value) out.push(g.value);
   }
   return mode ? out.filter((w) => w.mode === mode) : out;
 }
@@ -214,13 +189,13 @@ export async function requireWebhook(
   mode?: Mode,
 ): Promise<Deno.KvEntry<Webhook>> {
   const e = await deps.kv.get<Webhook>(keys.webhook(id));
-  const w = e.value ? withMode(e.value) : null;
+  const w = e.value;
   if (
     !w || (workspaceId !== null && w.workspace_id !== workspaceId) || (mode && w.mode !== mode)
   ) {
     throw errors.notFound("Webhook not found.");
   }
-  return { ...e, value: w } as Deno.KvEntry<Webhook>;
+  return e as Deno.KvEntry<Webhook>;
 }
 
 /** The secrets that sign now: the current one, and a rotated-out one within its 24 h. */

@@ -12,6 +12,8 @@ import type { Backlog, MetricsPort } from "./types.ts";
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** KV commit duration buckets (seconds). */
 const COMMIT_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+/** Buckets of the time from a submission's storing to its final verdict (seconds). */
+const VERDICT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** Label separator inside Map keys (never in a route pattern or a status). */
 const SEP = "\u0000";
 
@@ -61,6 +63,7 @@ export class Metrics implements MetricsPort {
   #jobs: CountMap;
   #duration: Histogram<"route">;
   #commit: Histogram<"kind">;
+  #verdictDelay: Histogram;
   #kindLabels = new Map<string, { kind: string }>();
 
   /** `backlog` reads the job backlog (called once per scrape). */
@@ -129,6 +132,12 @@ export class Metrics implements MetricsPort {
       buckets: COMMIT_BUCKETS,
       registers: [r],
     });
+    this.#verdictDelay = new Histogram({
+      name: "formwell_spam_verdict_delay_seconds",
+      help: "Time from a submission's storing commit to its final verdict's commit.",
+      buckets: VERDICT_BUCKETS,
+      registers: [r],
+    });
     backlogGauges(r, backlog);
   }
 
@@ -146,9 +155,10 @@ export class Metrics implements MetricsPort {
     this.#submissions.add(status, n);
   }
 
-  /** Counts a final verdict. */
-  verdict(status: string): void {
+  /** Counts a final verdict and observes its delay since the storing commit. */
+  verdict(status: string, seconds: number): void {
     this.#verdicts.add(status);
+    this.#verdictDelay.observe(seconds);
   }
 
   /** Counts a webhook delivery attempt's result. */

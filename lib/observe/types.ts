@@ -25,8 +25,11 @@ export interface MetricsPort {
   request(route: string, status: number, seconds: number): void;
   /** Counts `n` stored submissions of `status`. */
   submissions(status: string, n?: number): void;
-  /** Counts a final verdict by its status. */
-  verdict(status: string): void;
+  /**
+   * Counts a final verdict by its status, and observes the seconds from the submission's
+   * storing commit (its `created_at`) to the verdict's.
+   */
+  verdict(status: string, seconds: number): void;
   /** Counts a webhook delivery attempt's result. */
   webhook(result: string): void;
   /** Counts an email's result. */

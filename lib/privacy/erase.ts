@@ -19,6 +19,7 @@ import { deleteSubmissions } from "@/lib/submissions/delete.ts";
 import { auditMutation } from "./audit.ts";
 import { emailDigest, emailMatches } from "./email_index.ts";
 import { eraseDrafts } from "@/lib/drafts/privacy.ts";
+import { eraseResumeMails } from "@/lib/drafts/resume_copies.ts";
 
 /** How long a finished job's record is kept. */
 const JOB_KEEP_MS = 30 * 86_400_000;
@@ -41,10 +42,10 @@ export interface PrivacyJob {
   status: "running" | "done";
   deleted: number;
   forms: Record<string, number>;
-  /** Notification copies removed (absent in jobs from before copies were erased). */
-  copies?: number;
+  /** Notification copies removed. */
+  copies: number;
   /** Drafts (saved progress) removed. */
-  drafts?: number;
+  drafts: number;
   /** HMAC digest of the address (the address itself is not kept). */
   digest: string;
   actor: string;
@@ -80,6 +81,8 @@ export async function startErase(
     status: "running",
     deleted: 0,
     forms: {},
+    copies: 0,
+    drafts: 0,
     digest: emailDigest(deps.secret, input.email),
     actor: input.actor,
     created_at: new Date(deps.now()).toISOString(),
@@ -157,8 +160,14 @@ export async function runErase(deps: Deps, jobId: string): Promise<void> {
     // Drafts are live data; their index is walked to its end here, one checked delete each.
     if (job.modes.includes("live")) {
       const drafts = await eraseDrafts(deps, job.workspace_id, job.digest);
-      if (drafts) {
-        await updateJob(deps, job.id, (j) => ({ ...j, drafts: (j.drafts ?? 0) + drafts }));
+      // Resume links mailed to the address (its email log and outbox copies).
+      const mails = await eraseResumeMails(deps, job.workspace_id, job.digest);
+      if (drafts || mails) {
+        await updateJob(deps, job.id, (j) => ({
+          ...j,
+          drafts: j.drafts + drafts,
+          copies: j.copies + mails,
+        }));
       }
     }
     return await finish(deps, job.id);
@@ -188,7 +197,7 @@ async function addProgress(deps: Deps, jobId: string, formId: string, n: number,
     ...j,
     deleted: j.deleted + n,
     forms: n ? { ...j.forms, [formId]: (j.forms[formId] ?? 0) + n } : j.forms,
-    copies: (j.copies ?? 0) + copies,
+    copies: j.copies + copies,
   }));
 }
 
@@ -210,8 +219,8 @@ async function finish(deps: Deps, jobId: string): Promise<void> {
         phase: "done",
         deleted: done.deleted,
         forms: done.forms,
-        copies: done.copies ?? 0,
-        drafts: done.drafts ?? 0,
+        copies: done.copies,
+        drafts: done.drafts,
       },
     });
     return op.commit();

@@ -12,6 +12,7 @@ import { readEntriesOf } from "@/lib/submissions/records.ts";
 import { type PublicSubmission, submissionView } from "@/lib/submissions/query.ts";
 import { emailDigest, emailMatches } from "./email_index.ts";
 import { exportDrafts, type ExportedDraft } from "@/lib/drafts/privacy.ts";
+import { type ExportedResumeMail, exportResumeMails } from "@/lib/drafts/resume_copies.ts";
 
 /** Most submissions one export returns (a person with more is told so by `truncated`). */
 export const EXPORT_LIMIT = 1000;
@@ -21,14 +22,19 @@ export type ExportedSubmission = PublicSubmission & { form: { public_id: string;
 
 /**
  * A person's submissions in a workspace and mode, by form then id (time), and in live mode
- * their drafts (saved progress not submitted).
+ * their drafts (saved progress not submitted) and the resume links mailed to the address.
  */
 export async function exportByEmail(
-  deps: Pick<Deps, "kv" | "secret">,
+  deps: Pick<Deps, "kv" | "secret" | "now">,
   workspaceId: string,
   mode: Mode,
   email: string,
-): Promise<{ submissions: ExportedSubmission[]; drafts: ExportedDraft[]; truncated: boolean }> {
+): Promise<{
+  submissions: ExportedSubmission[];
+  drafts: ExportedDraft[];
+  resume_mails: ExportedResumeMail[];
+  truncated: boolean;
+}> {
   const digest = emailDigest(deps.secret, email);
   const matches = await emailMatches(deps.kv, workspaceId, digest, mode, EXPORT_LIMIT + 1);
   const truncated = matches.length > EXPORT_LIMIT;
@@ -47,8 +53,10 @@ export async function exportByEmail(
       ...submissionView(s),
     });
   }
-  const drafts = mode === "live" ? await exportDrafts(deps, workspaceId, email) : [];
-  return { submissions: out, drafts, truncated };
+  const live = mode === "live";
+  const drafts = live ? await exportDrafts(deps, workspaceId, email) : [];
+  const resume_mails = live ? await exportResumeMails(deps, workspaceId, email) : [];
+  return { submissions: out, drafts, resume_mails, truncated };
 }
 
 /** What erasing would delete: submissions per form public id, and notification copies. */
@@ -60,7 +68,7 @@ export interface ErasePreview {
 
 /** What erasing `email` would delete in the given modes (admin preview). */
 export async function erasePreview(
-  deps: Pick<Deps, "kv" | "secret">,
+  deps: Pick<Deps, "kv" | "secret" | "now">,
   workspaceId: string,
   modes: Mode[],
   email: string,

@@ -41,7 +41,6 @@ import type { Form, Submission } from "@/lib/schemas.ts";
 import { appendFeed, type FeedHead } from "@/lib/feed/append.ts";
 import { createdEventId } from "@/lib/notify/events.ts";
 import { type Listeners, listens } from "@/lib/notify/webhooks.ts";
-import { afterVerdict } from "@/lib/protection/verdict.ts";
 import type { SpamModel } from "@/lib/spam/model.ts";
 import { writeIdempotency } from "./idempotency.ts";
 import { CounterDeltas, indexCreated } from "./indexes.ts";
@@ -189,7 +188,6 @@ export class SubmissionsCommit {
         ids: subs.map((s) => s.id),
       });
     }
-    for (const hook of afterVerdict) hook.inCommit?.(deps, op, form, subs);
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * Reading a plain HTML form post (`application/x-www-form-urlencoded` or
  * `multipart/form-data`) into a submit body. Field names are data keys; the reserved
- * names of CONTRACT "No-JS submit" (plus `_idempotency_key`, which hosted pages carry)
+ * names of CONTRACT "No-JS submit" (plus `_idempotency_key`, which hosted pages carry, and
+ * `_draft_id`: the visitor's draft this submission completes, removed when it is stored)
  * and the other services' conventions (`_replyto`, `_next`, `_subject`, `_gotcha`,
  * `form-name`, `bot-field`: lib/submissions/conventions.ts) are taken out, unless the
  * form has a field of that name: a field always wins.
@@ -27,6 +28,7 @@ export const RESERVED_NAMES = [
   "redirect",
   "_schema_version",
   "_idempotency_key",
+  "_draft_id",
   "cf-turnstile-response",
   "h-captcha-response",
   "g-recaptcha-response",
@@ -63,6 +65,8 @@ export interface FormPost {
   schemaVersion?: number;
   captchaToken?: string;
   idempotencyKey?: string;
+  /** `_draft_id`: the draft this submission completes (lib/drafts), removed when it is stored. */
+  draftId?: string;
   /** The owner email's subject and reply-to the post asked for (`_subject`, `_replyto`). */
   ownerMail?: OwnerMail;
   /** Whether a conventional honeypot (`_gotcha`, `bot-field`) was filled. */
@@ -136,6 +140,7 @@ export function postInput(post: FormPost): SubmitInput {
       captcha_token: post.captchaToken,
       schema_version: post.schemaVersion,
       redirect: post.redirect,
+      draft_id: post.draftId,
     },
     files: post.files,
   };
@@ -222,6 +227,7 @@ export function splitEntries(
     idempotencyKey: reserved.get("_idempotency_key")
       ? parseIdempotencyKey(reserved.get("_idempotency_key"))
       : undefined,
+    draftId: named("_draft_id") ? reserved.get("_draft_id")!.trim().slice(0, 100) : undefined,
   };
 }
 

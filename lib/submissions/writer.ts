@@ -36,7 +36,7 @@ import {
 import { applyParts, type FinalState, SubmissionsCommit } from "./commit.ts";
 import { feedHeadKey } from "@/lib/feed/append.ts";
 import { type Listeners, listenersOf, type Listening } from "@/lib/notify/webhooks.ts";
-import { runAfterVerdict, workspaceModel } from "@/lib/protection/verdict.ts";
+import { workspaceModel } from "@/lib/protection/verdict.ts";
 import type { SpamStats } from "@/lib/spam/learn.ts";
 import type { SpamModel } from "@/lib/spam/model.ts";
 import { idempotencyKeyOf, settleIdempotent } from "./idempotency.ts";
@@ -290,9 +290,9 @@ export class SubmissionWriter implements SubmissionWriterPort {
         JSON.stringify(feed.key),
         { key: feed.key, value: commit.feedSeq, versionstamp },
       ]]);
-      for (const s of commit.subs) this.#deps.metrics?.verdict(s.status);
-      // Best effort, after the commit (the bench's latency); never delays the 201.
-      runAfterVerdict(this.#deps, live[0].draft.form, commit.subs);
+      // From the commit's start (the submissions' created_at) to its success.
+      const delay = (this.#deps.now() - commit.now) / 1000;
+      for (const s of commit.subs) this.#deps.metrics?.verdict(s.status, delay);
     }
   }
 
@@ -335,7 +335,7 @@ export class SubmissionWriter implements SubmissionWriterPort {
     >;
     let listeners = this.#listeners.get(ws);
     if (listeners?.entry.versionstamp !== entry.versionstamp) {
-      listeners = await listenersOf(this.#deps, ws, entry);
+      listeners = listenersOf(entry);
       this.#listeners.set(ws, listeners);
     }
     return {

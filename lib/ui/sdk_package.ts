@@ -21,7 +21,7 @@ const BUNDLES = ["formwell.js", "server.js", "react.js", "cli.js"];
 /** The entries whose types the package ships, and the export each one is. */
 const TYPED = { ".": "mod", "./server": "server", "./react": "react" } as const;
 /** `react.ts` imports React, a peer dependency whose types the project does not install. */
-const REACT_SHIM =
+const REACT_TYPES =
   `declare module "react" { export const useState: any; export const useCallback: any; }\n`;
 
 async function run(cmd: string, args: string[], cwd: string): Promise<void> {
@@ -62,7 +62,7 @@ async function manifest(): Promise<Record<string, unknown>> {
 /** Writes the `.d.ts` of the typed entries (and what they import) under `out`. */
 async function writeTypes(work: string, out: string): Promise<void> {
   const root = new URL(ROOT).pathname;
-  await Deno.writeTextFile(`${work}/react-shim.d.ts`, REACT_SHIM);
+  await Deno.writeTextFile(`${work}/react-types.d.ts`, REACT_TYPES);
   const config = {
     compilerOptions: {
       declaration: true,
@@ -79,7 +79,7 @@ async function writeTypes(work: string, out: string): Promise<void> {
       outDir: out,
     },
     files: [
-      `${work}/react-shim.d.ts`,
+      `${work}/react-types.d.ts`,
       ...Object.values(TYPED).map((n) => `${root}sdk/${n}.ts`),
     ],
   };

@@ -156,8 +156,7 @@ function attachPart(deps: Deps, form: Form, field: Field, path: string, mode: Mo
 
 /**
  * Adds a grant's bytes to its workspace's `storage_used` in `op` (a sum: other submissions
- * of the commit add their own), refusing with 422 past the plan's storage. Grants verified
- * before charging moved to attach (`counted` true or absent) were paid already.
+ * of the commit add their own), refusing with 422 past the plan's storage. A counted grant was paid already.
  */
 async function chargeStorage(
   deps: Deps,
@@ -165,7 +164,7 @@ async function chargeStorage(
   field: Field,
   g: UploadGrant,
 ): Promise<void> {
-  if (g.counted !== false) return;
+  if (g.counted) return;
   const tally = deps.inflight.charging.get(op) ?? new Map<string, number>();
   const usedKey = keys.storageUsed(g.workspace_id);
   const [used, workspace] = await Promise.all([

@@ -21,7 +21,7 @@ const TEXT_TYPES = new Set([
 /**
  * Containers `file-type` reports by their generic type, and the specific types a
  * declaration may name for them: a Chrome audio recording is WebM (`video/webm`), Safari's
- * an `isom` MP4, a legacy .doc/.xls/.ppt a bare CFB, an Office/OpenDocument file whose
+ * an `isom` MP4, a pre-2007 .doc/.xls/.ppt a bare CFB, an Office/OpenDocument file whose
  * markers lie past the inspected head a plain ZIP. When the bytes are such a container and
  * the declared type is one of its members (and allowed), the declared type is stored.
  */

@@ -67,10 +67,9 @@ export interface UploadGrant {
   infected?: boolean;
   /**
    * Whether `size_bytes` is in the workspace's `storage_used` (set when attached; removal
-   * subtracts only then). Absent on grants made before verification counted: those
-   * reserved their bytes when the URL was issued, so they count as counted.
+   * subtracts only then).
    */
-  counted?: boolean;
+  counted: boolean;
   /** The client (rate-limit identity) whose pending pool holds the bytes until attached. */
   pending_identity?: string;
   /** The pool counter holding the bytes (uploads/pool.ts); absent on grants in no counter. */

@@ -121,7 +121,13 @@ export const handler = define.handlers<Data>({
       },
     });
     const body = JSON.stringify(
-      { email, submissions, drafts: live.drafts, truncated: live.truncated || test.truncated },
+      {
+        email,
+        submissions,
+        drafts: live.drafts,
+        resume_mails: live.resume_mails,
+        truncated: live.truncated || test.truncated,
+      },
       null,
       2,
     );

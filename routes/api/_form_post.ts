@@ -100,6 +100,7 @@ function failure(
       : headerKey ?? post?.idempotencyKey,
     redirect: post?.redirect,
     lang,
+    draftId: post?.draftId,
   }, err.status);
 }
 

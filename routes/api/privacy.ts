@@ -69,7 +69,8 @@ const exportRoute = createRoute({
   operationId: "exportByEmail",
   summary: "Export a person's data",
   description: "Every submission (of the key's mode) holding this email address, with its " +
-    "form, and their drafts (saved progress not submitted). Scope `read`. Audited.",
+    "form, their drafts (saved progress not submitted) and the resume links mailed to the " +
+    "address. Scope `read`. Audited.",
   request: { query: z.object({ email: eraseBodySchema.shape.email }) },
   responses: {
     200: jsonResponse(
@@ -84,6 +85,14 @@ const exportRoute = createRoute({
         drafts: z.array(draftListItemSchema.extend({
           form: z.object({ public_id: z.string(), name: z.string() }),
         })).meta({ description: "Saved progress holding the address (live data only)." }),
+        resume_mails: z.array(z.object({
+          id: z.string(),
+          form: z.object({ public_id: z.string(), name: z.string() }),
+          sent_at: z.string(),
+        })).meta({
+          description: "Resume links mailed to the address at a visitor's request, the last " +
+            "30 days (live data only; the link itself is never shown).",
+        }),
         truncated: z.boolean(),
       }),
     ),

@@ -15,6 +15,9 @@ import { define, formPageHeaders } from "./_page.ts";
 import { FormPage, formPageProps, pageLanguage } from "./_form_page.tsx";
 import { localize } from "@/lib/forms/localize.ts";
 import { uiText } from "@/lib/rules/mod.ts";
+import { requireDraft } from "@/lib/drafts/store.ts";
+import { draftIdOfToken } from "@/lib/drafts/token.ts";
+import type { Draft } from "@/lib/drafts/types.ts";
 
 /** A field's `default` as the page's initial value (a post's strings). */
 function initial(value: unknown): PostedValue | undefined {
@@ -42,6 +45,37 @@ function prefill(form: Form, url: URL): Record<string, PostedValue> {
   return values;
 }
 
+/**
+ * The draft a resume link (`?resume=<token>`) names, when it is live: the page is then
+ * rendered with its values, so the link also works without JavaScript. A wrong or expired
+ * token shows the form as it is.
+ */
+async function resumed(
+  deps: Parameters<typeof requireDraft>[0],
+  form: Form,
+  token: string | null,
+): Promise<Draft | null> {
+  const id = token && form.drafts?.enabled ? draftIdOfToken(token) : null;
+  if (!id) return null;
+  try {
+    return (await requireDraft(deps, form, id, token)).value;
+  } catch (err) {
+    if (err instanceof AppError && err.status === 404) return null;
+    throw err;
+  }
+}
+
+/** A draft's values as the page's initial values (files are never refilled). */
+function draftPageValues(form: Form, draft: Draft): Record<string, PostedValue> {
+  const values: Record<string, PostedValue> = {};
+  for (const f of form.fields) {
+    if (isFileType(f.type) || f.compute !== undefined) continue;
+    const v = initial(draft.data[f.name]);
+    if (v !== undefined) values[f.name] = v;
+  }
+  return values;
+}
+
 /** The form and its island's props; `props` is null while the form is closed. */
 interface Data {
   form: Form;
@@ -61,12 +95,22 @@ export const handler = define.handlers<Data>({
       });
       const { form } = await requireLiveForm(deps, ctx.params.id ?? "");
       const lang = pageLanguage(form, c);
+      const draft = form.accepting
+        ? await resumed(deps, form, ctx.url.searchParams.get("resume"))
+        : null;
+      const values = prefill(form, ctx.url);
+      if (draft) Object.assign(values, draftPageValues(form, draft));
       const props = form.accepting
-        ? formPageProps(deps, form, { values: prefill(form, ctx.url), lang })
+        ? formPageProps(deps, form, { values, lang, draftId: draft?.id })
         : null;
       return page({ form, props, lang }, {
         title: localize(form, lang).title,
-        headers: formPageHeaders(form, deps.config),
+        // A page holding a visitor's saved answers is never cached, and its address (the
+        // resume token) is never sent on as a referrer.
+        headers: {
+          ...formPageHeaders(form, deps.config),
+          ...(draft ? { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" } : {}),
+        },
         lang,
       });
     } catch (err) {

@@ -30,6 +30,8 @@ export interface FormPageState {
   redirect?: string;
   /** The page's language (one of the form's; default: its default language). */
   lang?: string;
+  /** The visitor's draft the page continues (a resume link, or a refused post of one). */
+  draftId?: string;
 }
 
 /** The language a hosted page of `form` is shown in: `?lang=`, else `Accept-Language`. */
@@ -94,7 +96,9 @@ export function formPageProps(deps: Deps, form: Form, state: FormPageState): Hos
       fields: [...s.fields],
       ...(s.when !== undefined ? { when: s.when } : {}),
     })),
-    drafts: form.drafts?.enabled ? { ttlDays: form.drafts.ttl_days } : null,
+    drafts: form.drafts?.enabled
+      ? { ttlDays: form.drafts.ttl_days, draftId: state.draftId ?? null }
+      : null,
   };
 }
 

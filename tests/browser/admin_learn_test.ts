@@ -56,7 +56,13 @@ Deno.test({
       }),
     });
     const op = env.deps.kv.atomic();
-    env.deps.jobs.enqueue(op, { type: "score_batch", form_id: form.id, mode: "live", ids });
+    env.deps.jobs.enqueue(op, {
+      type: "score_batch",
+      form_id: form.id,
+      workspace_id: form.workspace_id,
+      mode: "live",
+      ids,
+    });
     assert.ok((await op.commit()).ok);
     const scored = await within(10_000, async () => {
       const records = await recordsOf(env.deps.kv, form.id, "live");

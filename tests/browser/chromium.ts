@@ -8,19 +8,29 @@ import { type Browser, type BrowserContext, chromium } from "playwright-core";
 /** Where Debian installs Chromium. */
 export const CHROMIUM = "/usr/bin/chromium";
 
+/** Whether `CI` names a CI run (`true`, `1`, any value but `false`, `0` or empty). */
+export function inCi(value: string | undefined = Deno.env.get("CI")): boolean {
+  return value !== undefined && !["", "0", "false"].includes(value.trim().toLowerCase());
+}
+
 /**
- * Whether the browser tests run: they need Debian's chromium. Outside CI a missing
- * browser skips them with a hint; in CI (`CI=true`) it is a failure, never a silent skip.
+ * Whether the browser tests run: they need Debian's chromium at `path`. In CI (`CI=true`)
+ * a missing browser throws, which fails every browser test file at load; outside CI the
+ * tests are skipped, with a warning on stderr naming what to install.
  */
-export async function chromiumPresent(): Promise<boolean> {
-  const present = await Deno.stat(CHROMIUM).then(() => true, () => false);
-  if (!present && Deno.env.get("CI")) {
-    throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
-  }
-  if (!present) {
-    console.warn(`skipping browser tests: ${CHROMIUM} is missing (apt-get install chromium)`);
-  }
-  return present;
+export async function chromiumPresent(
+  path: string = CHROMIUM,
+  ci: boolean = inCi(),
+): Promise<boolean> {
+  const present = await Deno.stat(path).then((s) => s.isFile, () => false);
+  if (present) return true;
+  if (ci) throw new Error(`${path} is missing, and CI is set: apt-get install chromium`);
+  console.warn(
+    `%cSKIPPING THE BROWSER TESTS: ${path} is missing (apt-get install chromium). ` +
+      "With CI=true they fail instead.",
+    "color: red; font-weight: bold",
+  );
+  return false;
 }
 
 /** The flags every launch uses (no sandbox or GPU in containers, no network chatter). */

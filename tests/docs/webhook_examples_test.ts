@@ -21,6 +21,7 @@ function endpoint(secret: string, previous?: string): Webhook {
     id: "wh_example",
     workspace_id: "ws_example",
     mode: "live",
+    format: "standard",
     url: "https://receiver.example/webhooks",
     events: ["submission.created"],
     forms: [],

@@ -81,6 +81,7 @@ Deno.test("admin details - sizes, select preview, spam button, metadata, plans",
         await dispatch(env.deps, {
           type: "score_batch",
           form_id: contact.id,
+          workspace_id: contact.workspace_id,
           mode: "live",
           ids: [seeded],
         });

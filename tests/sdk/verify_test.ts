@@ -15,6 +15,7 @@ function endpoint(secret: string, previous?: string): Webhook {
     id: "wh_1",
     workspace_id: "ws_1",
     mode: "live",
+    format: "standard",
     url: "https://example.com/hook",
     events: ["submission.created"],
     forms: [],

@@ -8,7 +8,7 @@ import type { Deps } from "@/lib/deps.ts";
 import { eventBody, type NotifyEvent } from "../events.ts";
 import type { PostResult } from "../http1.ts";
 import { signedHeaders } from "../signing.ts";
-import { formatOf, type Webhook } from "../webhooks.ts";
+import type { Webhook } from "../webhooks.ts";
 import { type Answer, standardAnswer } from "./answer.ts";
 import { discordAnswer, discordBody } from "./discord.ts";
 import { messageOf } from "./message.ts";
@@ -38,7 +38,7 @@ export function outgoing(
   event: NotifyEvent,
   now: number,
 ): Outgoing {
-  const format = formatOf(w);
+  const format = w.format;
   if (format === "standard") {
     const body = eventBody(event);
     return { body, headers: signedHeaders(w, event.id, body, now) };
@@ -51,5 +51,5 @@ export function outgoing(
 
 /** What `w`'s service meant by its answer `r`. */
 export function answerOf(w: Webhook, r: PostResult, now: number): Answer {
-  return ANSWER[formatOf(w)](r, now);
+  return ANSWER[w.format](r, now);
 }

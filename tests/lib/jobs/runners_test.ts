@@ -157,6 +157,7 @@ Deno.test("jobs - dispatch drops invalid messages and routes valid ones", async 
     await dispatch(env.deps, {
       type: "score_batch",
       form_id: "frm_missing",
+      workspace_id: "wsp_missing",
       mode: "live",
       ids: ["sub_x"],
     });

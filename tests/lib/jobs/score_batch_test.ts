@@ -57,7 +57,13 @@ async function allScored(kv: Deno.Kv, formId: string, n: number): Promise<boolea
 
 async function enqueueScore(deps: Deps, form: Form, ids: string[]): Promise<void> {
   const op = deps.kv.atomic();
-  deps.jobs.enqueue(op, { type: "score_batch", form_id: form.id, mode: "live", ids });
+  deps.jobs.enqueue(op, {
+    type: "score_batch",
+    form_id: form.id,
+    workspace_id: form.workspace_id,
+    mode: "live",
+    ids,
+  });
   assert.ok((await op.commit()).ok);
 }
 
@@ -155,7 +161,13 @@ for (const [mode, make] of Object.entries(MODES)) {
           keys.submissionVerdict(form.id, id),
         ]),
       ]);
-      await dispatch(env.deps, { type: "score_batch", form_id: form.id, mode: "live", ids });
+      await dispatch(env.deps, {
+        type: "score_batch",
+        form_id: form.id,
+        workspace_id: form.workspace_id,
+        mode: "live",
+        ids,
+      });
       const after = await env.deps.kv.getMany(before.map((e) => e.key));
       assert.deepEqual(after.map((e) => e.versionstamp), before.map((e) => e.versionstamp));
     } finally {
@@ -290,7 +302,13 @@ Deno.test("score job - an admin's edit between its read and its commit wins", as
         },
       }),
     };
-    await dispatch(racing, { type: "score_batch", form_id: form.id, mode: "live", ids });
+    await dispatch(racing, {
+      type: "score_batch",
+      form_id: form.id,
+      workspace_id: form.workspace_id,
+      mode: "live",
+      ids,
+    });
     assert.ok(raced);
     const byId = new Map(
       (await recordsOf(env.deps.kv, form.id, "live")).map((s) => [s.id, s] as const),

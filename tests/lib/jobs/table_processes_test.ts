@@ -13,6 +13,7 @@ import { makeForm, makeWorkspace, postJson, type TestEnv, testEnv } from "@/test
 import { DENO, ROOT, startServer, within } from "@/tests/processes.ts";
 import { assertCountersExact, recordsOf } from "@/tests/recount.ts";
 import { akismetEnv, fakeAkismet } from "@/tests/akismet_fake.ts";
+import { probePrefix } from "@/bench/soak/probe.ts";
 
 async function submitMany(env: TestEnv, formId: string, n: number): Promise<string[]> {
   return await Promise.all(Array.from({ length: n }, async (_, i) => {
@@ -114,7 +115,7 @@ Deno.test("jobs (table, 2 processes) - a killed lease-holder's jobs finish elsew
     try {
       await within(15_000, async () => {
         claimed = 0;
-        for await (const e of env.deps.kv.list({ prefix: ["soak_probe", "claimed"] })) {
+        for await (const e of env.deps.kv.list({ prefix: probePrefix("claimed") })) {
           claimed += u64Value(e.value) > 0 ? 1 : 0;
         }
         return claimed > 0;

@@ -96,11 +96,6 @@ Deno.test("webhook modes - every route is scoped by the key's mode; the audit lo
     const testKey = await makeKey(env.deps, ws, { type: "test", scopes: [...SCOPES] });
     const live = await createHook(env, liveKey, rx.url);
     const test = await createHook(env, testKey, rx.url);
-    // An endpoint stored before modes existed is live.
-    const legacy = { ...live, id: "whk_legacy", workspace_id: ws.id, secret: "whsec_x" };
-    delete (legacy as Partial<Webhook>).mode;
-    await env.deps.kv.set(keys.webhook(legacy.id), legacy);
-    await env.deps.kv.set(keys.webhookByWorkspace(ws.id, legacy.id), true);
     // A delivery of the live endpoint, to try resending.
     assert.equal((await postJson(env, `${BASE}/${live.id}/test`, {}, bearer(liveKey))).status, 202);
     await waitFor(
@@ -113,7 +108,7 @@ Deno.test("webhook modes - every route is scoped by the key's mode; the audit lo
       (await (await env.request(BASE, { headers: bearer(key) })).json()).webhooks
         .map((w: Webhook) => [w.id, w.mode]);
     assert.deepEqual(await ids(testKey), [[test.id, "test"]]);
-    assert.deepEqual(await ids(liveKey), [[live.id, "live"], [legacy.id, "live"]]);
+    assert.deepEqual(await ids(liveKey), [[live.id, "live"]]);
 
     const routes = (id: string, dlv: string): [string, string, unknown?][] => [
       ["GET", `${BASE}/${id}`],
@@ -132,7 +127,7 @@ Deno.test("webhook modes - every route is scoped by the key's mode; the audit lo
       });
       return { status: res.status, body: await res.json() };
     };
-    for (const [key, id] of [[testKey, live.id], [testKey, legacy.id], [liveKey, test.id]]) {
+    for (const [key, id] of [[testKey, live.id], [liveKey, test.id]]) {
       for (const r of routes(id, delivery.id)) {
         const res = await call(key, r);
         assert.equal(res.status, 404, `${r[0]} ${r[1]}: ${JSON.stringify(res.body)}`);

@@ -75,7 +75,13 @@ Deno.test("metrics - requests, submissions, verdicts and jobs are counted", asyn
     await bad.body?.cancel();
     // A job (a second delivery of a scoring job: it finds them scored) run before reading.
     const op = env.deps.kv.atomic();
-    env.deps.jobs.enqueue(op, { type: "score_batch", form_id: form.id, mode: "live", ids });
+    env.deps.jobs.enqueue(op, {
+      type: "score_batch",
+      form_id: form.id,
+      workspace_id: form.workspace_id,
+      mode: "live",
+      ids,
+    });
     assert.ok((await op.commit()).ok);
     let text = "";
     for (let i = 0; i < 100; i++) {
@@ -102,6 +108,7 @@ Deno.test("metrics - requests, submissions, verdicts and jobs are counted", asyn
     assert.equal(sample(text, 'formwell_submissions_total{status="completed"}'), 3);
     // The storing commits gave the final verdicts.
     assert.equal(sample(text, 'formwell_spam_verdicts_total{status="completed"}'), 3);
+    assert.equal(sample(text, "formwell_spam_verdict_delay_seconds_count"), 3);
     assert.equal(sample(text, 'formwell_jobs_total{type="score_batch",result="ok"}'), 1);
     assert.ok(
       (sample(text, 'formwell_kv_commit_duration_seconds_count{kind="submissions"}') ?? 0) >= 1,

@@ -41,9 +41,15 @@ Deno.test("ui - define: a handler's data is its page's props", async (t) => {
     assert.equal(redirect.status, 303);
   });
 
-  await t.step("handlers without a page render nothing", () => {
+  await t.step("handlers without a page render nothing", async () => {
     const only = define.handlers({ POST: () => new Response(null, { status: 204 }) });
-    const none: DataOf<typeof only, Ctx>[] = [];
-    assert.equal(none.length, 0);
+    // Their data type is `never`: no value, not even undefined, is a page's data.
+    const none: [DataOf<typeof only, Ctx>] extends [never] ? true : false = true;
+    // @ts-expect-error nothing can be rendered as the data of a module without a page
+    const data: DataOf<typeof only, Ctx> = undefined;
+    const result = await only.POST!({ n: 1 });
+    assert.ok(none && data === undefined);
+    assert.ok(!isPageResult(result));
+    assert.equal(result.status, 204);
   });
 });

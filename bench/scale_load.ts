@@ -1,0 +1,173 @@
+/**
+ * Loads the scale rows' dataset (bench/scale_data.ts) into a KV file, in its own process so
+ * its memory is not the measured server's: a Business workspace, an API key (`read`,
+ * `admin`), an owner user, the six-field form, then `n` submissions through
+ * bench/seed.ts (the keys and indexes production writes for a stored submission, in
+ * commits of 150), counting every KV mutation by key family. Prints one JSON line
+ * ({@linkcode LoadReport}) on stdout.
+ *
+ * `deno run -A bench/scale_load.ts <kv file> <n>`
+ * @module
+ */
+import { DatabaseSync } from "node:sqlite";
+import { createUser } from "@/lib/admin/users.ts";
+import { loadConfig } from "@/lib/config.ts";
+import type { Deps } from "@/lib/deps.ts";
+import { createForm } from "@/lib/forms/forms.ts";
+import { createApiKey } from "@/lib/keys/api_keys.ts";
+import { buildDeps, openKv } from "@/lib/runtime.ts";
+import { createWorkspace } from "@/lib/workspaces/workspaces.ts";
+import { SIX_FIELDS } from "./fixtures.ts";
+import { ScaleDataset } from "./scale_data.ts";
+import { seedSubmissions } from "./seed.ts";
+
+/** The password of the owner user the export signs in as. */
+export const SCALE_PASSWORD = "bench scale password 0123";
+/** The owner user's email. */
+export const SCALE_USER = "bench-scale@formwell.test";
+/** Submissions written per call of seedSubmissions (progress is printed between calls). */
+const CHUNK = 50_000;
+const DAY = 86_400_000;
+
+/** What the loader did and left. */
+export interface LoadReport {
+  n: number;
+  formId: string;
+  workspaceId: string;
+  key: string;
+  /** Ids of the submissions holding the rare word, oldest first. */
+  rareIds: string[];
+  seconds: number;
+  commits: number;
+  /** KV mutations by key family (the first part of the key). */
+  mutations: Record<string, number>;
+  /** The KV file's size after the load (SQLite, WAL checkpointed on close). */
+  fileBytes: number;
+  /** Rows and bytes of key + value per key family, read back from the file. */
+  stored: Record<string, { rows: number; bytes: number }>;
+}
+
+/** Counts KV mutations by the first part of their key, and commits, in this process. */
+function countMutations(): { mutations: Record<string, number>; commits: { n: number } } {
+  const mutations: Record<string, number> = {};
+  const commits = { n: 0 };
+  const proto = Deno.AtomicOperation.prototype as unknown as Record<
+    string,
+    (...a: unknown[]) => unknown
+  >;
+  for (const name of ["set", "sum", "delete", "min", "max"]) {
+    const original = proto[name];
+    proto[name] = function (this: Deno.AtomicOperation, ...args: unknown[]) {
+      const family = String((args[0] as Deno.KvKey)[0]);
+      mutations[family] = (mutations[family] ?? 0) + 1;
+      return original.apply(this, args);
+    };
+  }
+  const enqueue = proto.enqueue;
+  proto.enqueue = function (this: Deno.AtomicOperation, ...args: unknown[]) {
+    mutations.queue = (mutations.queue ?? 0) + 1;
+    return enqueue.apply(this, args);
+  };
+  const commit = proto.commit;
+  proto.commit = function (this: Deno.AtomicOperation) {
+    commits.n++;
+    return commit.call(this);
+  };
+  return { mutations, commits };
+}
+
+/** Writes the dataset's `n` submissions into `form`; returns the rare word's ids. */
+export async function loadDataset(
+  deps: Pick<Deps, "kv" | "now" | "secret">,
+  form: Parameters<typeof seedSubmissions>[1],
+  data: ScaleDataset,
+  progress?: (done: number) => void,
+): Promise<string[]> {
+  const start = deps.now() - 365 * DAY;
+  const step = (365 * DAY) / data.n;
+  const rare = new Set(data.rare);
+  const rareIds: string[] = [];
+  for (let from = 0; from < data.n; from += CHUNK) {
+    const size = Math.min(CHUNK, data.n - from);
+    const ids = await seedSubmissions(deps, form, size, {
+      fields: (i) => data.fields(from + i),
+      createdAt: (i) => Math.floor(start + (from + i) * step),
+    });
+    ids.forEach((id, i) => rare.has(from + i) && rareIds.push(id));
+    progress?.(from + size);
+  }
+  return rareIds;
+}
+
+/** Rows and bytes (key + value) per key family in a Deno KV SQLite file. */
+export function storedByFamily(path: string): Record<string, { rows: number; bytes: number }> {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    // A key's first part is a string: tag 0x02, its bytes, 0x00.
+    const rows = db.prepare(
+      `select substr(k, 2, instr(k, x'00') - 2) as family, count(*) as rows,
+         sum(length(k) + length(v)) as bytes from kv group by family`,
+    ).all() as { family: Uint8Array; rows: number; bytes: number }[];
+    const out: Record<string, { rows: number; bytes: number }> = {};
+    for (const r of rows) {
+      out[new TextDecoder().decode(r.family)] = { rows: Number(r.rows), bytes: Number(r.bytes) };
+    }
+    return out;
+  } finally {
+    db.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const [path, count] = Deno.args;
+  const n = Number(count);
+  if (!path || !Number.isInteger(n) || n < 1) {
+    throw new Error("usage: scale_load.ts <kv file> <n>");
+  }
+  const config = loadConfig({
+    KV_PATH: path,
+    FORMWELL_ENV: "production",
+    FORMWELL_SEED: "0",
+    BASE_URL: "http://127.0.0.1:8000",
+    LOCAL_STORAGE_DIR: `${path}.files`,
+  });
+  const kv = await openKv(config);
+  const deps = await buildDeps(kv, config);
+  const workspace = await createWorkspace(deps, { name: "bench scale", plan: "business" });
+  const key = (await createApiKey(deps, {
+    workspaceId: workspace.id,
+    name: "bench scale",
+    scopes: ["read", "admin"],
+  })).key;
+  await createUser(deps, {
+    email: SCALE_USER,
+    password: SCALE_PASSWORD,
+    workspaceIds: [workspace.id],
+    owner: true,
+  });
+  const form = await createForm(deps, workspace.id, { name: "Scale", fields: SIX_FIELDS });
+  const counted = countMutations();
+  const t0 = performance.now();
+  const rareIds = await loadDataset(deps, form, new ScaleDataset(n), (done) => {
+    const s = (performance.now() - t0) / 1000;
+    console.error(`  ${done} written in ${s.toFixed(0)} s (${(done / s).toFixed(0)}/s)`);
+  });
+  const seconds = (performance.now() - t0) / 1000;
+  kv.close();
+  const report: LoadReport = {
+    n,
+    formId: form.id,
+    workspaceId: workspace.id,
+    key,
+    rareIds,
+    seconds,
+    commits: counted.commits.n,
+    mutations: counted.mutations,
+    fileBytes: (await Deno.stat(path)).size,
+    stored: storedByFamily(path),
+  };
+  console.log(JSON.stringify(report));
+  Deno.exit(0);
+}
+
+if (import.meta.main) await main();

@@ -1,0 +1,94 @@
+import assert from "node:assert/strict";
+import {
+  COMMON_WORD,
+  ERASE_EMAIL,
+  needleClashes,
+  RARE_WORD,
+  ScaleDataset,
+} from "@/bench/scale_data.ts";
+import { loadDataset, storedByFamily } from "@/bench/scale_load.ts";
+import { grouped } from "@/bench/scale.ts";
+import { SIX_FIELDS } from "@/bench/fixtures.ts";
+import { createForm } from "@/lib/forms/forms.ts";
+import { emailDigest, emailMatches } from "@/lib/privacy/email_index.ts";
+import { readSubmissions } from "@/lib/submissions/records.ts";
+import { listSubmissions } from "@/lib/submissions/query.ts";
+import { assertCountersExact } from "@/tests/recount.ts";
+import { makeWorkspace, testEnv } from "@/tests/helpers.ts";
+
+/** The words of a value, folded as a search folds them (case and accents). */
+function words(v: unknown): string[] {
+  return String(v).normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().split(/[^a-z0-9]+/);
+}
+
+Deno.test("scale dataset - the planted needles are exactly where the dataset says", () => {
+  assert.deepEqual(needleClashes(), []);
+  const data = new ScaleDataset(3_001);
+  let common = 0;
+  const rare: number[] = [];
+  let erased = 0;
+  for (let i = 0; i < data.n; i++) {
+    const f = data.fields(i);
+    const all = Object.values(f).flatMap(words);
+    if (all.some((w) => w.startsWith(COMMON_WORD))) common++;
+    if (all.some((w) => w.startsWith(RARE_WORD))) rare.push(i);
+    if (f.email === ERASE_EMAIL) {
+      assert.ok(data.erased(i));
+      erased++;
+    }
+  }
+  assert.equal(common, data.commonCount);
+  assert.deepEqual(rare, data.rare);
+  assert.equal(rare[0], 0, "the oldest holds the rare word");
+  assert.equal(rare.at(-1), data.n - 1, "and so does the newest");
+  assert.equal(erased, data.eraseCount);
+  assert.equal(erased, 300);
+  assert.deepEqual(data.fields(1234), new ScaleDataset(3_001).fields(1234), "deterministic");
+  assert.notDeepEqual(data.fields(1234), data.fields(1235));
+});
+
+Deno.test("scale dataset - loaded with every index and exact counters", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "formwell-scale-test-" });
+  const path = `${dir}/scale.kv`;
+  const env = await testEnv({ KV_PATH: path });
+  try {
+    const ws = await makeWorkspace(env.deps, "business");
+    const form = await createForm(env.deps, ws.id, { name: "Scale", fields: SIX_FIELDS });
+    const data = new ScaleDataset(700);
+    const done: number[] = [];
+    const rareIds = await loadDataset(env.deps, form, data, (n) => done.push(n));
+    assert.deepEqual(done, [700]);
+    await assertCountersExact(env.deps.kv, form.id, "live");
+    const page = await listSubmissions(env.deps, form, "live", {
+      page: 1,
+      limit: 100,
+      range: "all",
+    });
+    assert.equal(page.pagination.total, 700);
+    // Newest first, spread over the last year.
+    assert.equal(page.submissions[0].submission_number, 700);
+    const days = (Date.now() - Date.parse(page.submissions[0].created_at)) / 86_400_000;
+    assert.ok(days < 1, `newest is ${days} days old`);
+    const rare = await readSubmissions(env.deps.kv, form.id, rareIds);
+    assert.equal(rare.length, data.rare.length);
+    for (const s of rare) assert.match(String(s!.fields.name), /Quennell$/);
+    const oldest = (Date.now() - Date.parse(rare[0]!.created_at)) / 86_400_000;
+    assert.ok(oldest > 360, `the oldest rare one is ${oldest} days old`);
+    const digest = emailDigest(env.deps.secret, ERASE_EMAIL);
+    const matches = await emailMatches(env.deps.kv, ws.id, digest, "live", 1_000);
+    assert.equal(matches.length, data.eraseCount);
+    assert.equal(matches.length, 70);
+  } finally {
+    env.close();
+  }
+  const stored = storedByFamily(path);
+  assert.equal(stored.submissions.rows, 700);
+  assert.equal(stored.submissions_by_email.rows, 700);
+  assert.ok(stored.submissions.bytes > 700 * 300, `${stored.submissions.bytes} bytes`);
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("scale rows - counts are written with thousands separators", () => {
+  assert.equal(grouped(1_000_000), "1,000,000");
+  assert.equal(grouped(20_000), "20,000");
+});
