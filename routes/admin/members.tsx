@@ -138,7 +138,7 @@ export const handler = define.handlers<Data>({
 });
 
 function RoleSelect(
-  { id, name, value, label }: { id: string; name: string; value: Role; label: string },
+  { id, name, value, label }: { id: string; name: string; value: Role | null; label: string },
 ) {
   return (
     <>
@@ -194,7 +194,7 @@ export default define.page<typeof handler>(function Members({ data, csrf, state 
                         <button type="submit" class="secondary small">Change role</button>
                       </form>
                     )
-                    : <span>{m.role}{m.instance_owner ? " (instance owner)" : ""}</span>}
+                    : <span>{m.role ?? "none"}{m.instance_owner ? " (instance owner)" : ""}</span>}
                 </td>
                 {manage && (
                   <td>
