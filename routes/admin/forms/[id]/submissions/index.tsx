@@ -27,7 +27,7 @@ import { readIds } from "@/lib/submissions/browse.ts";
 import { filterQuery, Filters, Pager, PastTheEnd, preview } from "./_list.tsx";
 import SelectAll from "@/islands/SelectAll.tsx";
 import { Island } from "@/lib/ui/island.tsx";
-import { count } from "@/components/count.ts";
+import { count, plural } from "@/components/count.ts";
 
 interface Data {
   form: Form;
@@ -165,6 +165,11 @@ export default define.page<typeof handler>(function Submissions({ data, csrf, st
       </PageHead>
       <FormTabs id={form.id} current="/submissions" edit={manage} />
       <Filters base={base} mode={mode} q={q} />
+      {q.search && (
+        <p class="muted" role="status" id="search-count">
+          {count(pg.total, "submission")} {plural(pg.total, "matches", "match")} “{q.search}”
+        </p>
+      )}
       {data.submissions.length === 0 && pg.total > 0
         ? <PastTheEnd base={base} mode={mode} q={q} pg={pg} />
         : data.submissions.length === 0
