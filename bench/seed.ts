@@ -12,6 +12,8 @@ import { commitWithRetry, withKvRetry } from "@/lib/kv/kv.ts";
 import type { Form, Status, Submission } from "@/lib/schemas.ts";
 import { CounterDeltas, indexCreated } from "@/lib/submissions/indexes.ts";
 import { markOf } from "@/lib/protection/score_context.ts";
+import { CommitBudget } from "@/lib/kv/batcher.ts";
+import { searchCost } from "@/lib/search/entries.ts";
 import { addEmailIndex } from "@/lib/privacy/email_index.ts";
 
 /** Per-submission choices; every one optional. `i` counts from 0 in write order. */
@@ -23,7 +25,7 @@ export interface SeedOptions {
   createdAt?: (i: number) => number;
   /** Field values of the i-th (default a name and an email). */
   fields?: (i: number) => Record<string, unknown>;
-  /** Submissions per commit (at most and by default 150: see `seedSubmissions`). */
+  /** Submissions per commit at most (default 150; fewer when KV's limits say so). */
   batch?: number;
 }
 
@@ -38,15 +40,15 @@ export async function seedSubmissions(
   opts: SeedOptions = {},
 ): Promise<string[]> {
   const mode = opts.mode ?? "live";
-  // Five writes per submission (record, two indexes, one email entry) and the commit's
-  // counters: 150 stay under KV's 1,000 mutations.
+  // Five writes per submission (record, two indexes, one email entry), the commit's
+  // counters and its search entries: a batch ends at `batch` submissions or where KV's
+  // mutations or key bytes would run out.
   const batch = Math.max(1, Math.min(opts.batch ?? 150, 150));
   const ids: string[] = [];
   for (let done = 0; done < n;) {
-    const size = Math.min(batch, n - done);
-    const written = await writeBatch(deps, form, mode, done, size, opts);
+    const written = await writeBatch(deps, form, mode, done, Math.min(batch, n - done), opts);
     ids.push(...written);
-    done += size;
+    done += written.length;
   }
   return ids;
 }
@@ -63,6 +65,8 @@ async function writeBatch(
     const seq = await withKvRetry(() => deps.kv.get<number>(keys.submissionSeq(form.id, mode)));
     op.check(seq);
     const counters = new CounterDeltas();
+    const budget = new CommitBudget({ checks: 1 });
+    const counted = new Set<string>();
     let number = seq.value ?? 0;
     const ids: string[] = [];
     for (let i = from; i < from + size; i++) {
@@ -71,7 +75,7 @@ async function writeBatch(
         form_id: form.id,
         workspace_id: form.workspace_id,
         mode,
-        number: ++number,
+        number: number + 1,
         fields: opts.fields?.(i) ?? { name: `Person ${i}`, email: `person${i}@example.com` },
         metadata: {},
         status: opts.status?.(i) ?? "completed",
@@ -79,6 +83,13 @@ async function writeBatch(
         files: [],
         signals: {},
       };
+      const search = searchCost(s, counted);
+      // Five keys (two email entries at most) and eight counters besides the search entries.
+      const cost = { mutations: search.mutations + 14, keyBytes: search.keyBytes + 14 * 160 };
+      if (!budget.fits(0, 0, cost)) break;
+      budget.add(0, 0, cost);
+      for (const c of search.fresh) counted.add(c);
+      number++;
       addEmailIndex(op, deps.secret, form, s);
       op.set(keys.submission(form.id, s.id), s);
       indexCreated(op, counters, s, markOf(s));

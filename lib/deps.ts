@@ -9,8 +9,8 @@ import type { Storage } from "@/lib/uploads/storage/storage.ts";
 import type { KeyCache } from "@/lib/keys/types.ts";
 import type { KnownFailures } from "@/lib/protection/types.ts";
 import type { SubmissionWriterPort } from "@/lib/submissions/types.ts";
-import type { GroupCommitter, KvReader } from "@/lib/kv/types.ts";
-import type { BudgetLocks, LimitSpender } from "@/lib/ratelimit/types.ts";
+import type { EntryLocks, GroupCommitter, KvReader } from "@/lib/kv/types.ts";
+import type { LimitSpender } from "@/lib/ratelimit/types.ts";
 import type { Jobs } from "@/lib/jobs/types.ts";
 import type { SpamModel } from "@/lib/spam/model.ts";
 import type { MetricsPort } from "@/lib/observe/types.ts";
@@ -45,11 +45,11 @@ export interface Deps {
   /** Groups independent writes, such as new upload grants, into few commits (kv/group_commits.ts). */
   commits: GroupCommitter;
   /**
-   * Rate-limit budgets' locks and last-known entries: every commit spending a budget holds
-   * its lock from read to commit, so this process's commits never race each other
-   * (see ratelimit/budgets.ts).
+   * Locks and last-known entries of the KV entries commits check (rate-limit budgets, feed
+   * heads, webhook listeners): a commit holds them from read to commit, so this process's
+   * commits never race each other (see kv/entry_locks.ts).
    */
-  budgets: BudgetLocks;
+  entryLocks: EntryLocks;
   /** Object storage for uploaded files (local disk or S3). */
   storage: Storage;
   /** Outgoing HTTP (CAPTCHA siteverify); replaceable in tests. */

@@ -28,6 +28,7 @@ export type ErrorCode =
   | "payload_too_large"
   | "unsupported_media_type"
   | "too_many_ids"
+  | "search_too_broad"
   | "method_not_allowed"
   | "forbidden"
   | "unauthorized"

@@ -11,8 +11,8 @@ import { TtlCache } from "./ttl_cache.ts";
 import { KvReads } from "@/lib/kv/reads.ts";
 import { markRemote } from "@/lib/kv/batcher.ts";
 import { GroupCommits } from "@/lib/kv/group_commits.ts";
+import { EntryLockTable } from "@/lib/kv/entry_locks.ts";
 import { LimitSpends } from "@/lib/ratelimit/spends.ts";
-import { LimitBudgets } from "@/lib/ratelimit/budgets.ts";
 import { QueueJobs } from "@/lib/jobs/queue_runner.ts";
 import { TableJobs } from "@/lib/jobs/table_runner.ts";
 import type { Jobs } from "@/lib/jobs/types.ts";
@@ -70,12 +70,12 @@ export async function buildDeps(
 ): Promise<Deps> {
   const now = overrides.now ?? Date.now;
   const secret = await loadSecret(kv, config.secret);
-  const budgets = new LimitBudgets();
+  const entryLocks = new EntryLockTable();
   const base: Omit<Deps, "writer"> = {
     kv,
     config,
     secret,
-    budgets,
+    entryLocks,
     fetch: overrides.fetch ?? globalThis.fetch.bind(globalThis),
     now,
     storage: createStorage(config, secret, now),
@@ -83,7 +83,7 @@ export async function buildDeps(
     formWorkspaces: new Map(),
     knownFailures: new TtlCache(FAILURES_KNOWN_MS, 10_000, now),
     reads: new KvReads(kv),
-    limits: new LimitSpends({ kv, now, budgets }),
+    limits: new LimitSpends({ kv, now, entryLocks }),
     commits: new GroupCommits(kv),
     inflight: {
       captchaClaims: new Map(),

@@ -12,7 +12,7 @@ import {
   sdkImportsServer,
   type Violation,
 } from "@/tests/architecture_rules.ts";
-import { unreleasedMarks } from "@/tests/architecture_unreleased.ts";
+import { httpTypes, unreleasedMarks } from "@/tests/architecture_text.ts";
 
 const PROJECT = new URL("..", import.meta.url).pathname;
 /** Folders whose every module the rules cover, reached from main.ts and cli.ts or not. */
@@ -118,11 +118,16 @@ Deno.test("architecture - rules on synthetic graphs", async (t) => {
       "routes/admin/mod.ts -> routes/admin/forms/new.tsx",
       "routes/api/public.ts -> routes/api/form_post.ts",
       "routes/admin/mod.ts -> routes/f/[id].tsx",
+      "routes/admin/_routes.gen.ts -> routes/admin/forms/new.tsx",
+      "routes/admin/_routes.gen.ts -> routes/f/[id].tsx",
+      "routes/admin/_layout.tsx -> routes/admin/forms/new.tsx",
       "routes/f/[id].tsx -type-> routes/f/[id]/thanks.tsx",
     ]);
     assert.deepEqual(
       pairs(routeImportsRoute(g)),
       sorted([
+        ["routes/admin/_layout.tsx", "routes/admin/forms/new.tsx"],
+        ["routes/admin/_routes.gen.ts", "routes/f/[id].tsx"],
         ["routes/admin/mod.ts", "routes/f/[id].tsx"],
         ["routes/api/public.ts", "routes/api/form_post.ts"],
         ["routes/f/[id].tsx", "routes/f/[id]/thanks.tsx"],
@@ -224,5 +229,37 @@ Deno.test("architecture - no code for data that was never released", async (t) =
       }
     }
     assert.deepEqual(found, [], `code for data never released:\n${found.join("\n")}`);
+  });
+});
+
+Deno.test("architecture - lib/submissions takes parsed input: no HTTP types", async (t) => {
+  await t.step(
+    "the finder sees Request, Response, Headers and Hono, not their names in words",
+    () => {
+      const src = [
+        'import type { Context } from "hono";',
+        "export function f(req: Request): Response {",
+        "  const h = new Headers(req.headers);",
+        "}",
+      ].join("\n");
+      assert.deepEqual(httpTypes(src), ["Headers", "Request", "Response", "hono"]);
+      const fine = [
+        "/** A submit request as the route received it: a Request. */",
+        "// Response shapes live in routes/.",
+        "export interface SubmitRequestInput { kind: string }",
+        "const x = ctx.request;",
+        'import { z } from "@hono/zod-openapi";',
+      ].join("\n");
+      assert.deepEqual(httpTypes(fine), []);
+    },
+  );
+
+  await t.step("no module of lib/submissions uses one", async () => {
+    const found: string[] = [];
+    for (const file of await sources("lib/submissions")) {
+      const types = httpTypes(await Deno.readTextFile(`${PROJECT}${file}`));
+      if (types.length) found.push(`${file}: ${types.join(", ")}`);
+    }
+    assert.deepEqual(found, []);
   });
 });

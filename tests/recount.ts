@@ -1,7 +1,7 @@
 /**
  * Test support: recounts a form's submissions from the records themselves and compares
  * every counter and index the writer keeps (counts, blocks, daily, number and status
- * indexes with the scoring marks) with the recount.
+ * indexes with the scoring marks, the search index and its counters) with the recount.
  * @module
  */
 import assert from "node:assert/strict";
@@ -10,6 +10,7 @@ import { u64Value, utcDay } from "@/lib/kv/kv.ts";
 import type { Submission } from "@/lib/schemas.ts";
 import { BLOCK_SIZE } from "@/lib/submissions/indexes.ts";
 import { type StoredVerdict, withVerdict } from "@/lib/submissions/records.ts";
+import { entryValue, searchEntriesOf } from "@/lib/search/entries.ts";
 
 /**
  * Every submission of a form in one mode (records with their verdicts applied), newest
@@ -94,5 +95,42 @@ export async function assertCountersExact(kv: Deno.Kv, formId: string, mode: Mod
     await index(prefixOf(keys.submissionByStatus(formId, mode, "all", 0))),
     byStatus,
     "status index",
+  );
+  await assertSearchIndexExact(kv, formId, mode, records);
+}
+
+/**
+ * Asserts that the search index of `formId` in `mode` (entries and counters) holds exactly
+ * what the records give: an entry per token with the record's day and status, and each
+ * counter the number of records holding its token and `shared`.
+ */
+export async function assertSearchIndexExact(
+  kv: Deno.Kv,
+  formId: string,
+  mode: Mode,
+  records?: Submission[],
+): Promise<void> {
+  const expectedEntries = new Map<string, number>();
+  const expectedCounts = new Map<string, number>();
+  for (const s of records ?? await recordsOf(kv, formId, mode)) {
+    const { tokens, shared } = searchEntriesOf(s);
+    tokens.forEach((t, i) => {
+      expectedEntries.set(
+        JSON.stringify([t, s.number]),
+        entryValue(s.created_at, s.status, shared[i]),
+      );
+      const c = JSON.stringify([t, shared[i]]);
+      expectedCounts.set(c, (expectedCounts.get(c) ?? 0) + 1);
+    });
+  }
+  const entries = new Map<string, number>();
+  for await (const e of kv.list<number>({ prefix: keys.words(formId, mode) })) {
+    entries.set(JSON.stringify(e.key.slice(3)), e.value);
+  }
+  assert.deepEqual(entries, expectedEntries, "search index entries");
+  assert.deepEqual(
+    await nonZero(kv, keys.wordCounts(formId, mode)),
+    expectedCounts,
+    "search counters",
   );
 }

@@ -141,8 +141,6 @@ export const paginationSchema = z.object({
   total: z.number().int(),
   total_pages: z.number().int(),
   has_more: z.boolean(),
-  scanned: z.number().int().optional(),
-  truncated: z.boolean().optional(),
 }).openapi("Pagination");
 
 /** One field of a form. */

@@ -52,7 +52,7 @@ function stepKind(position: number): string {
  * counted). Returns whether the view or start counted; throws 429 when refused.
  */
 export async function recordEvent(
-  deps: Pick<Deps, "kv" | "now" | "budgets">,
+  deps: Pick<Deps, "kv" | "now" | "entryLocks">,
   input: {
     form: Form;
     mode: Mode;

@@ -22,9 +22,6 @@ export interface Pagination {
   total: number;
   total_pages: number;
   has_more: boolean;
-  /** Only with `search`: how many candidates were scanned, and whether the bound cut it. */
-  scanned?: number;
-  truncated?: boolean;
 }
 
 /** Builds `pagination` for `total` items; `total_pages` is 0 for an empty list. */

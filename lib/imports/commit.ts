@@ -1,7 +1,8 @@
 /**
  * Writing imported rows: each batch of rows becomes submissions in ONE atomic commit with
  * everything a submitted one gets (record, number and status indexes with its scoring
- * mark, counters by its original day, the email index) and each row's import mark, so a
+ * mark, counters by its original day, the email index, the search entries) and each row's
+ * import mark, so a
  * crash leaves whole batches only and a re-run skips what is marked. Numbers come from the
  * form's sequence, which the commit checks: imports and live submissions interleave
  * safely. Imported rows count toward no monthly quota and notify no one (they are history;
@@ -18,30 +19,48 @@ import { markOf } from "@/lib/protection/score_context.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
 import { CounterDeltas, indexCreated } from "@/lib/submissions/indexes.ts";
 import type { ImportRow } from "./rows.ts";
+import { CommitBudget } from "@/lib/kv/batcher.ts";
+import { searchCost } from "@/lib/search/entries.ts";
 
-/**
- * Rows one commit holds at most: a row writes up to 15 keys (record, two indexes, its mark,
- * up to 8 email entries, 3 day counters) and KV takes 1,000 mutations a commit.
- */
+/** Rows one commit holds at most. */
 export const BATCH_ROWS = 50;
 /** Stored bytes one commit holds at most (KV takes 800 KiB of mutations). */
 const BATCH_BYTES = 400 * 1024;
+/**
+ * Keys a row writes beside its search entries, at most: record, two indexes, its mark, up
+ * to 8 email entries, 3 day counters.
+ */
+const ROW_KEYS = 15;
+/** An id of a submission's length, to cost a row's search entries before it has one. */
+const ID_SHAPE = `sub_${"0".repeat(26)}`;
 
-/** Splits rows into the batches one commit each holds. */
-export function batchesOf(rows: ImportRow[]): ImportRow[][] {
+/**
+ * Splits rows into the batches one commit each holds: at most BATCH_ROWS, BATCH_BYTES and
+ * KV's mutations and key bytes (each row's search entries counted, kv/batcher.ts).
+ */
+export function batchesOf(formId: string, rows: ImportRow[]): ImportRow[][] {
   const out: ImportRow[][] = [];
   let cur: ImportRow[] = [];
-  let bytes = 0;
+  let budget = new CommitBudget({ items: BATCH_ROWS, bytes: BATCH_BYTES, checks: 1 });
+  let counted = new Set<string>();
   for (const r of rows) {
     const size = JSON.stringify(r.fields).length * 2 + JSON.stringify(r.metadata).length * 2 +
       1024;
-    if (cur.length && (cur.length >= BATCH_ROWS || bytes + size > BATCH_BYTES)) {
+    let search = searchCost({ id: ID_SHAPE, fields: r.fields, form_id: formId }, counted);
+    const cost = () => ({
+      mutations: search.mutations + ROW_KEYS,
+      keyBytes: search.keyBytes + ROW_KEYS * 160,
+    });
+    if (!budget.fits(0, size, cost())) {
       out.push(cur);
       cur = [];
-      bytes = 0;
+      budget = new CommitBudget({ items: BATCH_ROWS, bytes: BATCH_BYTES, checks: 1 });
+      counted = new Set();
+      search = searchCost({ id: ID_SHAPE, fields: r.fields, form_id: formId }, counted);
     }
     cur.push(r);
-    bytes += size;
+    budget.add(0, size, cost());
+    for (const c of search.fresh) counted.add(c);
   }
   if (cur.length) out.push(cur);
   return out;

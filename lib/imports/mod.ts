@@ -52,7 +52,7 @@ export async function importFile(
   let imported = 0;
   let skipped = parsed.bad.length;
   let reported = 0;
-  for (const batch of batchesOf(rows)) {
+  for (const batch of batchesOf(form.id, rows)) {
     const r = await commitBatch(deps, form, batch);
     imported += r.imported;
     skipped += r.skipped;

@@ -12,7 +12,7 @@
  * scored, Akismet on or not. Each commit checks the form's edits entry
  * (`submission_edits`), which every commit changing an existing submission sets
  * (submissions/indexes.ts): one check covers the whole batch. The verdict's commit also
- * enqueues `notify_created` (lib/notify) when the form emails or a webhook listens, and
+ * enqueues `notify_created` (lib/notify) when someone hears of one (notify/hearers.ts), and
  * appends a `submission.created` event per submission to the workspace's event feed
  * (lib/feed: one more check for the whole commit); `formwell_spam_verdict_delay_seconds`
  * (lib/observe) times each submission from its storing commit to this one.
@@ -29,7 +29,8 @@ import type { SpamStats } from "@/lib/spam/learn.ts";
 import type { SpamModel } from "@/lib/spam/model.ts";
 import { CounterDeltas, indexStatusChange } from "@/lib/submissions/indexes.ts";
 import { pairs, setVerdict } from "@/lib/submissions/records.ts";
-import { type Listeners, listenersOf, type Listening, listens } from "@/lib/notify/webhooks.ts";
+import { type Listeners, listenersOf, type Listening } from "@/lib/notify/webhooks.ts";
+import { heard, whoHears } from "@/lib/notify/hearers.ts";
 import { createdEventId } from "@/lib/notify/events.ts";
 import { commitAppending, type FeedHead, feedHeadKey } from "@/lib/feed/append.ts";
 import type { Job } from "./queue.ts";
@@ -173,9 +174,7 @@ async function scoreIds(
     let feed = run.feed;
     // Checked by each verdict commit, so an endpoint added meanwhile makes it retry
     // instead of missing the events.
-    // Mail goes for live submissions only; endpoints hear their own mode's.
-    const notify = (job.mode === "live" && !!form.notifications) ||
-      listens(listeners, "submission.created", form.id, job.mode);
+    const listening = Object.entries(listeners.value);
     const todo = run.subs.filter((s): s is Submission =>
       s !== null && !s.scored_at && !s.spam?.manual
     );
@@ -198,7 +197,7 @@ async function scoreIds(
           }
           counters.applyTo(op);
           // Notifications exist exactly when the verdict does.
-          if (notify) {
+          if (finals.some((s) => heard(whoHears(form, "submission.created", s, listening)))) {
             deps.jobs.enqueue(op, {
               type: "notify_created",
               form_id: job.form_id,

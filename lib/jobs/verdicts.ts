@@ -6,6 +6,7 @@
  */
 import type { Deps } from "@/lib/deps.ts";
 import { CommitBudget } from "@/lib/kv/batcher.ts";
+import { searchCost } from "@/lib/search/entries.ts";
 import { type AkismetAnswer, akismetCheck, akismetParams } from "@/lib/protection/akismet.ts";
 import { scoreStored } from "@/lib/protection/score_context.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
@@ -81,12 +82,19 @@ export function chunked(scored: [Submission, Submission][]): [Submission, Submis
     // serializes at most two bytes per UTF-16 unit of the verdict's JSON text; 1 KiB covers
     // the keys, the status and the event's other fields.
     const size = JSON.stringify(pair[1].spam ?? null).length * 4 + 1024;
-    if (!budget.fits(0, size)) {
+    // A status change re-sets the submission's search entries (search/entries.ts).
+    const moved = pair[0].status !== pair[1].status;
+    const search = moved ? searchCost(pair[0]) : null;
+    const keys = {
+      mutations: 4 + (search ? search.mutations / 2 : 0),
+      keyBytes: 4 * 80 + (search ? search.keyBytes / 2 : 0),
+    };
+    if (!budget.fits(0, size, keys)) {
       chunks.push([]);
       budget = new CommitBudget({ items: MAX_COMMIT_SUBS });
     }
     chunks.at(-1)!.push(pair);
-    budget.add(0, size);
+    budget.add(0, size, keys);
   }
   return chunks;
 }

@@ -130,15 +130,28 @@ export class Batcher<T> {
   }
 }
 
+/** KV's mutations per atomic operation. */
+export const MAX_MUTATIONS = 1000;
+/** KV's total bytes of the keys one atomic operation writes or checks. */
+export const MAX_KEY_BYTES = 80 * 1024;
+
+/** What one item adds to an operation beside its checks and value bytes (when known). */
+export interface KeyCost {
+  mutations: number;
+  keyBytes: number;
+}
+
 /**
- * The checks, bytes and items a KV operation has taken so far, against its limits (checks:
- * `maxChecks` of the store, 10 when not given): the first item always fits (an oversized one
- * goes alone, and KV decides).
+ * The checks, bytes, items (and, for callers that count them, mutations and key bytes) a KV
+ * operation has taken so far, against its limits (checks: `maxChecks` of the store, 10 when
+ * not given): the first item always fits (an oversized one goes alone, and KV decides).
  */
 export class CommitBudget {
   checks: number;
   bytes = 0;
   items = 0;
+  mutations = 0;
+  keyBytes = 0;
   #limits: { checks: number; bytes: number; items: number };
 
   constructor(limits: { checks?: number; bytes?: number; items?: number; reserved?: number }) {
@@ -150,17 +163,23 @@ export class CommitBudget {
     this.checks = limits.reserved ?? 0;
   }
 
-  /** Whether one more item adding `checks` and `bytes` fits. */
-  fits(checks: number, bytes: number): boolean {
+  /** Whether one more item adding `checks`, `bytes` and `keys` fits. */
+  fits(checks: number, bytes: number, keys?: KeyCost): boolean {
     const l = this.#limits;
     return this.items === 0 ||
-      (this.items < l.items && this.checks + checks <= l.checks && this.bytes + bytes <= l.bytes);
+      (this.items < l.items && this.checks + checks <= l.checks && this.bytes + bytes <= l.bytes &&
+        (!keys || (this.mutations + keys.mutations <= MAX_MUTATIONS &&
+          this.keyBytes + keys.keyBytes <= MAX_KEY_BYTES)));
   }
 
   /** Counts an item in. */
-  add(checks: number, bytes: number): void {
+  add(checks: number, bytes: number, keys?: KeyCost): void {
     this.items++;
     this.checks += checks;
     this.bytes += bytes;
+    if (keys) {
+      this.mutations += keys.mutations;
+      this.keyBytes += keys.keyBytes;
+    }
   }
 }

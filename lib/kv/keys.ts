@@ -77,6 +77,25 @@ export const keys = {
   submissionDailies: (formId: string, mode: Mode, bucket: StatusBucket) =>
     ["submission_daily", formId, mode, bucket] as const,
 
+  // --- the search index (lib/search): a short prefix, since a submission writes ~20 ---
+  /**
+   * Index: a submission (by number) holds a search token (a word, `@address`, `@@domain` or
+   * `#id`). The value packs its day, status and the characters the token shares with the
+   * submission's previous token (lib/search/entries.ts).
+   */
+  word: (formId: string, mode: Mode, token: string, n: number) =>
+    ["words", formId, mode, token, n] as const,
+  /** Prefix of a form and mode's search index (also: of one token, with the token added). */
+  words: (formId: string, mode: Mode) => ["words", formId, mode] as const,
+  /**
+   * Counter (KvU64): submissions holding `token` that share `shared` characters with their
+   * previous token (lib/search/tokens.ts sharedWithPrevious): exact totals of a prefix.
+   */
+  wordCount: (formId: string, mode: Mode, token: string, shared: number) =>
+    ["word_counts", formId, mode, token, shared] as const,
+  /** Prefix of a form and mode's token counters. */
+  wordCounts: (formId: string, mode: Mode) => ["word_counts", formId, mode] as const,
+
   /** Counter (KvU64): live submissions a workspace received in a UTC month (plan quota). */
   monthlySubmissions: (workspaceId: string, month: string) =>
     ["submissions_monthly", workspaceId, month] as const,

@@ -1,6 +1,7 @@
 /**
- * Shared types of KV access that `Deps` names: the coalesced reader (kv/reads.ts) and the
- * group commit of independent writes (kv/group_commits.ts).
+ * Shared types of KV access that `Deps` names: the coalesced reader (kv/reads.ts), the
+ * group commit of independent writes (kv/group_commits.ts) and the entry locks
+ * (kv/entry_locks.ts).
  * @module
  */
 
@@ -28,4 +29,21 @@ export interface GroupWrite {
 export interface GroupCommitter {
   /** Resolves once `write` is committed; rejects when it cannot be (its own conflict). */
   commit(write: GroupWrite): Promise<void>;
+}
+
+/**
+ * Locks on the KV entries this process's commits check, and each entry as last read or left
+ * here, by JSON-encoded key (see kv/entry_locks.ts).
+ */
+export interface EntryLocks {
+  /** Holds every entry named until the returned function is called. */
+  acquire(ids: Iterable<string>): Promise<() => void>;
+  /** The entry this process last read or left at `id`, if it still holds it. */
+  known(id: string): Deno.KvEntryMaybe<unknown> | undefined;
+  /** Keeps entries just read or written (under their locks). */
+  learn(entries: Iterable<[string, Deno.KvEntryMaybe<unknown>]>): void;
+  /** Forgets entries another process may have moved. */
+  forget(ids: Iterable<string>): void;
+  /** Entries locked or waited for. */
+  readonly locked: number;
 }

@@ -8,12 +8,13 @@ import type { Deps } from "@/lib/deps.ts";
 import { newId } from "@/lib/ids.ts";
 import { keys } from "@/lib/kv/keys.ts";
 import { commitWithRetry, getManyChunked } from "@/lib/kv/kv.ts";
+import { CommitBudget, maxChecks } from "@/lib/kv/batcher.ts";
 import { getForm } from "@/lib/forms/forms.ts";
 import type { Form, Submission } from "@/lib/schemas.ts";
 import { readSubmissions } from "@/lib/submissions/records.ts";
 import { submissionView } from "@/lib/submissions/query.ts";
 import { indexEvent } from "./copies.ts";
-import { autoresponseAddress } from "./autoresponder.ts";
+import { heard, whoHears } from "./hearers.ts";
 import {
   createdEventId,
   eventBytes,
@@ -22,7 +23,7 @@ import {
   storeEvent,
 } from "./events.ts";
 import { MAX_EVENTS_PER_DELIVERY } from "./jobs.ts";
-import { hears, listWebhooks, type Webhook } from "./webhooks.ts";
+import { type Listening, listensTo, listWebhooks, type Webhook } from "./webhooks.ts";
 import { logger } from "@/lib/observe/log.ts";
 
 /** What happened to a submission. */
@@ -51,37 +52,23 @@ interface Planned {
   ownerMail: boolean;
   /** Whether an autoresponse is due (its job applies the autoresponder's limits). */
   autoresponse: boolean;
-  hooks: Webhook[];
+  /** The ids of the webhooks that receive it. */
+  hooks: string[];
 }
 
-/** Events one commit stores at most: each may add a check, and KV allows 100 a commit. */
+/** Events one commit stores at most (each enqueues up to two mail jobs beside its chunks). */
 const MAX_EVENTS_PER_COMMIT = 40;
-/** Event bytes one commit stores at most (KV allows 800 KiB of mutations a commit). */
-const MAX_COMMIT_BYTES = 500 * 1024;
 
-/** What `ev` triggers given the workspace's webhooks; null when nothing is due. */
+/** What `ev` triggers given the workspace's webhooks (whoHears); null when nothing is due. */
 function plan(
   deps: Deps,
   ev: SubmissionEvent,
   at: number,
-  webhooks: Webhook[],
+  listening: [string, Listening][],
 ): Planned | null {
   const { form, submission: s } = ev;
-  const n = form.notifications;
-  // Endpoints get the events of their own mode only; mail goes for live submissions only.
-  const hooks = webhooks.filter((w) =>
-    w.enabled && w.mode === s.mode && hears(w, ev.type, form.id)
-  );
-  let ownerMail = false;
-  let autoresponse = false;
-  if (ev.type === "submission.created" && n && s.mode === "live") {
-    const statusOk = s.status === "completed" ||
-      (s.status === "suspicious" && n.notify_suspicious) ||
-      (s.status === "spam" && n.notify_spam);
-    ownerMail = statusOk && n.emails.length > 0;
-    autoresponse = autoresponseAddress(form, s) !== null;
-  }
-  if (!ownerMail && !autoresponse && hooks.length === 0) return null;
+  const who = whoHears(form, ev.type, s, listening);
+  if (!heard(who)) return null;
   const event: NotifyEvent = {
     id: ev.event_id ?? newId("msg"),
     type: ev.type,
@@ -90,35 +77,36 @@ function plan(
     form,
     submission: submissionView(s),
     ...(ev.previous_status ? { previous_status: ev.previous_status } : {}),
-    ...(ownerMail && s.owner_mail ? { owner_mail: s.owner_mail } : {}),
+    ...(who.ownerMail && s.owner_mail ? { owner_mail: s.owner_mail } : {}),
   };
   return {
     at,
     event,
     bytes: eventBytes(event),
     first: ev.event_id ? keys.notifyEventChunk(ev.event_id, 0) : null,
-    ownerMail,
-    autoresponse,
-    hooks,
+    ownerMail: who.ownerMail,
+    autoresponse: who.autoresponse,
+    hooks: who.webhooks,
   };
 }
 
-/** Splits planned events into groups one commit can hold. */
-function commitGroups(planned: Planned[]): Planned[][] {
+/**
+ * Splits planned events into groups one commit can hold (kv/batcher.ts CommitBudget: KV's
+ * checks, each event with a fixed id adding one, and the commit byte budget).
+ */
+function commitGroups(kv: Deno.Kv, planned: Planned[]): Planned[][] {
   const groups: Planned[][] = [];
   let cur: Planned[] = [];
-  let bytes = 0;
+  let budget = new CommitBudget({ checks: maxChecks(kv), items: MAX_EVENTS_PER_COMMIT });
   for (const p of planned) {
-    if (
-      cur.length &&
-      (cur.length >= MAX_EVENTS_PER_COMMIT || bytes + p.bytes.length > MAX_COMMIT_BYTES)
-    ) {
+    const checks = p.first ? 1 : 0;
+    if (!budget.fits(checks, p.bytes.length)) {
       groups.push(cur);
       cur = [];
-      bytes = 0;
+      budget = new CommitBudget({ checks: maxChecks(kv), items: MAX_EVENTS_PER_COMMIT });
     }
     cur.push(p);
-    bytes += p.bytes.length;
+    budget.add(checks, p.bytes.length);
   }
   if (cur.length) groups.push(cur);
   return groups;
@@ -140,15 +128,18 @@ export async function notifyEvents(
   webhooks?: Webhook[],
 ): Promise<(string | null)[]> {
   const ids: (string | null)[] = evs.map(() => null);
-  const lists = new Map<string, Webhook[]>();
+  const lists = new Map<string, [string, Listening][]>();
   const pending: Planned[] = [];
   for (const [i, ev] of evs.entries()) {
     const ws = ev.submission.workspace_id;
-    if (!lists.has(ws)) lists.set(ws, webhooks ?? await listWebhooks(deps, ws));
+    if (!lists.has(ws)) {
+      const list = webhooks ?? await listWebhooks(deps, ws);
+      lists.set(ws, list.map((w) => [w.id, listensTo(w)]));
+    }
     const p = plan(deps, ev, i, lists.get(ws)!);
     if (p) pending.push(p);
   }
-  for (const group of commitGroups(await unstored(deps.kv, pending, ids))) {
+  for (const group of commitGroups(deps.kv, await unstored(deps.kv, pending, ids))) {
     let retry = false;
     const committed = await commitWithRetry(deps.kv, async (op) => {
       // A conflict may mean another run stored some of these events meanwhile.
@@ -201,7 +192,7 @@ function enqueueGroup(deps: Deps, op: Deno.AtomicOperation, group: Planned[]): v
         deps.jobs.enqueue(op, { type: "send_email", event_id: p.event.id, kind, attempt: 0 });
       }
     }
-    for (const w of p.hooks) perHook.set(w.id, [...perHook.get(w.id) ?? [], p.event.id]);
+    for (const id of p.hooks) perHook.set(id, [...perHook.get(id) ?? [], p.event.id]);
   }
   for (const [webhookId, eventIds] of perHook) {
     for (let i = 0; i < eventIds.length; i += MAX_EVENTS_PER_DELIVERY) {
@@ -236,9 +227,8 @@ export async function notifyCreatedJob(
 ): Promise<void> {
   const form = await getForm(deps, job.form_id);
   if (!form) return;
-  // Most forms notify nobody: one list of the workspace's webhooks decides, for the batch.
+  // The commit enqueued this job because someone heard; one list serves the batch.
   const webhooks = await listWebhooks(deps, form.workspace_id);
-  if (!form.notifications && webhooks.length === 0) return;
   const subs = await readSubmissions(deps.kv, job.form_id, job.ids);
   await notifyEvents(
     deps,

@@ -133,16 +133,6 @@ export function listenersOf(entry: Deno.KvEntryMaybe<Record<string, Listening>>)
   return { entry, value: entry.value ?? {} };
 }
 
-/** Whether `l` (an endpoint, or what it listens to) takes `event` of form `formId`. */
-export function hears(l: Listening, event: EventType, formId: string): boolean {
-  return l.events.includes(event) && (l.forms.length === 0 || l.forms.includes(formId));
-}
-
-/** Whether any webhook of the workspace in `mode` listens to `event` of form `formId`. */
-export function listens(l: Listeners, event: EventType, formId: string, mode: Mode): boolean {
-  return Object.values(l.value).some((x) => x.mode === mode && hears(x, event, formId));
-}
-
 /**
  * Adds the write of a workspace's new listeners, checked against what was read, to `op`. It
  * also sets the workspace's feed heads again, to the same values: a submission commit that

@@ -35,7 +35,7 @@ export function limitKey(s: LimitSpend): Deno.KvKey {
   return keys.rateLimit(String(s.route), s.identity);
 }
 
-/** A spend's key JSON-encoded: how batches and the known budgets (LimitBudgets) name it. */
+/** A spend's key JSON-encoded: how batches and the entry locks (kv/entry_locks.ts) name it. */
 export function limitId(s: LimitSpend): string {
   return JSON.stringify(limitKey(s));
 }

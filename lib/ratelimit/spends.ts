@@ -3,7 +3,7 @@
  * URLs, the Server Data API, sign-in, refused attempts). Concurrent spends go out together in
  * ONE atomic operation per as many budgets as KV's checks per operation allow, so requests
  * sharing a budget, like a backend's one API key, neither pay a commit each nor conflict
- * with each other (nor with the other commits spending a budget: see ratelimit/budgets.ts); a
+ * with each other (nor with the other commits spending a budget: see kv/entry_locks.ts); a
  * conflict with another process is retried with a bound. An accepted submit spends inside
  * its own group commit instead (submissions/writer.ts).
  * @module
@@ -36,11 +36,11 @@ export class LimitSpends implements LimitSpender {
     run: (batch) => this.#settle(batch),
     failed: (batch, err) => batch.forEach((p) => p.reject(err)),
   });
-  #deps: Pick<Deps, "kv" | "now" | "budgets">;
+  #deps: Pick<Deps, "kv" | "now" | "entryLocks">;
   /** Commits made and spends settled, for tests and benchmarks. */
   readonly stats = { commits: 0, spends: 0 };
 
-  constructor(deps: Pick<Deps, "kv" | "now" | "budgets">) {
+  constructor(deps: Pick<Deps, "kv" | "now" | "entryLocks">) {
     this.#deps = deps;
   }
 
@@ -68,7 +68,7 @@ export class LimitSpends implements LimitSpender {
    * are read together (getMany's ten keys at a time).
    */
   async #commit(batch: Pending[]): Promise<boolean[]> {
-    const { kv, budgets } = this.#deps;
+    const { kv, entryLocks } = this.#deps;
     const spends = batch.map((p) => p.spend);
     const keys = new Map(batch.map((p) => [p.id, limitKey(p.spend)]));
     const { allowed, committed } = await commitSpending<Settled>(
@@ -79,7 +79,7 @@ export class LimitSpends implements LimitSpender {
         if (unread.length) {
           const entries = await getManyChunked(kv, unread.map(([, key]) => key));
           unread.forEach(([id], i) => known.set(id, entries[i]));
-          budgets.learn(unread.map(([id], i) => [id, entries[i]]));
+          entryLocks.learn(unread.map(([id], i) => [id, entries[i]]));
         }
         const plan = await planSpends(this.#deps, spends, op, known);
         const result = { allowed: plan.allowed, committed: plan.allowed.some(Boolean) };

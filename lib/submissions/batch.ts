@@ -5,7 +5,8 @@
  * @module
  */
 import { errors } from "@/lib/errors.ts";
-import { type Batcher, CommitBudget, type Split } from "@/lib/kv/batcher.ts";
+import { type Batcher, CommitBudget, type KeyCost, type Split } from "@/lib/kv/batcher.ts";
+import { searchCost } from "@/lib/search/entries.ts";
 import type { MarkWindow } from "@/lib/protection/score_context.ts";
 import { limitId } from "@/lib/ratelimit/rate_limit.ts";
 import { partChecks, type Stored } from "./commit.ts";
@@ -14,6 +15,23 @@ import type { WriteOutcome } from "./types.ts";
 
 /** Submissions per commit at most. */
 const MAX_BATCH_ITEMS = 64;
+
+/**
+ * Mutations and key bytes one submission takes in its commit: its search entries counted
+ * exactly (search/entries.ts; `counted` holds the batch's search counters so far) and the
+ * rest (record, indexes, counters, idempotency, email index, feed event, parts) bounded
+ * generously, so a batch stays inside KV's limits.
+ */
+function itemKeyCost(item: Item, counted: Set<string>): KeyCost & { fresh: string[] } {
+  const d = item.draft;
+  const search = searchCost({ id: item.id, fields: d.fields, form_id: d.form.id }, counted);
+  const other = 8 + 2 * (d.parts?.length ?? 0);
+  return {
+    mutations: search.mutations + other,
+    keyBytes: search.keyBytes + other * 100,
+    fresh: search.fresh,
+  };
+}
 
 /** A queued submission and the promise waiting on it. */
 export interface Item extends Stored {
@@ -127,6 +145,8 @@ export function takeBatch(pending: Item[], checks: number): Split<Item> {
     // The sequence, the workspace's feed head, and a capped plan's quota.
     reserved: first && quotaCap(first) !== null ? 3 : 2,
   });
+  // The batch's search counters (summed once however many submissions share one).
+  const counted = new Set<string>();
   // The batch's distinct rate-limit keys (one check each), kept as it grows.
   const limitIds = new Set<string>();
   for (const item of pending) {
@@ -135,12 +155,14 @@ export function takeBatch(pending: Item[], checks: number): Split<Item> {
     const ids = limitIdsOf(item);
     const fresh = ids.filter((id, i) => !limitIds.has(id) && ids.indexOf(id) === i).length;
     const checks = partChecks(d.parts) + fresh;
-    if (!budget.fits(checks, d.size) || (batch.length && idem && idemKeys.has(idem))) {
+    const cost = itemKeyCost(item, counted);
+    if (!budget.fits(checks, d.size, cost) || (batch.length && idem && idemKeys.has(idem))) {
       rest.push(item);
       continue;
     }
     batch.push(item);
-    budget.add(checks, d.size);
+    budget.add(checks, d.size, cost);
+    for (const c of cost.fresh) counted.add(c);
     for (const id of ids) limitIds.add(id);
     if (idem) idemKeys.add(idem);
   }

@@ -1,8 +1,9 @@
 /**
  * What one submission's commit writes, every key of it, each concern's writes owned by its
- * folder and called from here (the writer, submissions/writer.ts, only batches, commits and
- * retries). A batch of submissions of one form and mode shares one atomic operation
- * (key names as in kv/keys.ts):
+ * folder and called from here (the writer, submissions/writer.ts, only queues, commits and
+ * retries; what the commit checks before writing is in commit_checks.ts, against what
+ * commit_context.ts read). A batch of submissions of one form and mode shares one atomic
+ * operation (key names as in kv/keys.ts):
  *
  * - record and indexes (submissions/indexes.ts): `submission`, `submissionByNumber` (holding
  *   the scoring mark), `submissionByStatus`;
@@ -11,15 +12,15 @@
  *   checked near the plan's cap);
  * - the form's sequence `submissionSeq` (checked; the submissions' numbers);
  * - idempotency (submissions/idempotency.ts): `idempotency`, with an `Idempotency-Key`;
- * - rate-limit spend (ratelimit/rate_limit.ts `planSpends`, called by the writer for the
+ * - rate-limit spend (ratelimit/rate_limit.ts `planSpends`, from commit_checks.ts for the
  *   batch): `rateLimit` per budget (checked);
  * - email index (privacy/email_index.ts): `submissionByEmail` per email value;
  * - verdict (protection/score_context.ts): the status, `spam` and `scored_at` on the record;
  * - announcement (without a second opinion): a `submission.created` event per submission in
  *   the workspace's feed (feed/append.ts: `feedSeq` checked and set, `feedEvent` keys of up to
- *   EVENTS_PER_KEY events), and one `notify_created` job when the form emails or a webhook
- *   listens (the workspace's `webhookListeners` as read with the feed head: every change of
- *   them sets the head, so its check covers them);
+ *   EVENTS_PER_KEY events), and one `notify_created` job when someone hears of one of them
+ *   (notify/hearers.ts, given the workspace's `webhookListeners` as read with the feed head:
+ *   every change of them sets the head, so its check covers them);
  * - other folders' parts (`CommitPart`, from admit): `spentCaptcha` (protection/gates.ts,
  *   checked), the attached files' upload grants and storage counter (uploads/attach.ts);
  * - with a second opinion (Akismet) on: the verdict is a first one from the signals alone,
@@ -40,7 +41,8 @@ import {
 import type { Form, Submission } from "@/lib/schemas.ts";
 import { appendFeed, type FeedHead } from "@/lib/feed/append.ts";
 import { createdEventId } from "@/lib/notify/events.ts";
-import { type Listeners, listens } from "@/lib/notify/webhooks.ts";
+import type { Listeners } from "@/lib/notify/webhooks.ts";
+import { heard, whoHears } from "@/lib/notify/hearers.ts";
 import type { SpamModel } from "@/lib/spam/model.ts";
 import { writeIdempotency } from "./idempotency.ts";
 import { CounterDeltas, indexCreated } from "./indexes.ts";
@@ -70,6 +72,8 @@ export class SubmissionsCommit {
   number: number;
   /** The submissions written, as stored, in order. */
   readonly subs: Submission[] = [];
+  /** The queued submissions they were written from, in the same order. */
+  readonly stored: Stored[] = [];
   /** The feed head's value once committed (final verdicts only). */
   feedSeq = 0;
 
@@ -116,6 +120,7 @@ export class SubmissionsCommit {
     if (this.final) sub.scored_at = created;
     this.marks.push(numbered(mark, sub.number));
     this.subs.push(sub);
+    this.stored.push(item);
     sub.signals = storedSignals(d.form, sub.signals); // what the form lets us keep
     addEmailIndex(op, deps.secret, d.form, sub);
     op.set(keys.submission(sub.form_id, sub.id), sub);
@@ -137,12 +142,12 @@ export class SubmissionsCommit {
    * Ends the commit: the counters, the form's new sequence, and the announcement of the
    * final verdicts (or one scoring job for all its submissions, see the module's note).
    */
-  finish(deps: Omit<Deps, "writer">, stored: Stored[]): void {
-    const first = stored[0].draft;
+  finish(deps: Omit<Deps, "writer">): void {
+    const first = this.stored[0].draft;
     this.counters.applyTo(this.op);
     this.op.set(keys.submissionSeq(first.form.id, first.mode), this.number);
     if (this.final) {
-      this.#announce(deps, this.final, first.form, first.mode);
+      this.#announce(deps, this.final, first.form);
       return;
     }
     deps.jobs.enqueue(this.op, {
@@ -150,7 +155,7 @@ export class SubmissionsCommit {
       form_id: first.form.id,
       workspace_id: first.workspace.id,
       mode: first.mode,
-      ids: stored.map((i) => i.id),
+      ids: this.stored.map((i) => i.id),
     });
   }
 
@@ -163,7 +168,6 @@ export class SubmissionsCommit {
     deps: Omit<Deps, "writer">,
     final: FinalState,
     form: Form,
-    mode: Submission["mode"],
   ): void {
     const { op, subs } = this;
     this.feedSeq = appendFeed(
@@ -177,11 +181,8 @@ export class SubmissionsCommit {
       })),
       this.now,
     );
-    // Mail goes for live submissions only; endpoints hear their own mode's.
-    if (
-      (mode === "live" && !!form.notifications) ||
-      listens(final.listeners, "submission.created", form.id, mode)
-    ) {
+    const listening = Object.entries(final.listeners.value);
+    if (subs.some((s) => heard(whoHears(form, "submission.created", s, listening)))) {
       deps.jobs.enqueue(op, {
         type: "notify_created",
         form_id: form.id,

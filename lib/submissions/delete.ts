@@ -22,6 +22,8 @@ import { notifyQuietly } from "@/lib/notify/mod.ts";
 import { newId } from "@/lib/ids.ts";
 import { appendFeed, type FeedHead, feedHeadKey, keepDeletedRecord } from "@/lib/feed/append.ts";
 import { CounterDeltas, indexDeleted } from "./indexes.ts";
+import { CommitBudget } from "@/lib/kv/batcher.ts";
+import { searchCost } from "@/lib/search/entries.ts";
 import { readEntries } from "./records.ts";
 import { isPlausibleSubmissionId } from "./query.ts";
 
@@ -72,9 +74,11 @@ export async function deleteSubmissions(
   const notFound = unique.filter((id) => !isPlausibleSubmissionId(id));
   const candidates = unique.filter(isPlausibleSubmissionId);
   let deleted = 0;
-  for (let i = 0; i < candidates.length; i += PER_COMMIT) {
-    const chunk = candidates.slice(i, i + PER_COMMIT);
+  for (let todo = candidates; todo.length;) {
+    const chunk = todo.slice(0, PER_COMMIT);
     const r = await deleteChunk(deps, form, mode, chunk, !!opts.notify);
+    // Submissions whose search entries did not fit the commit go first in the next.
+    todo = [...r.deferred, ...todo.slice(PER_COMMIT)];
     deleted += r.deleted;
     notFound.push(...r.not_found);
     if (!opts.notify) continue;
@@ -95,6 +99,8 @@ export async function deleteSubmissions(
 /**
  * Deletes up to PER_COMMIT submissions in one checked commit, re-reading on conflict; with
  * `feed`, appends their `submission.deleted` events (ids returned in the records' order).
+ * Those whose search entries would take the commit past KV's limits are `deferred` (the
+ * first always goes).
  */
 async function deleteChunk(
   deps: Pick<Deps, "kv" | "now" | "jobs">,
@@ -102,11 +108,12 @@ async function deleteChunk(
   mode: Mode,
   ids: string[],
   feed: boolean,
-): Promise<DeleteResult & { records: Submission[]; eventIds: string[] }> {
+): Promise<DeleteResult & { records: Submission[]; eventIds: string[]; deferred: string[] }> {
   const kv = deps.kv;
   const eventIds = ids.map(() => newId("msg"));
   let attempts = 0;
   let notFound: string[] = [];
+  let deferred: string[] = [];
   const done = await commitWithRetry(kv, async (op) => {
     // The last conflict is a 503 (the client may retry), not an internal error.
     if (attempts++ === MAX_ATTEMPTS) throw BUSY();
@@ -116,6 +123,9 @@ async function deleteChunk(
     ]);
     const counters = new CounterDeltas();
     notFound = [];
+    deferred = [];
+    const budget = new CommitBudget({ checks: 100 });
+    const counted = new Set<string>();
     const paths: string[] = [];
     let deleted = 0;
     const records: Submission[] = [];
@@ -125,6 +135,15 @@ async function deleteChunk(
         notFound.push(ids[i]);
         return;
       }
+      const search = searchCost(s, counted);
+      // Its other keys (record, verdict, indexes, counters, email index, event): 40 at most.
+      const cost = { mutations: search.mutations + 40, keyBytes: search.keyBytes + 40 * 160 };
+      if (!budget.fits(0, 0, cost)) {
+        deferred.push(ids[i]);
+        return;
+      }
+      budget.add(0, 0, cost);
+      for (const c of search.fresh) counted.add(c);
       op.check(e.record, e.verdict);
       indexDeleted(op, counters, s);
       removeEmailIndex(op, s);
@@ -152,7 +171,7 @@ async function deleteChunk(
     // the path has expired, so a late re-PUT cannot outlive the sweep.
     const sweepAt = deps.now() + UPLOAD_URL_TTL_SEC * 1000 + UPLOAD_GRACE_MS;
     for (const path of paths) op.set(keys.uploadPending(sweepAt, path), true);
-    return { deleted, not_found: notFound, records, eventIds: used };
+    return { deleted, not_found: notFound, records, eventIds: used, deferred };
   }, MAX_ATTEMPTS + 1);
-  return done ?? { deleted: 0, not_found: notFound, records: [], eventIds: [] };
+  return done ?? { deleted: 0, not_found: notFound, records: [], eventIds: [], deferred };
 }

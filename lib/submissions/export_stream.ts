@@ -9,7 +9,9 @@ import { keys, type Mode, type StatusBucket } from "@/lib/kv/keys.ts";
 import type { Status, Submission } from "@/lib/schemas.ts";
 import { readSubmissions } from "./records.ts";
 import { indexedId } from "./indexes.ts";
-import { matchesSearch, RANGES, rangeStartDay } from "./query.ts";
+import { RANGES, rangeStartDay } from "./query.ts";
+import { holdsTerms } from "@/lib/search/entries.ts";
+import { searchTerms } from "@/lib/search/terms.ts";
 
 /** Index entries read per step (bounded memory per step). */
 const CHUNK = 200;
@@ -41,7 +43,7 @@ export function exportStream(
     ? keys.submissionsByNumber(formId, mode)
     : keys.submissionsByStatus(formId, mode, bucket);
   const fromDay = rangeStartDay(filter.range, deps.now());
-  const needle = filter.search?.trim().toLowerCase() || null;
+  const terms = filter.search?.trim() ? searchTerms(filter.search) : null;
   const iter = deps.kv.list({ prefix }, { reverse: true, batchSize: CHUNK });
   const enc = new TextEncoder();
   let started = false;
@@ -68,7 +70,7 @@ export function exportStream(
         let out = "";
         for (const s of records) {
           if (!s || (fromDay && s.created_at < fromDay)) continue;
-          if (needle && !matchesSearch(s, needle)) continue;
+          if (terms && !holdsTerms(s, terms)) continue;
           out += format.row(s, first);
           first = false;
         }

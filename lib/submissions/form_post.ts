@@ -1,18 +1,18 @@
 /**
- * Reading a plain HTML form post (`application/x-www-form-urlencoded` or
- * `multipart/form-data`) into a submit body. Field names are data keys; the reserved
- * names of CONTRACT "No-JS submit" (plus `_idempotency_key`, which hosted pages carry, and
- * `_draft_id`: the visitor's draft this submission completes, removed when it is stored)
+ * A plain HTML form post (`application/x-www-form-urlencoded` or `multipart/form-data`) as
+ * a submit body: its entries (read by lib/http/form_post.ts) sorted into data, files and
+ * reserved values. Field names are data keys; the reserved names of CONTRACT "No-JS
+ * submit" (plus `_idempotency_key`, which hosted pages carry, and `_draft_id`: the
+ * visitor's draft this submission completes, removed when it is stored)
  * and the other services' conventions (`_replyto`, `_next`, `_subject`, `_gotcha`,
  * `form-name`, `bot-field`: lib/submissions/conventions.ts) are taken out, unless the
  * form has a field of that name: a field always wins.
  * @module
  */
-import { decodeUtf8, MAX_BODY_BYTES, readBody } from "@/lib/http/body.ts";
 import type { Deps } from "@/lib/deps.ts";
 import { AppError, errors, type FieldError } from "@/lib/errors.ts";
 import { parseIdempotencyKey } from "./idempotency.ts";
-import { type MultipartFile, readMultipart } from "@/lib/http/multipart.ts";
+import type { MultipartFile } from "@/lib/http/multipart.ts";
 import { planOf } from "@/lib/workspaces/plans.ts";
 import { type Field, type Form, isFileType, type Workspace } from "@/lib/schemas.ts";
 import { fileError } from "@/lib/uploads/grants.ts";
@@ -44,15 +44,6 @@ const CAPTCHA_FIELDS: Record<string, string[]> = {
   altcha: ["altcha"],
 };
 
-/**
- * The hard cap of a multipart post's whole body (abuse): up to it a file over its
- * field's limit is read past and reported on its field; beyond it the post is a 413.
- * Larger files use the signed-URL flow (the hosted page's island does).
- */
-export const MAX_MULTIPART_BYTES = 100 * 1024 * 1024;
-/** Parts one multipart post may have. */
-const MAX_PARTS = 1000;
-
 /** A parsed form post. */
 export interface FormPost {
   /** Field values as posted (strings, or string lists for repeated names); honeypot kept. */
@@ -76,40 +67,6 @@ export interface FormPost {
 /** The largest file a field takes on a workspace: its `maxSizeMB` within the plan's cap. */
 export function maxFileBytes(field: Field, workspace: Workspace): number {
   return Math.floor(Math.min(field.maxSizeMB ?? Infinity, planOf(workspace.plan).perFileMB) * MB);
-}
-
-/**
- * Reads and splits a form post; a body that cannot be read is a 400 or 413. Multipart
- * bodies are streamed: a file keeps its bytes only up to its field's limit (at most one
- * file per field is kept), so an oversized file is a 422 on its field, not a lost post.
- */
-export async function readFormPost(
-  req: Request,
-  type: "application/x-www-form-urlencoded" | "multipart/form-data",
-  form: Form,
-  workspace: Workspace,
-): Promise<FormPost> {
-  if (type === "application/x-www-form-urlencoded") {
-    const entries: [string, string][] = [];
-    const text = decodeUtf8(await readBody(req));
-    for (const [k, v] of new URLSearchParams(text)) entries.push([k, v]);
-    return splitEntries(entries, form, workspace);
-  }
-  const fields = new Map(form.fields.map((f) => [f.name, f]));
-  const seen = new Set<string>();
-  const entries = await readMultipart(req, {
-    maxBodyBytes: MAX_MULTIPART_BYTES,
-    maxTextBytes: MAX_BODY_BYTES,
-    maxParts: MAX_PARTS,
-    fileCap: (name) => {
-      const field = fields.get(name);
-      // A second file under one name is refused later: keep none of its bytes.
-      if (!field || !isFileType(field.type) || seen.has(name)) return 0;
-      seen.add(name);
-      return maxFileBytes(field, workspace);
-    },
-  });
-  return splitEntries(entries, form, workspace);
 }
 
 /** The 422 items of the files whose bytes exceeded their field's limit. */

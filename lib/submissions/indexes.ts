@@ -1,13 +1,19 @@
 /**
  * The bookkeeping kept beside each submission: the number and status indexes and the
- * exact counters (per status, per block of numbers, per UTC day). Create, status change
- * and delete all go through here so the counters always equal a recount.
+ * exact counters (per status, per block of numbers, per UTC day), and the search index
+ * (lib/search/entries.ts). Create, status change and delete all go through here so the
+ * counters always equal a recount and search finds exactly what is stored.
  * @module
  */
 import { keys, type Mode, type StatusBucket } from "@/lib/kv/keys.ts";
 import { u64Delta } from "@/lib/kv/kv.ts";
 import type { Status, Submission } from "@/lib/schemas.ts";
 import type { SubmissionMark } from "@/lib/protection/score_context.ts";
+import {
+  addSearchEntries,
+  removeSearchEntries,
+  restatusSearchEntries,
+} from "@/lib/search/entries.ts";
 
 /** Submissions per block counter: the list walk skips whole blocks by their counts. */
 export const BLOCK_SIZE = 1000;
@@ -89,6 +95,7 @@ export function indexCreated(
   countStatus(c, s.form_id, s.mode, "all", s.number, day, 1);
   countStatus(c, s.form_id, s.mode, s.status, s.number, day, 1);
   c.add(keys.analytics(s.form_id, s.mode, day, "submissions"), 1);
+  addSearchEntries(op, c, s);
 }
 
 /** Moves a submission between status indexes and counters (and stamps the form's edits). */
@@ -105,6 +112,7 @@ export function indexStatusChange(
   op.set(keys.submissionByStatus(s.form_id, s.mode, to, s.number), s.id);
   countStatus(c, s.form_id, s.mode, s.status, s.number, day, -1);
   countStatus(c, s.form_id, s.mode, to, s.number, day, 1);
+  restatusSearchEntries(op, s, to);
 }
 
 /** Removes a submission, its verdict, indexes and counts (analytics history is kept). */
@@ -117,4 +125,5 @@ export function indexDeleted(op: Deno.AtomicOperation, c: CounterDeltas, s: Subm
   op.delete(keys.submissionByStatus(s.form_id, s.mode, s.status, s.number));
   countStatus(c, s.form_id, s.mode, "all", s.number, day, -1);
   countStatus(c, s.form_id, s.mode, s.status, s.number, day, -1);
+  removeSearchEntries(op, c, s);
 }

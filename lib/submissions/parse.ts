@@ -1,12 +1,12 @@
 /**
- * Stage one of a submit, parse: the JSON body's shape and the stored-size limit. A form
- * post is parsed by form_post.ts into the same body plus its files.
+ * A submit's body: its schema (the submit route's, which validates JSON bodies with it) and
+ * the stored-size limit. A form post is sorted by form_post.ts into the same body plus its
+ * files.
  * @module
  */
 import { z } from "@hono/zod-openapi";
 import { isPlainObject, MAX_STORED_BYTES, storedSize } from "@/lib/http/body.ts";
 import { errors } from "@/lib/errors.ts";
-import { validationError } from "@/lib/http/validation.ts";
 import type { PostedFile } from "./types.ts";
 
 /** The body of a submit, whichever content type carried it. */
@@ -32,25 +32,6 @@ export type SubmitBody = z.infer<typeof submitBodySchema>;
 export interface SubmitInput {
   body: SubmitBody;
   files: PostedFile[];
-}
-
-/** Parses a JSON submit body; a missing or non-object `data` is a 400 naming it. */
-export function parseSubmitBody(raw: Record<string, unknown>): SubmitBody {
-  if (!("data" in raw)) {
-    throw errors.badRequest(
-      "Missing 'data': send the field values as a JSON object in 'data' " +
-        '({"data": {...}}). Fields at the top level, as Formspree\'s clients send them, ' +
-        "go to the Formspree-compatible endpoint POST /f/<form id>.",
-    );
-  }
-  if (!isPlainObject(raw.data)) {
-    throw errors.badRequest("'data' must be a JSON object of field values.");
-  }
-  const parsed = submitBodySchema.safeParse(raw);
-  // The submit path validates here, not in the route's hook: one pass over a body that
-  // may have come as JSON, urlencoded or multipart; the same formatter shapes the 400.
-  if (!parsed.success) throw validationError(parsed.error, "json");
-  return parsed.data;
 }
 
 /** The stored size of a submission's values and metadata; over the limit is 413. */

@@ -1,23 +1,27 @@
 /**
  * Reading submissions for the Server Data API. Totals come from the exact counters, and
  * the newest-first page walk skips whole blocks of numbers by their block counters, so
- * page 50 costs about what page 1 costs. `search` scans, newest first, at most
- * {@linkcode SEARCH_SCAN_LIMIT} candidates and says so in `pagination` when that bound
- * cut it short.
+ * page 50 costs about what page 1 costs. `search` reads the search index (lib/search):
+ * every match, with an exact `total`.
  * @module
  */
 import { z } from "zod";
 import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
 import { keys, type Mode, type StatusBucket } from "@/lib/kv/keys.ts";
-import { u64Value, utcDay, withKvRetry } from "@/lib/kv/kv.ts";
+import { getManyChunked, u64Value, utcDay, withKvRetry } from "@/lib/kv/kv.ts";
+import { dayNumber } from "@/lib/search/entries.ts";
+import { searchIndex } from "@/lib/search/query.ts";
+import {
+  MAX_QUERY_LENGTH,
+  MAX_QUERY_WORDS,
+  searchProblem,
+  searchTerms,
+} from "@/lib/search/terms.ts";
 import { pageQuerySchema, type Pagination, pagination } from "@/lib/http/pagination.ts";
 import { type Form, STATUSES, type Submission } from "@/lib/schemas.ts";
 import { BLOCK_SIZE, indexedId } from "./indexes.ts";
 import { readSubmission, readSubmissions } from "./records.ts";
-
-/** Most candidates one `search` looks at (newest first). */
-export const SEARCH_SCAN_LIMIT = 5_000;
 
 /** `range` values: the last N UTC days including today, or everything. */
 export const RANGES = { all: 0, "7d": 7, "30d": 30, "90d": 90 } as const;
@@ -25,7 +29,13 @@ export const RANGES = { all: 0, "7d": 7, "30d": 30, "90d": 90 } as const;
 /** Query of `GET /api/v1/server/forms/:id/submissions`. */
 export const submissionListQuerySchema = pageQuerySchema.extend({
   status: z.enum(STATUSES).optional(),
-  search: z.string().trim().max(200).optional(),
+  search: z.string().trim().superRefine((v, ctx) => {
+    const problem = searchProblem(v);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  }).optional().describe(
+    "Words each matched at a word's start in field values, the submission id or an email " +
+      `address (at most ${MAX_QUERY_LENGTH} characters, ${MAX_QUERY_WORDS} words).`,
+  ),
   range: z.enum(Object.keys(RANGES) as [keyof typeof RANGES]).default("all"),
 });
 /** A parsed submissions-list query. */
@@ -197,21 +207,6 @@ async function loadRecords(kv: Deno.Kv, formId: string, ids: string[]): Promise<
   return (await readSubmissions(kv, formId, ids)).filter((s): s is Submission => s !== null);
 }
 
-/** Whether a submission's id or any field value contains `needle` (lower case). */
-export function matchesSearch(s: Submission, needle: string): boolean {
-  if (s.id.toLowerCase().includes(needle)) return true;
-  const stack: unknown[] = Object.values(s.fields);
-  while (stack.length) {
-    const v = stack.pop();
-    if (typeof v === "string") {
-      if (v.toLowerCase().includes(needle)) return true;
-    } else if (typeof v === "number" || typeof v === "boolean") {
-      if (String(v).toLowerCase().includes(needle)) return true;
-    } else if (v && typeof v === "object") stack.push(...Object.values(v));
-  }
-  return false;
-}
-
 /**
  * A page of a form's submissions in one mode, newest first (by submission number, which
  * follows commit order). Without `search`, `total` is the counters' exact figure.
@@ -224,8 +219,8 @@ export async function listSubmissions(
 ): Promise<{ submissions: PublicSubmission[]; pagination: Pagination }> {
   const bucket: StatusBucket = q.status ?? "all";
   const fromDay = rangeStartDay(q.range, deps.now());
+  if (q.search) return await searchSubmissions(deps, form, mode, q, fromDay);
   const total = await countBucket(deps.kv, form.id, mode, bucket, fromDay);
-  if (q.search) return await searchSubmissions(deps, form, mode, q, bucket, fromDay, total);
   const offset = (q.page - 1) * q.limit;
   const take = Math.min(q.limit, total - offset);
   const ids = take > 0 ? await idsAt(deps.kv, form.id, mode, bucket, offset, take) : [];
@@ -238,52 +233,33 @@ export async function listSubmissions(
 }
 
 /**
- * `search`: walks the bucket's candidates newest first (only those inside `range`: the
- * newest `inRange` of them), at most {@linkcode SEARCH_SCAN_LIMIT}, keeping the matches.
- * `total` is the matches found; `truncated` says the bound stopped the walk early.
+ * `search`: every submission of the bucket and range holding all the query's words, from
+ * the search index (lib/search/query.ts); `total` counts every match.
  */
 async function searchSubmissions(
   deps: Pick<Deps, "kv">,
   form: Form,
   mode: Mode,
   q: SubmissionListQuery,
-  bucket: StatusBucket,
   fromDay: string | null,
-  inRange: number,
 ): Promise<{ submissions: PublicSubmission[]; pagination: Pagination }> {
-  const needle = q.search!.toLowerCase();
-  const budget = Math.min(inRange, SEARCH_SCAN_LIMIT);
-  const prefix = indexPrefix(form.id, mode, bucket);
-  const matches: Submission[] = [];
-  const start = (q.page - 1) * q.limit;
-  let matched = 0;
-  let scanned = 0;
-  let chunk: string[] = [];
-  const flush = async () => {
-    for (const s of await loadRecords(deps.kv, form.id, chunk)) {
-      if (fromDay && s.created_at < fromDay) continue;
-      if (!matchesSearch(s, needle)) continue;
-      // Only the requested page is kept; the rest is counted.
-      if (matched >= start && matched < start + q.limit) matches.push(s);
-      matched++;
-    }
-    chunk = [];
-  };
-  if (budget > 0) {
-    const iter = deps.kv.list({ prefix }, { reverse: true, limit: budget, batchSize: 500 });
-    for await (const e of iter) {
-      chunk.push(indexedId(e.value));
-      scanned++;
-      if (chunk.length === 200) await flush();
-    }
-    await flush();
-  }
+  const { numbers, total } = await searchIndex(deps.kv, {
+    formId: form.id,
+    mode,
+    terms: searchTerms(q.search!),
+    status: q.status,
+    fromDay: fromDay ? dayNumber(fromDay) : null,
+    offset: (q.page - 1) * q.limit,
+    limit: q.limit,
+  });
+  const marks = await getManyChunked<unknown>(
+    deps.kv,
+    numbers.map((n) => keys.submissionByNumber(form.id, mode, n)),
+  );
+  const ids = marks.filter((m) => m.value).map((m) => indexedId(m.value));
+  const records = await loadRecords(deps.kv, form.id, ids);
   return {
-    submissions: matches.map(submissionView),
-    pagination: {
-      ...pagination(q.page, q.limit, matched),
-      scanned,
-      truncated: inRange > scanned,
-    },
+    submissions: records.map(submissionView),
+    pagination: pagination(q.page, q.limit, total),
   };
 }

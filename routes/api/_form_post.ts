@@ -1,6 +1,6 @@
 /**
  * The answer to a no-JS submit (`POST /api/v1/submit/p/:id` with a form body), whose
- * pipeline is lib/submissions/submit.ts: after a stored submission, a 303 to the success
+ * pipeline is lib/submissions/submit.ts (run by ./_submit.ts): after a stored submission, a 303 to the success
  * target (`_redirect`, `_next`, `redirect.success`, the thank-you page). A refusal never
  * goes there: a 303 to the error target (`redirect.error`, `_redirect`) with
  * `?error=<code>`; else, for a post from the hosted page, that page re-rendered with the
@@ -13,14 +13,8 @@ import type { Deps } from "@/lib/deps.ts";
 import type { AppError, FieldError } from "@/lib/errors.ts";
 import type { FormPost } from "@/lib/submissions/form_post.ts";
 import type { AppEnv } from "@/lib/http/http.ts";
-import {
-  errorLocation,
-  successLocation,
-  thanksPath,
-  withParams,
-} from "@/lib/submissions/redirects.ts";
+import { errorLocation, successLocation, thanksPath, withParams } from "@/lib/http/redirects.ts";
 import type { Form } from "@/lib/schemas.ts";
-import type { SubmitAnswer } from "@/lib/submissions/submit.ts";
 import type { HostedNotice } from "@/islands/hosted/types.ts";
 import { uiText } from "@/lib/rules/mod.ts";
 import {
@@ -30,12 +24,13 @@ import {
   renderFormPage,
 } from "@/routes/f/_form_page.tsx";
 import { errorPage, notFoundPage, refusedPage } from "@/routes/f/_message.tsx";
+import type { SubmitEnd } from "./_submit.ts";
 
 /** Answers a form post's outcome: a redirect, or an HTML page (JSON for non-browsers). */
 export function answerFormPost(
   deps: Deps,
   c: Context<AppEnv>,
-  answer: Extract<SubmitAnswer, { kind: "form" | "form_refused" }>,
+  answer: Extract<SubmitEnd, { kind: "form" | "form_refused" }>,
 ): Response {
   if (answer.kind === "form") {
     const { form, post, outcome } = answer;

@@ -17,12 +17,12 @@ import {
 } from "@/lib/api/schemas.ts";
 import { errors } from "@/lib/errors.ts";
 import { publicSchema, requireLiveForm } from "@/lib/forms/forms.ts";
-import { type AppEnv, clientIp, limitByClientIp, limitedByClientIp } from "@/lib/http/http.ts";
+import { type AppEnv, limitByClientIp, limitedByClientIp } from "@/lib/http/http.ts";
 import { jsonBody } from "@/lib/http/validation.ts";
 import { checkStoredSize, submitBodySchema } from "@/lib/submissions/parse.ts";
-import { submitRequest } from "@/lib/submissions/submit.ts";
 import { askedLanguage, invalid, validateData } from "@/lib/forms/validator.ts";
 import { answerFormPost } from "./_form_post.ts";
+import { runSubmit } from "./_submit.ts";
 
 const TAG = ["Public"];
 const SUBMIT_EXAMPLE = { data: { email: "ada@example.com", message: "Hello" } };
@@ -169,22 +169,19 @@ export function publicApi(deps: Deps): OpenAPIHono<AppEnv> {
     return c.json(publicSchema(form), 200);
   });
 
-  // The submit pipeline reads its own body (JSON, urlencoded or multipart, once, with the
-  // streaming caps) and the form's data goes through the per-form validator built from its
-  // fields: the body is documented here but validated there (lib/submissions/submit.ts).
-  // Only the path parameter passes the hook.
+  // Submit reads its body itself (./_submit.ts), after the key and by content type, with
+  // the streaming caps (a multipart post's depend on the form's fields): a JSON body is
+  // validated there by the schema declared here; a form post's values go through the
+  // per-form validator built from its fields. Only the path parameter passes the hook.
+  const submitJson = submitRoute.request.body.content["application/json"].schema;
   app.openapi(
     { ...submitRoute, request: { params: submitRoute.request.params }, hide: true },
     async (c) => {
-      const answer = await submitRequest(deps, {
-        formId: c.req.valid("param").id,
-        request: c.req.raw,
-        ip: clientIp(c, deps.config.trustProxy),
-        onForm: (form) => c.set("submitForm", form),
-      });
-      if (answer.kind !== "json") return answerFormPost(deps, c, answer);
-      if (answer.outcome.replayed) c.header("Idempotent-Replayed", "true");
-      return c.json(answer.outcome.body, 201);
+      const formId = c.req.valid("param").id;
+      const end = await runSubmit(deps, c, formId, { json: submitJson });
+      if (end.kind !== "json") return answerFormPost(deps, c, end);
+      if (end.outcome.replayed) c.header("Idempotent-Replayed", "true");
+      return c.json(end.outcome.body, 201);
     },
   );
   app.openAPIRegistry.registerPath(submitRoute);

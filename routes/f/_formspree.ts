@@ -12,11 +12,11 @@ import { AppError, errors } from "@/lib/errors.ts";
 import { isPlausibleId } from "@/lib/http/validation.ts";
 import { prefersJson } from "@/lib/http/accept.ts";
 import { mediaType, parseJsonObject, readBody } from "@/lib/http/body.ts";
-import { type AppEnv, clientIp } from "@/lib/http/http.ts";
-import { flatJsonAsForm, formspreeEmpty, formspreeError } from "@/lib/submissions/formspree.ts";
-import { successLocation } from "@/lib/submissions/redirects.ts";
-import { submitRequest } from "@/lib/submissions/submit.ts";
+import type { AppEnv } from "@/lib/http/http.ts";
+import { flatJsonAsForm, formspreeEmpty, formspreeError } from "@/lib/http/formspree.ts";
+import { successLocation } from "@/lib/http/redirects.ts";
 import { answerFormPost } from "@/routes/api/_form_post.ts";
+import { runSubmit } from "@/routes/api/_submit.ts";
 import { notFoundPage } from "./_message.tsx";
 
 /** Answers a post to Formspree's endpoint path. */
@@ -32,24 +32,13 @@ export async function formspreePost(deps: Deps, c: Context<AppEnv>): Promise<Res
   try {
     // The pipeline sees a form post: its refusals come back with the form and what was
     // posted, from which Formspree's codes are told apart (EMPTY vs MISSING).
-    const headers = new Headers(raw.headers);
-    headers.set("accept", "text/html");
-    let request: Request;
+    let entries: [string, string][] | undefined;
     if (type === "application/json") {
       const form = flatJsonAsForm(parseJsonObject(await readBody(raw)));
       if (!form) return c.json(formspreeEmpty(), 422);
-      headers.set("content-type", "application/x-www-form-urlencoded");
-      headers.delete("content-length");
-      request = new Request(raw.url, { method: "POST", headers, body: form });
-    } else {
-      request = new Request(raw, { headers });
+      entries = [...form];
     }
-    const answer = await submitRequest(deps, {
-      formId: id,
-      request,
-      ip: clientIp(c, deps.config.trustProxy),
-      onForm: (form) => c.set("submitForm", form),
-    });
+    const answer = await runSubmit(deps, c, id, { entries, negotiate: false });
     if (answer.kind === "json") return c.json(answer.outcome.body, 201);
     if (!wantsJson) return answerFormPost(deps, c, answer);
     if (answer.kind === "form_refused") {

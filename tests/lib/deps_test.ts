@@ -64,7 +64,7 @@ Deno.test("deps - two Deps on one KV share no per-process state", async (t) => {
     const ws = await makeWorkspace(a.deps);
 
     await t.step("every per-process part is built anew", () => {
-      for (const part of ["writer", "limits", "budgets", "keyCache", "reads"] as const) {
+      for (const part of ["writer", "limits", "entryLocks", "keyCache", "reads"] as const) {
         assert.notEqual(a.deps[part], b.deps[part], part);
       }
       for (const part of ["captchaClaims", "posts", "attaching"] as const) {

@@ -177,6 +177,7 @@ Deno.test("admin - submissions, spam marking, delete, CSV", async (t) => {
       const found = await page(env, cookie, `${base}?search=person2`);
       assert.match(found.html, new RegExp(ids[2]));
       assert.doesNotMatch(found.html, new RegExp(ids[3]));
+      assert.match(found.html, /1 submission matches “person2”/);
       const paged = await page(env, cookie, `${base}?limit=2&page=2`);
       assert.match(paged.html, /Page 2 of 3/);
       assert.equal((await page(env, cookie, `${base}?limit=abc`)).res.status, 400);

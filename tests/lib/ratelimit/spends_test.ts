@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { markRemote } from "@/lib/kv/batcher.ts";
-import { LimitBudgets } from "@/lib/ratelimit/budgets.ts";
+import { EntryLockTable } from "@/lib/kv/entry_locks.ts";
 import { LimitSpends } from "@/lib/ratelimit/spends.ts";
 import { AppError } from "@/lib/errors.ts";
 import { limitKey, type LimitSpend } from "@/lib/ratelimit/rate_limit.ts";
@@ -37,7 +37,7 @@ const spendOf = (identity: string, perMinute: number): LimitSpend => ({
 
 Deno.test("limit spends - concurrent spends of one budget: exactly the limit passes, in two commits", async () => {
   const { kv, commits } = await recordingKv();
-  const limits = new LimitSpends({ kv, now: Date.now, budgets: new LimitBudgets() });
+  const limits = new LimitSpends({ kv, now: Date.now, entryLocks: new EntryLockTable() });
   const results = await Promise.all(
     Array.from({ length: 100 }, () => limits.spend(spendOf("ip:192.0.2.1", 30))),
   );
@@ -55,7 +55,7 @@ Deno.test("limit spends - concurrent spends of one budget: exactly the limit pas
 async function spendMany(n: number, remote: boolean): Promise<number[]> {
   const { kv, commits } = await recordingKv();
   if (remote) markRemote(kv);
-  const limits = new LimitSpends({ kv, now: Date.now, budgets: new LimitBudgets() });
+  const limits = new LimitSpends({ kv, now: Date.now, entryLocks: new EntryLockTable() });
   const results = await Promise.all(
     Array.from({ length: n }, (_, i) => limits.spend(spendOf(`ip:198.51.${i >> 8}.${i & 255}`, 5))),
   );
@@ -88,7 +88,7 @@ Deno.test("limit spends - a budget spent elsewhere between read and commit is re
     if (reads++ === 0) await kv.set(limitKey(spend), { tat: now + 60_000 });
     return entries;
   }) as Deno.Kv["getMany"];
-  const limits = new LimitSpends({ kv, now: () => now, budgets: new LimitBudgets() });
+  const limits = new LimitSpends({ kv, now: () => now, entryLocks: new EntryLockTable() });
   assert.equal(await limits.spend(spend), false);
   assert.equal(reads, 2);
   assert.equal(limits.stats.commits, 0);
@@ -102,7 +102,7 @@ Deno.test("limit spends - a failing KV rejects the batch it carried, and later s
   kv.getMany =
     ((keys: Deno.KvKey[]) =>
       failing ? Promise.reject(new Error("disk on fire")) : getMany(keys)) as Deno.Kv["getMany"];
-  const limits = new LimitSpends({ kv, now: Date.now, budgets: new LimitBudgets() });
+  const limits = new LimitSpends({ kv, now: Date.now, entryLocks: new EntryLockTable() });
   await assert.rejects(limits.spend(spendOf("ip:192.0.2.9", 5)), /disk on fire/);
   failing = false;
   assert.equal(await limits.spend(spendOf("ip:192.0.2.9", 5)), true);
@@ -120,7 +120,7 @@ Deno.test("limit spends - a budget that keeps conflicting ends in 503 unavailabl
     await kv.set(limitKey(spend), { tat: 0 }); // moves the versionstamp every time
     return entries;
   }) as Deno.Kv["getMany"];
-  const limits = new LimitSpends({ kv, now: Date.now, budgets: new LimitBudgets() });
+  const limits = new LimitSpends({ kv, now: Date.now, entryLocks: new EntryLockTable() });
   await assert.rejects(
     limits.spend(spend),
     (err) => err instanceof AppError && err.status === 503,

@@ -13,6 +13,7 @@ import {
   makeForm,
   makeKey,
   makeWorkspace,
+  MESSAGE_FORM,
   recount,
   testEnv,
 } from "@/tests/helpers.ts";
@@ -108,9 +109,11 @@ Deno.test("submission writer - browser submits from many addresses share a commi
     };
     const { writer } = env.deps;
     // Each spends its own address's budget: one check each, beside the sequence and feed head.
+    // One word each (beside the id), so KV's mutations never bound a batch before its checks.
     const write = (i: number) =>
       writer.write({
         ...liveDraft(form, ws, i),
+        fields: { name: "Ada" },
         limits: [{ route: "submit", identity: `ip:198.51.100.${i}`, perMinute: 10 }],
       });
     // The first commits alone; the 64 gathered meanwhile share one commit (64 a batch at
@@ -122,6 +125,26 @@ Deno.test("submission writer - browser submits from many addresses share a commi
     assert.equal(writer.stats.submissions, 65);
     env.close();
   }
+});
+
+Deno.test("submission writer - long texts' search entries split batches within KV's limits", async () => {
+  const env = await testEnv();
+  const ws = await makeWorkspace(env.deps, "business");
+  const form = await makeForm(env.deps, ws, MESSAGE_FORM);
+  // 300 different words each (250 are indexed: 500 mutations with their counters), so
+  // two of them already fill most of one commit's 1,000 mutations.
+  const text = (i: number) => Array.from({ length: 300 }, (_, w) => `w${i}x${w}`).join(" ");
+  await Promise.all(
+    Array.from({ length: 12 }, (_, i) =>
+      env.deps.writer.write({
+        ...liveDraft(form, ws, i),
+        fields: { name: `Person ${i}`, email: `p${i}@example.com`, message: text(i) },
+      })),
+  );
+  assert.equal(await recount(env.deps, form.id), 12);
+  assert.ok(env.deps.writer.stats.commits >= 6, JSON.stringify(env.deps.writer.stats));
+  await assertCountersExact(env.deps.kv, form.id, "live");
+  env.close();
 });
 
 Deno.test("submission writer - two writers on one KV keep Idempotency-Keys exactly once", async () => {

@@ -101,7 +101,7 @@ export function Pager(
         : <span class="muted">← Newer</span>}
       <span>
         Page {pg.page} of {Math.max(1, pg.total_pages)} · {pg.total.toLocaleString("en")}{" "}
-        {pg.truncated ? "matches in the newest scanned" : "total"}
+        {q.search ? plural(pg.total, "match", "matches") : "total"}
       </span>
       {pg.has_more
         ? <a href={`${base}${filterQuery(mode, q, pg.page + 1)}`} rel="next">Older →</a>

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { LimitBudgets } from "@/lib/ratelimit/budgets.ts";
+import { EntryLockTable } from "@/lib/kv/entry_locks.ts";
+import { rememberSpends } from "@/lib/ratelimit/budgets.ts";
 
-Deno.test("limit budgets - holders of a budget take turns, in arrival order", async () => {
-  const budgets = new LimitBudgets();
+Deno.test("entry locks - holders of an entry take turns, in arrival order", async () => {
+  const locks = new EntryLockTable();
   const log: string[] = [];
   const holder = async (name: string, ids: string[]) => {
-    const release = await budgets.acquire(ids);
+    const release = await locks.acquire(ids);
     log.push(`${name} in`);
     // Yield a few times while holding, as a commit would.
     for (let i = 0; i < 3; i++) await Promise.resolve();
@@ -21,15 +22,15 @@ Deno.test("limit budgets - holders of a budget take turns, in arrival order", as
     "b out",
   ]);
   assert.ok(log.indexOf("c in") < log.indexOf("a out"), log.join(", "));
-  assert.equal(budgets.locked, 0, "the last holder leaves nothing behind");
+  assert.equal(locks.locked, 0, "the last holder leaves nothing behind");
 });
 
-Deno.test("limit budgets - holders naming budgets in opposite orders never deadlock", async () => {
-  const budgets = new LimitBudgets();
-  const first = await budgets.acquire(["p"]);
+Deno.test("entry locks - holders naming entries in opposite orders never deadlock", async () => {
+  const locks = new EntryLockTable();
+  const first = await locks.acquire(["p"]);
   const order: string[] = [];
   const holder = async (name: string, ids: string[]) => {
-    const release = await budgets.acquire(ids);
+    const release = await locks.acquire(ids);
     order.push(name);
     await new Promise((r) => setTimeout(r, 1));
     release();
@@ -40,20 +41,20 @@ Deno.test("limit budgets - holders naming budgets in opposite orders never deadl
   first();
   await Promise.all(waiting);
   assert.deepEqual(order, ["p then q", "q then p"]);
-  assert.equal(budgets.locked, 0);
+  assert.equal(locks.locked, 0);
 });
 
-Deno.test("limit budgets - remembers what a commit left, forgets on request", () => {
-  const budgets = new LimitBudgets();
+Deno.test("entry locks - remember what a spending commit left, forget on request", () => {
+  const locks = new EntryLockTable();
   const entry = { key: ["rate_limit", "schema", "ip:1"], value: { tat: 5 }, versionstamp: "01" };
-  budgets.remember({
+  rememberSpends(locks, {
     allowed: [true],
     states: new Map([["a", { entry, next: { tat: 9 } }], ["b", { entry }]]),
   }, "02");
-  assert.deepEqual(budgets.known("a"), { key: entry.key, value: { tat: 9 }, versionstamp: "02" });
+  assert.deepEqual(locks.known("a"), { key: entry.key, value: { tat: 9 }, versionstamp: "02" });
   // A budget the commit only checked keeps the entry it was read at.
-  assert.equal(budgets.known("b"), entry);
-  budgets.forget(["a"]);
-  assert.equal(budgets.known("a"), undefined);
-  assert.equal(budgets.known("b"), entry);
+  assert.equal(locks.known("b"), entry);
+  locks.forget(["a"]);
+  assert.equal(locks.known("a"), undefined);
+  assert.equal(locks.known("b"), entry);
 });

@@ -1,10 +1,12 @@
 /**
- * Finds code kept for data that was never released: Formwell has no stored data older than
- * its code, so `lib/` reads no old record shape, migrates nothing and carries no shim.
- * What gives such code away is how it explains itself (comments and names), so this reads
- * the text: a line that says it handles data written "before X existed", by "earlier
- * versions", a "legacy" value, a migration or a compatibility shim. Used by
+ * Architecture checks that read source text rather than the module graph. Used by
  * architecture_test.ts.
+ *
+ * Code kept for data that was never released: Formwell has no stored data older than its
+ * code, so `lib/` reads no old record shape, migrates nothing and carries no shim. What
+ * gives such code away is how it explains itself (comments and names), so this reads the
+ * text: a line that says it handles data written "before X existed", by "earlier
+ * versions", a "legacy" value, a migration or a compatibility shim.
  * @module
  */
 
@@ -48,4 +50,22 @@ export function unreleasedMarks(source: string): UnreleasedMark[] {
     }
   });
   return found;
+}
+
+/** Source text without its comments (a line comment's `//` inside a string aside). */
+function withoutComments(source: string): string {
+  return source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
+}
+
+/**
+ * The HTTP types a module of `source` uses: the Fetch API's `Request`, `Response` and
+ * `Headers`, and anything of Hono (its `Context` above all). lib/submissions decides on
+ * parsed input; reading requests and shaping answers is the routes' work.
+ */
+export function httpTypes(source: string): string[] {
+  const code = withoutComments(source);
+  const found = new Set<string>();
+  for (const m of code.matchAll(/(?<![\w.$])(Request|Response|Headers)\b(?!\w)/g)) found.add(m[1]);
+  for (const m of code.matchAll(/from\s+"(hono(?:\/[^"]*)?)"/g)) found.add(m[1]);
+  return [...found].sort();
 }
