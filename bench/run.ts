@@ -4,7 +4,8 @@
  * Prints one table, writes bench/RESULTS.md, and says PASS or FAIL per target.
  * Flags: `--quick` (short runs and a 10,000-submission list form, for checking the harness);
  * `--metrics` (adds JSON submit with `METRICS_TOKEN` set, in rounds with it unset).
- * `BENCH_SCALE=N` stores N submissions instead of 1,000,000 for the scale rows (bench/scale.ts).
+ * `BENCH_SCALE=N` stores N submissions instead of 1,000,000 for the scale rows (bench/scale.ts),
+ * `BENCH_SCALE_MINUTES=M` lets their load take M minutes instead of 10.
  * @module
  */
 import { seedSubmissions } from "@/bench/seed.ts";
@@ -40,7 +41,7 @@ import { logicVsJson } from "./logic.ts";
 import { draftSaveRow } from "./drafts.ts";
 import { mcpListRow } from "./mcp.ts";
 import { formsApiRows } from "./forms_api.ts";
-import { scaleRows, scaleSize } from "./scale.ts";
+import { scaleMinutes, scaleRows, scaleSize } from "./scale.ts";
 
 const quick = Deno.args.includes("--quick");
 const withMetrics = Deno.args.includes("--metrics");
@@ -585,6 +586,7 @@ async function main(): Promise<void> {
     const scale = await scaleRows({
       dir,
       n: scaleSize(quick ? 20_000 : undefined),
+      minutes: scaleMinutes(),
       seconds: LIST_SECONDS,
       warmSeconds: WARM_SECONDS,
       run: (url, req, opts) => measuredRun(null, url, req, opts),

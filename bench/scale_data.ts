@@ -342,9 +342,16 @@ export class ScaleDataset {
     this.eraseStep = this.eraseCount ? Math.floor(n / this.eraseCount) : n + 1;
   }
 
-  /** Submissions whose values hold the common word (their topic). */
-  get commonCount(): number {
-    return Math.floor((this.n + 1) / 3);
+  /**
+   * How many of the first `stored` submissions (all by default) hold each needle: the rare
+   * word, the common word (their topic) and the erased address.
+   */
+  counts(stored = this.n): { rare: number; common: number; erased: number } {
+    return {
+      rare: this.rare.filter((i) => i < stored).length,
+      common: Math.floor((stored + 1) / 3),
+      erased: Math.min(this.eraseCount, Math.ceil(stored / this.eraseStep)),
+    };
   }
 
   /** Whether the i-th submission carries the erased address. */

@@ -6,7 +6,8 @@
  * commits of 150), counting every KV mutation by key family. Prints one JSON line
  * ({@linkcode LoadReport}) on stdout.
  *
- * `deno run -A bench/scale_load.ts <kv file> <n>`
+ * `deno run -A bench/scale_load.ts <kv file> <n> [minutes]`: stops after `minutes` (between
+ * commits of 10,000) with fewer when writing is that slow.
  * @module
  */
 import { DatabaseSync } from "node:sqlite";
@@ -25,13 +26,16 @@ import { seedSubmissions } from "./seed.ts";
 export const SCALE_PASSWORD = "bench scale password 0123";
 /** The owner user's email. */
 export const SCALE_USER = "bench-scale@formwell.test";
-/** Submissions written per call of seedSubmissions (progress is printed between calls). */
-const CHUNK = 50_000;
+/** Submissions written per call of seedSubmissions (progress and deadline between calls). */
+const CHUNK = 10_000;
 const DAY = 86_400_000;
 
 /** What the loader did and left. */
 export interface LoadReport {
+  /** Submissions the dataset has. */
   n: number;
+  /** Submissions written: `n`, or fewer when the time ran out. */
+  stored: number;
   formId: string;
   workspaceId: string;
   key: string;
@@ -41,10 +45,10 @@ export interface LoadReport {
   commits: number;
   /** KV mutations by key family (the first part of the key). */
   mutations: Record<string, number>;
-  /** The KV file's size after the load (SQLite, WAL checkpointed on close). */
+  /** The KV file's size after the load (SQLite, with its write-ahead log if one is left). */
   fileBytes: number;
   /** Rows and bytes of key + value per key family, read back from the file. */
-  stored: Record<string, { rows: number; bytes: number }>;
+  families: Record<string, { rows: number; bytes: number }>;
 }
 
 /** Counts KV mutations by the first part of their key, and commits, in this process. */
@@ -76,27 +80,34 @@ function countMutations(): { mutations: Record<string, number>; commits: { n: nu
   return { mutations, commits };
 }
 
-/** Writes the dataset's `n` submissions into `form`; returns the rare word's ids. */
+/**
+ * Writes the dataset's submissions into `form`, oldest first, until all `data.n` are written
+ * or `deadline` (a `performance.now()` time) passes; how many were written and the rare
+ * word's ids among them.
+ */
 export async function loadDataset(
   deps: Pick<Deps, "kv" | "now" | "secret">,
   form: Parameters<typeof seedSubmissions>[1],
   data: ScaleDataset,
-  progress?: (done: number) => void,
-): Promise<string[]> {
+  opts: { deadline?: number; progress?: (done: number) => void } = {},
+): Promise<{ stored: number; rareIds: string[] }> {
   const start = deps.now() - 365 * DAY;
   const step = (365 * DAY) / data.n;
   const rare = new Set(data.rare);
   const rareIds: string[] = [];
-  for (let from = 0; from < data.n; from += CHUNK) {
+  let from = 0;
+  while (from < data.n && performance.now() < (opts.deadline ?? Infinity)) {
     const size = Math.min(CHUNK, data.n - from);
+    const base = from;
     const ids = await seedSubmissions(deps, form, size, {
-      fields: (i) => data.fields(from + i),
-      createdAt: (i) => Math.floor(start + (from + i) * step),
+      fields: (i) => data.fields(base + i),
+      createdAt: (i) => Math.floor(start + (base + i) * step),
     });
-    ids.forEach((id, i) => rare.has(from + i) && rareIds.push(id));
-    progress?.(from + size);
+    ids.forEach((id, i) => rare.has(base + i) && rareIds.push(id));
+    from += size;
+    opts.progress?.(from);
   }
-  return rareIds;
+  return { stored: from, rareIds };
 }
 
 /** Rows and bytes (key + value) per key family in a Deno KV SQLite file. */
@@ -119,10 +130,10 @@ export function storedByFamily(path: string): Record<string, { rows: number; byt
 }
 
 async function main(): Promise<void> {
-  const [path, count] = Deno.args;
+  const [path, count, minutes] = Deno.args;
   const n = Number(count);
   if (!path || !Number.isInteger(n) || n < 1) {
-    throw new Error("usage: scale_load.ts <kv file> <n>");
+    throw new Error("usage: scale_load.ts <kv file> <n> [minutes]");
   }
   const config = loadConfig({
     KV_PATH: path,
@@ -148,14 +159,20 @@ async function main(): Promise<void> {
   const form = await createForm(deps, workspace.id, { name: "Scale", fields: SIX_FIELDS });
   const counted = countMutations();
   const t0 = performance.now();
-  const rareIds = await loadDataset(deps, form, new ScaleDataset(n), (done) => {
-    const s = (performance.now() - t0) / 1000;
-    console.error(`  ${done} written in ${s.toFixed(0)} s (${(done / s).toFixed(0)}/s)`);
+  const { stored, rareIds } = await loadDataset(deps, form, new ScaleDataset(n), {
+    deadline: minutes ? t0 + Number(minutes) * 60_000 : Infinity,
+    progress: (done) => {
+      const s = (performance.now() - t0) / 1000;
+      if (done % 100_000 === 0 || done === n || s > 60) {
+        console.error(`  ${done} written in ${s.toFixed(0)} s (${(done / s).toFixed(0)}/s)`);
+      }
+    },
   });
   const seconds = (performance.now() - t0) / 1000;
   kv.close();
   const report: LoadReport = {
     n,
+    stored,
     formId: form.id,
     workspaceId: workspace.id,
     key,
@@ -163,8 +180,9 @@ async function main(): Promise<void> {
     seconds,
     commits: counted.commits.n,
     mutations: counted.mutations,
-    fileBytes: (await Deno.stat(path)).size,
-    stored: storedByFamily(path),
+    fileBytes: (await Deno.stat(path)).size +
+      ((await Deno.stat(`${path}-wal`).catch(() => null))?.size ?? 0),
+    families: storedByFamily(path),
   };
   console.log(JSON.stringify(report));
   Deno.exit(0);

@@ -118,11 +118,16 @@ Deno.test("architecture - rules on synthetic graphs", async (t) => {
       "routes/admin/mod.ts -> routes/admin/forms/new.tsx",
       "routes/api/public.ts -> routes/api/form_post.ts",
       "routes/admin/mod.ts -> routes/f/[id].tsx",
+      "routes/admin/_routes.gen.ts -> routes/admin/forms/new.tsx",
+      "routes/admin/_routes.gen.ts -> routes/f/[id].tsx",
+      "routes/admin/_layout.tsx -> routes/admin/forms/new.tsx",
       "routes/f/[id].tsx -type-> routes/f/[id]/thanks.tsx",
     ]);
     assert.deepEqual(
       pairs(routeImportsRoute(g)),
       sorted([
+        ["routes/admin/_layout.tsx", "routes/admin/forms/new.tsx"],
+        ["routes/admin/_routes.gen.ts", "routes/f/[id].tsx"],
         ["routes/admin/mod.ts", "routes/f/[id].tsx"],
         ["routes/api/public.ts", "routes/api/form_post.ts"],
         ["routes/f/[id].tsx", "routes/f/[id]/thanks.tsx"],

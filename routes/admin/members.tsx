@@ -13,7 +13,8 @@ import { changeMember } from "@/lib/admin/team.ts";
 import { normalizeEmail } from "@/lib/admin/users.ts";
 import { type Role, ROLES, type Workspace } from "@/lib/schemas.ts";
 import { ActionButton, Csrf, PageHead } from "./_layout.tsx";
-import { define, field, idField, type PageContext, requireWorkspace } from "./_page.ts";
+import { field, idField, type PageContext } from "./_page.ts";
+import { allow, defineFor } from "./_access.ts";
 import { auditBy } from "./_audit.ts";
 import { UnsentInvite } from "./_unsent_invite.tsx";
 
@@ -91,10 +92,14 @@ async function invite(
   return ctx.redirect(`/admin/members?unsent=${token}`);
 }
 
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.workspace({ GET: "viewer", POST: "owner" });
+const define = defineFor(access);
+
 /** GET lists; POST `action` = invite | withdraw | role | remove (owners only). */
 export const handler = define.handlers<Data>({
   async GET(ctx) {
-    const workspace = requireWorkspace(ctx);
+    const workspace = ctx.workspace;
     const token = ctx.url.searchParams.get("unsent");
     const shown = token
       ? await takeKeyReveal(ctx.deps, token, ctx.state!.user.id, workspace.id)
@@ -103,7 +108,7 @@ export const handler = define.handlers<Data>({
     return page({ ...(await load(ctx, workspace)), ...extra }, { title: "Members" });
   },
   async POST(ctx) {
-    const workspace = requireWorkspace(ctx);
+    const workspace = ctx.workspace;
     const action = field(ctx.body, "action");
     const state = ctx.state!;
     if (action === "invite") return await invite(ctx, workspace);
@@ -133,7 +138,7 @@ export const handler = define.handlers<Data>({
 });
 
 function RoleSelect(
-  { id, name, value, label }: { id: string; name: string; value: Role; label: string },
+  { id, name, value, label }: { id: string; name: string; value: Role | null; label: string },
 ) {
   return (
     <>
@@ -189,7 +194,7 @@ export default define.page<typeof handler>(function Members({ data, csrf, state 
                         <button type="submit" class="secondary small">Change role</button>
                       </form>
                     )
-                    : <span>{m.role}{m.instance_owner ? " (instance owner)" : ""}</span>}
+                    : <span>{m.role ?? "none"}{m.instance_owner ? " (instance owner)" : ""}</span>}
                 </td>
                 {manage && (
                   <td>

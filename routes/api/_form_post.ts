@@ -13,12 +13,7 @@ import type { Deps } from "@/lib/deps.ts";
 import type { AppError, FieldError } from "@/lib/errors.ts";
 import type { FormPost } from "@/lib/submissions/form_post.ts";
 import type { AppEnv } from "@/lib/http/http.ts";
-import {
-  errorLocation,
-  successLocation,
-  thanksPath,
-  withParams,
-} from "@/lib/submissions/redirects.ts";
+import { errorLocation, successLocation, thanksPath, withParams } from "@/lib/http/redirects.ts";
 import type { Form } from "@/lib/schemas.ts";
 import type { HostedNotice } from "@/islands/hosted/types.ts";
 import { uiText } from "@/lib/rules/mod.ts";

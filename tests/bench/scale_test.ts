@@ -37,12 +37,21 @@ Deno.test("scale dataset - the planted needles are exactly where the dataset say
       erased++;
     }
   }
-  assert.equal(common, data.commonCount);
+  assert.equal(common, data.counts().common);
   assert.deepEqual(rare, data.rare);
   assert.equal(rare[0], 0, "the oldest holds the rare word");
   assert.equal(rare.at(-1), data.n - 1, "and so does the newest");
-  assert.equal(erased, data.eraseCount);
+  assert.equal(erased, data.counts().erased);
   assert.equal(erased, 300);
+  // The first 1,000 written hold fewer of each.
+  let erasedBefore = 0;
+  for (let i = 0; i < 1_000; i++) if (data.erased(i)) erasedBefore++;
+  assert.deepEqual(data.counts(1_000), {
+    rare: rare.filter((i) => i < 1_000).length,
+    common: 333,
+    erased: erasedBefore,
+  });
+  assert.equal(data.counts(1_000).rare, 3);
   assert.deepEqual(data.fields(1234), new ScaleDataset(3_001).fields(1234), "deterministic");
   assert.notDeepEqual(data.fields(1234), data.fields(1235));
 });
@@ -56,8 +65,14 @@ Deno.test("scale dataset - loaded with every index and exact counters", async ()
     const form = await createForm(env.deps, ws.id, { name: "Scale", fields: SIX_FIELDS });
     const data = new ScaleDataset(700);
     const done: number[] = [];
-    const rareIds = await loadDataset(env.deps, form, data, (n) => done.push(n));
+    const { stored, rareIds } = await loadDataset(env.deps, form, data, {
+      progress: (n) => done.push(n),
+    });
+    assert.equal(stored, 700);
     assert.deepEqual(done, [700]);
+    // Past its deadline a load writes nothing more.
+    const late = await loadDataset(env.deps, form, data, { deadline: performance.now() });
+    assert.deepEqual(late, { stored: 0, rareIds: [] });
     await assertCountersExact(env.deps.kv, form.id, "live");
     const page = await listSubmissions(env.deps, form, "live", {
       page: 1,
