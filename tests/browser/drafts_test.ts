@@ -4,7 +4,7 @@
  * resume link restores them on another device; the submit stores one submission and
  * removes the draft. A step change saves at once (not only typing); without JavaScript a
  * resume link shows the answers and the plain post removes the draft; a form with file
- * fields says files are not saved.
+ * fields says files are not saved; the bar speaks the page's language.
  * @module
  */
 import assert from "node:assert/strict";
@@ -167,6 +167,26 @@ Deno.test({
         await page.goto(`${base}/f/${form.id}`);
         await page.getByText("Your answers are saved as you type").waitFor();
         assert.equal(await page.getByText("Files are not saved").count(), 0);
+        await page.close();
+      });
+      await t.step("the drafts bar speaks the page's language, and mails a link", async () => {
+        const german = await makeForm(env.deps, ws, {
+          ...DRAFT_FORM,
+          translations: { de: { form: { title: "Kontakt" } } },
+        });
+        const page = await open();
+        await page.goto(`${base}/f/${german.id}?lang=de`);
+        await page.getByText("Ihre Antworten werden beim Tippen gespeichert (7 Tage lang)")
+          .waitFor();
+        await page.getByLabel("Name").fill("Lise Meitner");
+        await page.locator(".draft-status", { hasText: "Gespeichert" }).waitFor();
+        await page.getByRole("button", { name: "Link zum späteren Weitermachen per E-Mail senden" })
+          .click();
+        await page.getByLabel("Link zum späteren Weitermachen per E-Mail senden")
+          .fill("lise@example.com");
+        await page.getByRole("button", { name: "Link senden" }).click();
+        await page.getByText("Wir haben einen Link an lise@example.com gesendet. Er gilt 7 Tage.")
+          .waitFor();
         await page.close();
       });
       assert.deepEqual(problems, []);
