@@ -142,9 +142,6 @@ export function collectData(
   return data;
 }
 
-/** The empty first option of a single select, on the hosted page, the embed and the preview. */
-export const SELECT_PROMPT = "Choose…";
-
 /** A byte count in the unit that reads best: "33 B", "1.5 KB", "2 MB" (1 KB = 1024 B). */
 export function formatBytes(bytes: number): string {
   if (!Number.isFinite(bytes) || bytes < 1024) return `${Math.max(0, Math.round(bytes))} B`;

@@ -34,7 +34,7 @@ export const handler = define.handlers<Data>({
     return page({}, { title: "Your account" });
   },
   async POST(ctx) {
-    const state = ctx.state!;
+    const state = ctx.state;
     const current = ctx.body.get("current_password") ?? "";
     const next = ctx.body.get("new_password") ?? "";
     let error: string | undefined;

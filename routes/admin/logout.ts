@@ -12,7 +12,7 @@ const define = defineFor(access);
 /** POST only (a link could be triggered by another site). */
 export const handler = define.handlers({
   async POST(ctx) {
-    await deleteSession(ctx.deps, ctx.state?.token);
+    await deleteSession(ctx.deps, ctx.state.token);
     ctx.c.header("Set-Cookie", sessionCookie(ctx.deps.config, null));
     return ctx.redirect("/admin/login", "signed_out");
   },

@@ -13,7 +13,7 @@ import { changeMember } from "@/lib/admin/team.ts";
 import { normalizeEmail } from "@/lib/admin/users.ts";
 import { type Role, ROLES, type Workspace } from "@/lib/schemas.ts";
 import { ActionButton, Csrf, PageHead } from "./_layout.tsx";
-import { field, idField, type PageContext } from "./_page.ts";
+import { field, idField, type WorkspaceContext } from "./_page.ts";
 import { allow, defineFor } from "./_access.ts";
 import { auditBy } from "./_audit.ts";
 import { UnsentInvite } from "./_unsent_invite.tsx";
@@ -48,23 +48,23 @@ function role(value: string): Role {
   return value;
 }
 
-async function load(ctx: PageContext, workspace: Workspace) {
+async function load(ctx: WorkspaceContext, workspace: Workspace) {
   const [members, invites] = await Promise.all([
     listMembers(ctx.deps, workspace.id),
     listInvites(ctx.deps, workspace.id),
   ]);
   const mailed = accountMailGoesTo(ctx.deps.config) === "email";
-  return { workspace, members, invites, manage: ctx.state?.role === "owner", mailed };
+  return { workspace, members, invites, manage: ctx.role === "owner", mailed };
 }
 
 /** Invites; with no SMTP the link is kept for one showing to the inviter (post/redirect/get). */
 async function invite(
-  ctx: PageContext,
+  ctx: WorkspaceContext,
   workspace: Workspace,
 ): Promise<Response | PageResult<Data>> {
   const email = field(ctx.body, "email");
   const invitedRole = role(field(ctx.body, "role"));
-  const invitedBy = ctx.state!.user;
+  const invitedBy = ctx.state.user;
   let link: AccountLink;
   try {
     link = await createInvite(
@@ -102,7 +102,7 @@ export const handler = define.handlers<Data>({
     const workspace = ctx.workspace;
     const token = ctx.url.searchParams.get("unsent");
     const shown = token
-      ? await takeKeyReveal(ctx.deps, token, ctx.state!.user.id, workspace.id)
+      ? await takeKeyReveal(ctx.deps, token, ctx.state.user.id, workspace.id)
       : null;
     const extra = shown ? { unsent: { email: shown.name, url: shown.key } } : { gone: !!token };
     return page({ ...(await load(ctx, workspace)), ...extra }, { title: "Members" });
@@ -110,7 +110,7 @@ export const handler = define.handlers<Data>({
   async POST(ctx) {
     const workspace = ctx.workspace;
     const action = field(ctx.body, "action");
-    const state = ctx.state!;
+    const state = ctx.state;
     if (action === "invite") return await invite(ctx, workspace);
     if (action === "withdraw") {
       const email = field(ctx.body, "email");

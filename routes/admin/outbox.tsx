@@ -35,7 +35,7 @@ const define = defineFor(access);
 export const handler = define.handlers<Data>({
   async GET(ctx) {
     const workspace = ctx.workspace;
-    const owner = ctx.state!.user.owner;
+    const owner = ctx.state.user.owner;
     const [mails, log, account, accountLog] = await Promise.all([
       listOutbox(ctx.deps, workspace.id),
       listEmailLog(ctx.deps, workspace.id),

@@ -22,7 +22,7 @@ import { page } from "@/lib/ui/define.ts";
 import { writableWorkspace } from "@/lib/workspaces/suspension.ts";
 import type { Workspace } from "@/lib/schemas.ts";
 import { Csrf, PageHead, Time } from "./_layout.tsx";
-import { field, type PageContext } from "./_page.ts";
+import { field, type SignedInContext } from "./_page.ts";
 import { allow, defineFor } from "./_access.ts";
 import { count } from "@/components/count.ts";
 
@@ -53,9 +53,9 @@ function defaultDays(body: URLSearchParams): number | null {
   return n;
 }
 
-function who(ctx: PageContext) {
+function who(ctx: SignedInContext) {
   return {
-    actor: `user:${ctx.state!.user.email}`,
+    actor: `user:${ctx.state.user.email}`,
     ip: clientIp(ctx.c, ctx.deps.config.trustProxy),
   };
 }

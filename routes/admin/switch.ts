@@ -15,7 +15,7 @@ const define = defineFor(access);
 /** POST `workspace_id` (and `next`). */
 export const handler = define.handlers({
   async POST(ctx) {
-    const state = ctx.state!;
+    const state = ctx.state;
     const id = field(ctx.body, "workspace_id");
     if (!state.workspaces.some((w) => w.id === id) || !canAccess(state, id)) {
       throw errors.notFound("Workspace not found.");

@@ -61,7 +61,7 @@ export const handler = define.handlers<Data>({
       }
       const ws = await createWorkspace(ctx.deps, { name, plan: plan(field(ctx.body, "plan")) });
       // Whoever creates a workspace means to work in it next.
-      await setSessionWorkspace(ctx.deps, ctx.state!.token, ws.id);
+      await setSessionWorkspace(ctx.deps, ctx.state.token, ws.id);
       return ctx.redirect("/admin/forms", "workspace_created");
     }
     if (action === "plan") {

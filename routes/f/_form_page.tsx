@@ -91,8 +91,8 @@ export function formPageProps(deps: Deps, form: Form, state: FormPageState): Hos
     lang,
     dir: isRtl(lang) ? "rtl" : "ltr",
     optionTexts: texts.optionTexts,
-    steps: (form.steps ?? []).map((s) => ({
-      title: s.title,
+    steps: (form.steps ?? []).map((s, i) => ({
+      title: texts.stepTitles[i],
       fields: [...s.fields],
       ...(s.when !== undefined ? { when: s.when } : {}),
     })),

@@ -21,7 +21,7 @@ const define = defineFor(access);
 /** GET only. */
 export const handler = define.handlers<Data>({
   async GET(ctx) {
-    const workspace = ctx.state!.workspace;
+    const workspace = ctx.state.workspace;
     const forms = workspace ? await listFormSummaries(ctx.deps, workspace.id) : [];
     return page({ workspace, forms }, { title: "Forms" });
   },

@@ -47,7 +47,7 @@ export const handler = define.handlers<Data>({
     const keys = await listApiKeys(ctx.deps, workspace.id);
     const token = ctx.url.searchParams.get("created");
     if (!token) return page({ workspace, keys }, { title: "API keys" });
-    const shown = await takeKeyReveal(ctx.deps, token, ctx.state!.user.id, workspace.id);
+    const shown = await takeKeyReveal(ctx.deps, token, ctx.state.user.id, workspace.id);
     const created = shown ? { name: shown.name, key: shown.key } : undefined;
     return page({ workspace, keys, created, gone: !shown }, { title: "API keys" });
   },
@@ -73,7 +73,7 @@ export const handler = define.handlers<Data>({
         scopes,
       });
       const token = await storeKeyReveal(ctx.deps, {
-        session_user: ctx.state!.user.id,
+        session_user: ctx.state.user.id,
         workspace_id: workspace.id,
         name: created.name,
         key: created.key,

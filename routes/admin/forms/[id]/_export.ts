@@ -18,7 +18,7 @@ import { allow, defineFor } from "@/routes/admin/_access.ts";
 export const exportAccess = allow.form({ GET: "admin" });
 const define = defineFor(exportAccess);
 
-/** GET streams `text/csv` or, with `json`, `application/json`. */
+/** The handlers of one format: GET streams `text/csv` or `application/json`. */
 export function exportHandlers(format: "csv" | "json") {
   const json = format === "json";
   return define.handlers({
@@ -41,7 +41,7 @@ export function exportHandlers(format: "csv" | "json") {
       await audit(ctx.deps, {
         workspaceId: form.workspace_id,
         action: json ? "export.json" : "export.csv",
-        actor: `user:${ctx.state!.user.email}`,
+        actor: `user:${ctx.state.user.email}`,
         ip: clientIp(ctx.c, ctx.deps.config.trustProxy),
         details: { form: form.id, mode },
       });

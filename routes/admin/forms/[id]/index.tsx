@@ -220,6 +220,15 @@ export default define.page<typeof handler>(function FormOverview({ data, csrf, s
         text={embed.html}
         help="Works without JavaScript: the browser posts the form and is redirected back."
       />
+      {Object.entries(embed.htmlIn).map(([lang, text]) => (
+        <Snippet
+          key={lang}
+          id={`snippet-html-${lang}`}
+          title={`Plain HTML form (${lang})`}
+          text={text}
+          help={`The same form with its ${lang} texts, for a page in that language.`}
+        />
+      ))}
       <Snippet
         id="snippet-client"
         title="JavaScript (client library)"
