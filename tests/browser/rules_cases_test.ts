@@ -36,12 +36,12 @@ function enterable(
     if (!f) return null;
     // A computed field has no control; the service ignores a sent value anyway.
     if (f.compute !== undefined) continue;
-    const kind = f.type === "number" || f.type === "integer"
-      ? "number"
+    const fits = f.type === "number" || f.type === "integer"
+      ? typeof v === "number"
       : f.type === "boolean"
-      ? "boolean"
-      : "string";
-    if (typeof v !== kind) return null;
+      ? typeof v === "boolean"
+      : typeof v === "string";
+    if (!fits) return null;
     out[name] = v;
     if (v === false) unticked.push(name);
   }
