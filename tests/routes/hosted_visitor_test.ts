@@ -177,6 +177,7 @@ Deno.test("hosted visitor - the admin previews verified raster images only", asy
     email: "owner@example.com",
     password: PASSWORD,
     workspaceIds: [ws.id],
+    role: "owner",
     owner: true,
   });
   const form = await makeForm(env.deps, ws, {
