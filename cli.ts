@@ -193,7 +193,8 @@ export async function runCli(
       const email = need(v, "email");
       const password = await input.readPassword();
       if (!password) throw new UsageError("No password on standard input.");
-      return userView(await createUser(deps, { email, password, workspaceIds: ws }));
+      // The one the CLI creates runs the workspace it names.
+      return userView(await createUser(deps, { email, password, workspaceIds: ws, role: "owner" }));
     }
     case "user reset-password": {
       const link = await createResetLink(deps, need(v, "email"));

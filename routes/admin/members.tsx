@@ -153,6 +153,8 @@ function RoleSelect(
 /** The members table, pending invitations and the invite form. */
 export default define.page<typeof handler>(function Members({ data, csrf, state }) {
   const { workspace, members, invites, manage } = data;
+  // deno-lint-ignore formwell/role-default -- the invite form's first choice, sent by the owner
+  const inviteRole = data.role ?? "viewer";
   return (
     <>
       <PageHead
@@ -273,9 +275,7 @@ export default define.page<typeof handler>(function Members({ data, csrf, state 
             />
             <label for="invite-role">Role</label>
             <select id="invite-role" name="role" aria-describedby="invite-roles">
-              {ROLES.map((r) => (
-                <option key={r} value={r} selected={r === (data.role ?? "viewer")}>{r}</option>
-              ))}
+              {ROLES.map((r) => <option key={r} value={r} selected={r === inviteRole}>{r}</option>)}
             </select>
             <ul id="invite-roles" class="muted">
               {ROLES.map((r) => <li key={r}>{r}: {ROLE_HELP[r]}</li>)}

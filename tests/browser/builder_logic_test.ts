@@ -27,6 +27,7 @@ Deno.test({
       email: "owner@example.com",
       password: PASSWORD,
       workspaceIds: [ws.id],
+      role: "owner",
       owner: true,
     });
     const server = serveApp(env, port);

@@ -121,6 +121,7 @@ Deno.test("admin access - every page refuses, before it runs, whom its access le
       email: "root@example.com",
       password: PASSWORD,
       workspaceIds: [ws.id],
+      role: "owner",
       owner: true,
     });
     await member(env, ws, "owner@example.com", "owner");
