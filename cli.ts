@@ -21,6 +21,8 @@ import { createWebhook, deleteWebhook } from "@/lib/notify/webhook_edits.ts";
 import { listWebhooks, webhookView } from "@/lib/notify/webhooks.ts";
 import { importCli } from "@/lib/imports/cli.ts";
 import { runOpsCli } from "@/lib/ops/cli.ts";
+import { type RebuildReport, rebuildSearchIndex } from "@/lib/search/rebuild.ts";
+import type { Mode } from "@/lib/kv/keys.ts";
 import { runDeploy } from "@/sdk/src/deploy/cli.ts";
 
 /** A usage error: printed as `{"error"}` with exit code 2. */
@@ -49,6 +51,8 @@ const USAGE = `Usage: deno task cli <command>
   webhook list --workspace W
   webhook delete --webhook ID
   import --form PUBLIC_ID --file F [--format csv|formspree|basin|netlify]
+  search rebuild --form PUBLIC_ID [--mode live|test]
+                      (rebuilds the form's search index from its submissions, while it runs)
   backup --out F      (a consistent backup of the KV and stored files, while the service runs)
   restore --in F      (loads a backup into an empty KV)
   deploy --url BASE --api-key KEY [--file formwell.json] [--dry-run] [--check] [--allow-removals]
@@ -189,7 +193,8 @@ export async function runCli(
       const email = need(v, "email");
       const password = await input.readPassword();
       if (!password) throw new UsageError("No password on standard input.");
-      return userView(await createUser(deps, { email, password, workspaceIds: ws }));
+      // The one the CLI creates runs the workspace it names.
+      return userView(await createUser(deps, { email, password, workspaceIds: ws, role: "owner" }));
     }
     case "user reset-password": {
       const link = await createResetLink(deps, need(v, "email"));
@@ -207,6 +212,17 @@ export async function runCli(
           ...(v.format ? { format: v.format } : {}),
         }, { actor: "cli", mode }),
       };
+    }
+    case "search rebuild": {
+      const form = await getForm(deps, need(v, "form"));
+      if (!form) throw errors.formNotFound();
+      const modes = v.mode ? [v.mode] : ["live", "test"];
+      if (modes.some((m) => m !== "live" && m !== "test")) {
+        throw new UsageError("--mode must be live or test.");
+      }
+      const out: Record<string, RebuildReport> = {};
+      for (const m of modes as Mode[]) out[m] = await rebuildSearchIndex(deps, form.id, m);
+      return { form: form.id, ...out };
     }
     case "webhook list":
       return { webhooks: (await listWebhooks(deps, need(v, "workspace"))).map(webhookView) };

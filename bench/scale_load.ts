@@ -141,6 +141,7 @@ async function main(): Promise<void> {
     email: SCALE_USER,
     password: SCALE_PASSWORD,
     workspaceIds: [workspace.id],
+    role: "owner",
     owner: true,
   });
   const form = await createForm(deps, workspace.id, { name: "Scale", fields: SIX_FIELDS });

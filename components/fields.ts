@@ -100,16 +100,6 @@ function typeName(mime: string): string {
   return sub.replace(/^(x-|vnd\.)/, "").split(/[.+-]/)[0].toUpperCase();
 }
 
-/** Whether a browser-reported MIME type matches `image/png` or `image/*` patterns. */
-export function typeMatches(type: string, patterns: string[] | undefined): boolean {
-  if (!patterns?.length) return true;
-  const t = type.toLowerCase();
-  return patterns.some((p) => {
-    const q = p.toLowerCase();
-    return q.endsWith("/*") ? t.startsWith(q.slice(0, -1)) : t === q;
-  });
-}
-
 /** The JSON `data` of the form as it stands: typed like the JSON API expects. */
 export function collectData(
   formEl: HTMLFormElement,
@@ -141,9 +131,6 @@ export function collectData(
   if (honeypot && typeof hp === "string" && hp !== "") data[honeypot] = hp;
   return data;
 }
-
-/** The empty first option of a single select, on the hosted page, the embed and the preview. */
-export const SELECT_PROMPT = "Choose…";
 
 /** A byte count in the unit that reads best: "33 B", "1.5 KB", "2 MB" (1 KB = 1024 B). */
 export function formatBytes(bytes: number): string {

@@ -137,7 +137,7 @@ export default function FieldBuilder(props: FieldBuilderProps) {
       <input
         type="hidden"
         name="translations_json"
-        value={JSON.stringify(cleanTranslations(translations, rows))}
+        value={JSON.stringify(cleanTranslations(translations, rows, steps.map((s) => s.title)))}
       />
       <input type="hidden" name="default_language" value={defaultLanguage} />
       {problems.length > 0 && (
@@ -184,6 +184,7 @@ export default function FieldBuilder(props: FieldBuilderProps) {
           <StepsEditor steps={steps} fields={refs} onChange={setSteps} />
           <TranslationsEditor
             rows={rows}
+            steps={steps.map((s) => s.title)}
             texts={props.texts}
             translations={translations}
             defaultLanguage={defaultLanguage}

@@ -196,6 +196,8 @@ export const translationsSchema = z.record(
         options: z.record(z.string().max(200), z.string().max(200)).optional(),
       }).strict(),
     ).optional(),
+    /** Step titles: a step's title in the default language to its text in this one. */
+    steps: z.record(z.string().max(200), z.string().max(200)).optional(),
   }).strict(),
 ).refine((t) => Object.keys(t).length <= 50, "at most 50 languages");
 

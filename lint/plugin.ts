@@ -8,6 +8,11 @@
  * `while (true)`) or leaves on a commit's `ok`; or a loop that counts attempts and backs
  * off (`delay()`). Loops over data (`for...of`, `for await`, chunks stepped with `+=`) are
  * not retries. Test and bench code is out of its scope.
+ *
+ * `formwell/role-default`: no role is assumed. A workspace role (`viewer`, `admin`,
+ * `owner`) is never the fallback of something role-like: `role ?? "owner"`,
+ * `x.role || "viewer"`, or a parameter or property `role = "admin"` (a role-like name:
+ * one containing "role"). A missing role grants nothing (lib/admin/members.ts `roleIn`).
  * @module
  */
 
@@ -123,6 +128,36 @@ const kvRetry: Deno.lint.Rule = {
   },
 };
 
+/** The workspace roles, as string literals in source. */
+const ROLE_LITERAL = new Set(["viewer", "admin", "owner"]);
+const ROLE_LIKE = /role/i;
+
+const roleDefault: Deno.lint.Rule = {
+  create(ctx) {
+    if (OUT_OF_SCOPE.test(ctx.filename.replaceAll("\\", "/"))) return {};
+    const isRole = (n: Deno.lint.Node) =>
+      n.type === "Literal" && typeof n.value === "string" && ROLE_LITERAL.has(n.value);
+    const report = (node: Deno.lint.Node) =>
+      ctx.report({
+        node,
+        message: "A role assumed where none is given.",
+        hint: "Name the role where it is decided; a missing role grants nothing.",
+      });
+    return {
+      LogicalExpression(node) {
+        if (node.operator === "&&" || !isRole(node.right)) return;
+        if (ROLE_LIKE.test(ctx.sourceCode.getText(node.left))) report(node);
+      },
+      AssignmentPattern(node) {
+        if (isRole(node.right) && ROLE_LIKE.test(ctx.sourceCode.getText(node.left))) report(node);
+      },
+    };
+  },
+};
+
 /** The plugin: its rules by name (reported as `formwell/<name>`). */
-const plugin: Deno.lint.Plugin = { name: "formwell", rules: { "kv-retry": kvRetry } };
+const plugin: Deno.lint.Plugin = {
+  name: "formwell",
+  rules: { "kv-retry": kvRetry, "role-default": roleDefault },
+};
 export default plugin;

@@ -56,6 +56,7 @@ export async function setup(env: TestEnv) {
     email: "owner@example.com",
     password: PASSWORD,
     workspaceIds: [ws.id],
+    role: "owner",
     owner: true,
   });
   return { ws, form, owner };

@@ -225,13 +225,14 @@ function dirOf(path: string): string {
 
 /**
  * A route never imports another route's module. Allowed: `_`-prefixed helpers (shared by
- * any route), and a folder's `mod.ts` mounting the routes below it (the composition).
+ * any route), and a folder's `mod.ts` or generated manifest (`_routes.gen.ts`) mounting the
+ * routes below it (the composition).
  */
 export function routeImportsRoute(graph: Graph): Violation[] {
   return edgesWhere(graph, "route imports another route", (from, { to }) => {
     if (!from.startsWith("routes/") || !to.startsWith("routes/")) return false;
     if (isRouteHelper(to)) return false;
-    const composes = from.endsWith("/mod.ts") && to.startsWith(dirOf(from));
+    const composes = /\/(mod|_routes\.gen)\.ts$/.test(from) && to.startsWith(dirOf(from));
     return !composes;
   });
 }

@@ -57,6 +57,7 @@ export async function prepareKv(
       email: OWNER,
       password: PASSWORD,
       workspaceIds: [ws.id],
+      role: "owner",
       owner: true,
     });
     const p = { dir, kvPath: config.kvPath!, form: created, workspaceId: ws.id, key };

@@ -72,6 +72,7 @@ export async function populate(env: TestEnv): Promise<Populated> {
     email: "member@example.com",
     password: "a long password",
     workspaceIds: [ws.id],
+    role: "owner",
   });
   await createWebhook(deps, ws.id, { url: "https://hooks.example.com/formwell" }, {
     actor: "cli",

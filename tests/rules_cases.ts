@@ -1,7 +1,8 @@
 /**
  * One table of cases for every consumer of the form rules (lib/rules): the rules module,
- * server submit, `/validate`, the client library's check, the generated types and the
- * hosted page. Each case lists the problems (`field:type`), and for valid cases the
+ * server submit, `/validate`, the client library's check, the generated types
+ * (tests/routes/rules_consumers_test.ts) and the hosted page in Chromium
+ * (tests/browser/rules_cases_test.ts). Each case lists the problems (`field:type`), and for valid cases the
  * values the service stores; `typeCheck` says whether its data passes `deno check` as the
  * generated `Data` type (conditions and limits are run-time rules, wrong types and unknown
  * keys are not).

@@ -215,7 +215,7 @@ export function Preview(p: PreviewProps) {
           ? p.steps.map((s, i) =>
             answer && answer.steps[i] === false ? null : (
               <section key={i} class="preview-step">
-                <h4>{s.title || `Step ${i + 1}`}</h4>
+                <h4>{texts.steps?.[s.title.trim()] || s.title || `Step ${i + 1}`}</h4>
                 {s.fields.map((n) => byName.get(n)).filter((r): r is Row => r !== undefined).map(
                   one,
                 )}

@@ -1,7 +1,7 @@
 /**
  * The builder's languages: the default language, and per added language the form's title,
- * submit and success texts and every field's label, help, placeholder and option texts,
- * each beside the default text, with a count of what is still missing.
+ * submit and success texts, every step's title, and every field's label, help, placeholder
+ * and option texts, each beside the default text, with a count of what is still missing.
  * @module
  */
 import { useState } from "preact/hooks";
@@ -19,6 +19,8 @@ export interface FieldTexts {
 export interface LanguageTexts {
   form?: { title?: string; submit?: string; success?: string };
   fields?: Record<string, FieldTexts>;
+  /** A step's title in the default language to its text in this one. */
+  steps?: Record<string, string>;
 }
 
 /** All languages' texts. */
@@ -51,7 +53,7 @@ function setField(t: LanguageTexts, name: string, change: Partial<FieldTexts>): 
 }
 
 /** Every text the form shows in its default language, as slots a translation fills. */
-function slotsOf(rows: Row[], texts: DefaultTexts): Slot[] {
+function slotsOf(rows: Row[], texts: DefaultTexts, steps: string[]): Slot[] {
   const out: Slot[] = [
     ...(["title", "submit", "success"] as const).map((k) => ({
       id: `form-${k}`,
@@ -62,6 +64,16 @@ function slotsOf(rows: Row[], texts: DefaultTexts): Slot[] {
       set: (t: LanguageTexts, v: string) => setForm(t, k, v),
     })),
   ];
+  const titles = [...new Set(steps.map((s) => s.trim()).filter(Boolean))];
+  titles.forEach((title, i) =>
+    out.push({
+      id: `step-${i}`,
+      label: `Step “${title}”: title`,
+      original: title,
+      get: (t) => t.steps?.[title],
+      set: (t, v) => ({ ...t, steps: { ...t.steps, [title]: v } }),
+    })
+  );
   for (const r of rows) {
     const name = r.name.trim();
     if (!name || r.type === "hidden") continue;
@@ -93,12 +105,22 @@ function slotsOf(rows: Row[], texts: DefaultTexts): Slot[] {
 }
 
 /** How many of a language's texts are still missing. */
-export function missingCount(rows: Row[], texts: DefaultTexts, lang: LanguageTexts): number {
-  return slotsOf(rows, texts).filter((s) => s.original.trim() && !s.get(lang)?.trim()).length;
+export function missingCount(
+  rows: Row[],
+  texts: DefaultTexts,
+  steps: string[],
+  lang: LanguageTexts,
+): number {
+  return slotsOf(rows, texts, steps).filter((s) => s.original.trim() && !s.get(lang)?.trim())
+    .length;
 }
 
-/** The translations without empty texts, and option texts only for options that exist. */
-export function cleanTranslations(t: Translations, rows: Row[]): Translations {
+/**
+ * The translations without empty texts, and option texts and step titles only for options
+ * and steps that exist.
+ */
+export function cleanTranslations(t: Translations, rows: Row[], steps: string[]): Translations {
+  const titles = steps.map((s) => s.trim());
   const out: Translations = {};
   for (const [lang, texts] of Object.entries(t)) {
     const form = Object.fromEntries(
@@ -120,9 +142,15 @@ export function cleanTranslations(t: Translations, rows: Row[]): Translations {
       if (Object.keys(options).length) kept.options = options;
       if (Object.keys(kept).length) fields[name] = kept;
     }
+    const stepTexts = Object.fromEntries(
+      Object.entries(texts.steps ?? {}).filter(([title, text]) =>
+        titles.includes(title) && text.trim()
+      ).map(([title, text]) => [title, text.trim()]),
+    );
     out[lang] = {
       ...(Object.keys(form).length ? { form } : {}),
       ...(Object.keys(fields).length ? { fields } : {}),
+      ...(Object.keys(stepTexts).length ? { steps: stepTexts } : {}),
     };
   }
   return out;
@@ -144,8 +172,10 @@ const LANG = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/;
 
 /** The languages section of the builder. */
 export function TranslationsEditor(
-  { rows, texts, translations, defaultLanguage, onChange, onDefaultLanguage }: {
+  { rows, steps, texts, translations, defaultLanguage, onChange, onDefaultLanguage }: {
     rows: Row[];
+    /** The steps' titles in the default language. */
+    steps: string[];
     texts: DefaultTexts;
     translations: Translations;
     defaultLanguage: string;
@@ -156,7 +186,7 @@ export function TranslationsEditor(
   const [adding, setAdding] = useState("");
   const [open, setOpen] = useState<string | null>(null);
   const langs = Object.keys(translations).sort();
-  const slots = slotsOf(rows, texts);
+  const slots = slotsOf(rows, texts, steps);
   const addOk = LANG.test(adding.trim()) && !langs.includes(adding.trim()) &&
     adding.trim() !== defaultLanguage;
   return (
@@ -205,7 +235,7 @@ export function TranslationsEditor(
       {langs.length === 0 && <p class="muted">No translations yet.</p>}
       <ul class="lang-list">
         {langs.map((lang) => {
-          const missing = missingCount(rows, texts, translations[lang]);
+          const missing = missingCount(rows, texts, steps, translations[lang]);
           const shown = open === lang;
           return (
             <li key={lang}>

@@ -2,13 +2,14 @@
  * Saved progress on the hosted page, for forms that keep drafts: a short notice that
  * progress is saved, a debounced save as the visitor types (and at once on a step change),
  * a discreet "Saved", "Email me a link to finish later", and resuming from a `?resume=`
- * link or from this browser (localStorage holds the resume token). Kept apart from
- * HostedForm.tsx, which only wires it in.
+ * link or from this browser (localStorage holds the resume token). The bar that says so is
+ * draft_bar.tsx.
  * @module
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Field } from "@/lib/schemas.ts";
 import { isFileField } from "@/components/fields.ts";
+import { uiText } from "@/lib/rules/mod.ts";
 
 /** Milliseconds of quiet typing before a save. */
 export const SAVE_DELAY_MS = 1200;
@@ -20,7 +21,8 @@ export interface HostedDrafts {
   draftId: string | null;
 }
 
-type Status = "idle" | "saving" | "saved" | "offline" | "error";
+/** Where the page's saving stands. */
+export type Status = "idle" | "saving" | "saved" | "offline" | "error";
 
 /** What HostedForm uses of the drafts. */
 export interface DraftsHandle {
@@ -46,6 +48,8 @@ interface DraftOptions {
   api: string;
   formId: string;
   fields: Field[];
+  /** The page's language (the messages of "email me a link"). */
+  lang: string;
   form: () => HTMLFormElement | null;
   collect: () => Record<string, unknown>;
   /** Called once a resumed draft filled the form, with its step (1-based) when saved. */
@@ -228,7 +232,7 @@ export function useDrafts(o: DraftOptions): DraftsHandle {
     async mailLink(email: string) {
       clearTimeout(timer.current);
       await queue();
-      if (!token.current) return "Your progress could not be saved yet. Try again in a moment.";
+      if (!token.current) return uiText(o.lang, "draft_not_yet");
       const res = await call(
         `${o.api}/drafts/${encodeURIComponent(draftIdOf(token.current))}/resume-link`,
         "POST",
@@ -236,65 +240,13 @@ export function useDrafts(o: DraftOptions): DraftsHandle {
         { email },
       );
       if (res.status === 202) {
-        return `We sent a link to ${email}. It works for ${o.drafts!.ttlDays} days.`;
+        return uiText(o.lang, "draft_sent", { email, days: o.drafts!.ttlDays });
       }
-      if (res.status === 400) return "Please enter a valid email address.";
-      return String(res.body?.error ?? "The link could not be sent. Try again later.");
+      if (res.status === 400) return uiText(o.lang, "draft_bad_email");
+      // A 429's own words say when to try again; anything else gets the page's language.
+      return res.status === 429 && typeof res.body?.error === "string"
+        ? res.body.error
+        : uiText(o.lang, "draft_link_failed");
     },
   };
-}
-
-/** The notice, the save status and the "email me a link" control. */
-export function DraftBar(
-  { drafts, ttlDays, files }: { drafts: DraftsHandle; ttlDays: number; files: boolean },
-) {
-  const [open, setOpen] = useState(false);
-  const [email, setEmail] = useState("");
-  const [message, setMessage] = useState("");
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
-  if (!drafts.enabled || !hydrated) return null;
-  const label = {
-    idle: "",
-    saving: "Saving…",
-    saved: "Saved",
-    offline: "Not saved: you are offline",
-    error: "Not saved",
-  }[drafts.status];
-  const send = async () => setMessage(await drafts.mailLink(email));
-  return (
-    <div class="draft-bar">
-      <p class="draft-notice">
-        Your answers are saved as you type (kept for {ttlDays} days), so you can finish later.
-        {files && " Files are not saved: you choose them again when you come back."}
-        <span class="draft-status" role="status">{label}</span>
-      </p>
-      {open
-        ? (
-          <div class="draft-link">
-            <label>
-              Email me a link to finish later
-              <input
-                type="email"
-                autocomplete="email"
-                value={email}
-                onInput={(e) => setEmail((e.target as HTMLInputElement).value)}
-                onKeyDown={(e) => {
-                  if (e.key !== "Enter") return;
-                  e.preventDefault(); // not the form's submit
-                  send();
-                }}
-              />
-            </label>
-            <button type="button" onClick={send}>Send link</button>
-            {message && <p class="draft-message" role="status">{message}</p>}
-          </div>
-        )
-        : (
-          <button type="button" class="link-button" onClick={() => setOpen(true)}>
-            Email me a link to finish later
-          </button>
-        )}
-    </div>
-  );
 }

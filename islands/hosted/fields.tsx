@@ -62,17 +62,22 @@ function ErrorLine({ id, error }: { id: string; error: string | undefined }) {
   return <p id={id} class="field-error" aria-live="polite">{error ?? ""}</p>;
 }
 
-/** A computed field: its value as a read-only output, updated live. */
-function ComputedRow({ field, computed, hidden }: FieldProps) {
+/**
+ * A computed field: its value as a read-only output, updated live, and its error (a total
+ * over its field's `max`, say) beside it like any field's.
+ */
+function ComputedRow({ field, computed, hidden, error }: FieldProps) {
   const id = ids(field);
   const help = field.help ?? "";
+  const describedBy = [help ? id.help : "", id.error].filter(Boolean).join(" ");
   return (
-    <div class="field computed" hidden={hidden || undefined}>
+    <div class={`field computed${error ? " has-error" : ""}`} hidden={hidden || undefined}>
       <label for={id.control}>{field.label || field.name}</label>
       {help && <p id={id.help} class="help">{help}</p>}
-      <output id={id.control} aria-describedby={help ? id.help : undefined} aria-live="polite">
+      <output id={id.control} aria-describedby={describedBy} aria-live="polite">
         {computed === undefined || computed === null ? "—" : String(computed)}
       </output>
+      <ErrorLine id={id.error} error={error} />
     </div>
   );
 }

@@ -12,6 +12,8 @@ import { type Field, type Form, isFileType } from "@/lib/schemas.ts";
 export interface EmbedSnippets {
   hostedUrl: string;
   html: string;
+  /** The plain HTML form in each of the form's other languages, by language code. */
+  htmlIn: Record<string, string>;
   /** The client library enhancing the plain HTML form. */
   client: string;
   fetch: string;
@@ -107,6 +109,10 @@ export function embedSnippets(form: Form, baseUrl: string): EmbedSnippets {
   return {
     hostedUrl: hostedFormUrl(form, baseUrl),
     html: embedSnippet(form, baseUrl),
+    htmlIn: Object.fromEntries(
+      Object.keys(form.translations ?? {}).filter((l) => l !== (form.default_language ?? "en"))
+        .sort().map((l) => [l, embedSnippet(form, baseUrl, l)]),
+    ),
     client: clientSnippet(form, baseUrl),
     fetch: fetchSnippet(form, baseUrl, data),
     curl,

@@ -15,7 +15,8 @@ import { type Role, ROLES, type User } from "@/lib/schemas.ts";
 export interface Member {
   user_id: string;
   email: string;
-  role: Role;
+  /** Null for a member with no stored role: they may use nothing until an owner gives one. */
+  role: Role | null;
   /** An instance owner is an owner everywhere; their role is not changed here. */
   instance_owner: boolean;
 }
@@ -63,9 +64,12 @@ export async function listMembers(
   workspaceId: string,
 ): Promise<Member[]> {
   return (await memberEntries(deps, workspaceId)).map((e) => memberOf(e.value, workspaceId))
-    .sort((a, b) =>
-      ROLES.indexOf(b.role) - ROLES.indexOf(a.role) || a.email.localeCompare(b.email)
-    );
+    .sort((a, b) => rank(b.role) - rank(a.role) || a.email.localeCompare(b.email));
+}
+
+/** A role's place in {@linkcode ROLES}; no role comes last. */
+function rank(role: Role | null): number {
+  return role === null ? -1 : ROLES.indexOf(role);
 }
 
 async function memberEntries(
@@ -83,7 +87,7 @@ function memberOf(user: User, workspaceId: string): Member {
   return {
     user_id: user.id,
     email: user.email,
-    role: roleIn(user, workspaceId) ?? "viewer",
+    role: roleIn(user, workspaceId),
     instance_owner: user.owner,
   };
 }
@@ -92,7 +96,7 @@ function memberOf(user: User, workspaceId: string): Member {
  * Sets a member's role (`null` removes them), audited (`member.role_changed` or
  * `member.removed`) in the same commit. A workspace keeps at least one owner: taking the
  * last one away is refused, checked in the same commit as another owner's record, so two
- * owners demoting each other at once cannot both succeed. Returns the role before.
+ * owners demoting each other at once cannot both succeed. Returns the role before (null: none).
  */
 export async function setMemberRole(
   deps: Pick<Deps, "kv" | "now">,
@@ -100,7 +104,7 @@ export async function setMemberRole(
   userId: string,
   role: Role | null,
   by: AuditBy,
-): Promise<Role> {
+): Promise<Role | null> {
   const before = await commitWithRetry(deps.kv, async (op) => {
     const entries = await memberEntries(deps, workspaceId);
     const target = entries.find((e) => e.value.id === userId);
@@ -112,7 +116,7 @@ export async function setMemberRole(
         "An instance owner is an owner of every workspace; their role cannot change here.",
       );
     }
-    const from = roleIn(target.value, workspaceId) ?? "viewer";
+    const from = roleIn(target.value, workspaceId);
     op.check(target);
     if (from === "owner" && role !== "owner") {
       const other = entries.find((e) =>
@@ -134,9 +138,10 @@ export async function setMemberRole(
       ...by,
       details: { user_id: userId, email: target.value.email, from, to: role },
     });
-    return from;
+    // An object, not the role: a null from `build` would mean "nothing to commit".
+    return { from };
   });
-  return before!;
+  return before!.from;
 
   function changed(user: User): User {
     if (role) return withMembership(user, workspaceId, role);

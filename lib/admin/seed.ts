@@ -47,7 +47,13 @@ export async function seedIfEmpty(deps: Deps): Promise<SeedResult | null> {
   const email = deps.config.admin.email ?? "admin@formwell.local";
   const password = deps.config.admin.password ?? null;
   const generated = password ?? randomBase62(16);
-  await createUser(deps, { email, password: generated, workspaceIds: [workspace.id], owner: true });
+  await createUser(deps, {
+    email,
+    password: generated,
+    workspaceIds: [workspace.id],
+    role: "owner",
+    owner: true,
+  });
   return { workspace, form, email, password: password ? null : generated };
 }
 

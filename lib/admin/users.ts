@@ -11,17 +11,13 @@ import { type AuditBy, auditMutation } from "@/lib/privacy/audit.ts";
 import { hashPassword, passwordProblem, verifyPassword } from "./passwords.ts";
 import type { Role, User } from "@/lib/schemas.ts";
 
+/** The workspaces a new user joins, with the role they have in each (no role is assumed). */
+type Joins = { workspaceIds?: never; role?: never } | { workspaceIds: string[]; role: Role };
+
 /** Creates a user; the email must be unused. */
 export async function createUser(
   deps: Pick<Deps, "kv" | "now">,
-  input: {
-    email: string;
-    password: string;
-    workspaceIds?: string[];
-    owner?: boolean;
-    /** The role in each of `workspaceIds` (default owner). */
-    role?: Role;
-  },
+  input: { email: string; password: string; owner?: boolean } & Joins,
 ): Promise<User> {
   const email = normalizeEmail(input.email);
   if (!validEmail(email)) throw errors.badRequest("A valid email is required.");
@@ -39,7 +35,7 @@ export async function createUser(
     workspace_ids: input.workspaceIds ?? [],
     owner: input.owner ?? false,
     created_at: new Date(deps.now()).toISOString(),
-    roles: Object.fromEntries((input.workspaceIds ?? []).map((ws) => [ws, input.role ?? "owner"])),
+    roles: Object.fromEntries((input.workspaceIds ?? []).map((ws) => [ws, input.role!])),
   };
   const res = await withKvRetry(() =>
     deps.kv.atomic()

@@ -1,13 +1,16 @@
 /**
  * The copy-paste embed snippet of a form: a plain HTML `<form>` that posts to the no-JS
  * submit path, with every field labelled, the honeypot hidden from people and screen
- * readers, and the CAPTCHA widget of the form's provider. Works without JavaScript
- * (except the CAPTCHA widgets, which need it by nature).
+ * readers, and the CAPTCHA widget of the form's provider, in one of the form's languages
+ * (its texts, and the page's own words: the select prompt, the button). Works without
+ * JavaScript (except the CAPTCHA widgets, which need it by nature).
  * @module
  */
 import { type Field, type Form, isFileType } from "@/lib/schemas.ts";
 // One definition for the server snippet and the browser island (a pure module).
-import { inputTypeOf, SELECT_PROMPT } from "@/components/fields.ts";
+import { inputTypeOf } from "@/components/fields.ts";
+import { isRtl, uiText } from "@/lib/rules/mod.ts";
+import { localize } from "./localize.ts";
 
 /** Escapes text for HTML content and double-quoted attribute values. */
 export function escapeHtml(s: string): string {
@@ -78,7 +81,13 @@ function defaultText(f: Field): string {
   return typeof v === "string" || typeof v === "number" ? escapeHtml(String(v)) : "";
 }
 
-function fieldHtml(f: Field, conditional: boolean): string {
+/** A snippet's words in its language: the select prompt and each field's option texts. */
+interface SnippetWords {
+  choose: string;
+  optionTexts: Record<string, Record<string, string>>;
+}
+
+function fieldHtml(f: Field, conditional: boolean, words: SnippetWords): string {
   const id = `fw-${escapeHtml(f.id)}`;
   const name = escapeHtml(f.name);
   const label = escapeHtml(f.label ?? f.name);
@@ -97,15 +106,16 @@ function fieldHtml(f: Field, conditional: boolean): string {
     f.placeholder ? ` placeholder="${escapeHtml(f.placeholder)}"` : "",
   ].join("");
   const opts = (f.options ?? []).map(escapeHtml);
+  const shown = (f.options ?? []).map((o) => escapeHtml(words.optionTexts[f.name]?.[o] || o));
   if (f.type === "hidden") {
     return `  <input type="hidden" name="${name}" value="${defaultText(f)}">`;
   }
   if (f.type === "radio" || f.type === "multiselect") {
     const type = f.type === "radio" ? "radio" : "checkbox";
-    const items = opts.map((o) =>
+    const items = opts.map((o, i) =>
       `    <label><input type="${type}" name="${name}" value="${o}"${
         type === "radio" ? req : ""
-      }> ${o}</label>`
+      }> ${shown[i]}</label>`
     );
     return `  <fieldset>\n    <legend>${label}${mark}</legend>\n${items.join("\n")}\n  </fieldset>`;
   }
@@ -113,9 +123,10 @@ function fieldHtml(f: Field, conditional: boolean): string {
   if (f.type === "textarea") {
     control = `<textarea id="${id}" name="${name}"${req}${attrs}></textarea>`;
   } else if (f.type === "select") {
-    const options = opts.map((o) => `<option value="${o}">${o}</option>`).join("");
-    control =
-      `<select id="${id}" name="${name}"${req}><option value="">${SELECT_PROMPT}</option>${options}</select>`;
+    const options = opts.map((o, i) => `<option value="${o}">${shown[i]}</option>`).join("");
+    control = `<select id="${id}" name="${name}"${req}><option value="">${
+      escapeHtml(words.choose)
+    }</option>${options}</select>`;
   } else if (f.type === "boolean") {
     return `  <p><label><input type="checkbox" name="${name}" value="true"${req}> ${label}${mark}</label></p>`;
   } else if (isFileType(f.type)) {
@@ -161,19 +172,29 @@ export function embedFormId(form: Pick<Form, "id">): string {
   return `formwell-${form.id}`;
 }
 
-/** The copy-paste plain-HTML embed snippet of a form. */
-export function embedSnippet(form: Form, baseUrl: string): string {
+/**
+ * The copy-paste plain-HTML embed snippet of a form in `lang` (one of its languages; the
+ * default language's snippet carries no `lang` attribute: the site's page sets it).
+ */
+export function embedSnippet(form: Form, baseUrl: string, lang?: string): string {
+  const base = form.default_language ?? "en";
+  const language = lang ?? base;
+  const texts = localize(form, language);
+  const words = { choose: uiText(language, "choose"), optionTexts: texts.optionTexts };
   const action = `${baseUrl}/api/v1/submit/p/${encodeURIComponent(form.id)}`;
   const multipart = form.fields.some((f) => isFileType(f.type));
+  const langAttrs = language === base
+    ? ""
+    : ` lang="${escapeHtml(language)}"${isRtl(language) ? ' dir="rtl"' : ""}`;
   const lines = [
     `<form id="${escapeHtml(embedFormId(form))}" action="${escapeHtml(action)}" method="POST"${
       multipart ? ' enctype="multipart/form-data"' : ""
-    }>`,
+    }${langAttrs}>`,
     `  <!-- Optional: where to go after submitting (same origin as Formwell or one of the`,
     `       form's allowed origins). Without it, the form's own redirect or Formwell's`,
     `       thank-you page is used. -->`,
     `  <!-- <input type="hidden" name="_redirect" value="https://your-site.example/thanks"> -->`,
-    ...form.fields.map((f) => fieldHtml(f, isConditional(form, f))),
+    ...texts.fields.map((f) => fieldHtml(f, isConditional(form, f), words)),
   ];
   if (form.honeypot) {
     const hp = escapeHtml(form.honeypot);
@@ -185,7 +206,8 @@ export function embedSnippet(form: Form, baseUrl: string): string {
   }
   const widget = captchaWidgetHtml(form, baseUrl);
   if (widget) lines.push(`  ${widget}`);
-  lines.push(`  <button type="submit">Send</button>`, `</form>`);
+  const submit = texts.submit || uiText(language, "submit");
+  lines.push(`  <button type="submit">${escapeHtml(submit)}</button>`, `</form>`);
   if (form.fields.some((f) => f.type === "hidden")) lines.push(...prefillScript(form));
   const script = captchaScriptUrl(form, baseUrl);
   if (script) {

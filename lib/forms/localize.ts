@@ -1,7 +1,8 @@
 /**
  * A form's texts in one language, as its hosted pages show them: the `translations` of
  * that language over the form's own texts (a missing translation shows the original).
- * Option values never change, only the text shown for them.
+ * Option values never change, only the text shown for them; a step's title is translated
+ * by its title in the default language.
  * @module
  */
 import type { Field, Form } from "@/lib/schemas.ts";
@@ -18,6 +19,8 @@ export interface LocalizedTexts {
   fields: Field[];
   /** Field name to option value to the text shown. */
   optionTexts: Record<string, Record<string, string>>;
+  /** The steps' titles, in the steps' order. */
+  stepTitles: string[];
 }
 
 /** The form's texts in `lang` (its default language: the form's own texts). */
@@ -41,5 +44,6 @@ export function localize(form: Form, lang: string): LocalizedTexts {
     success: t?.form?.success || form.thank_you,
     fields,
     optionTexts,
+    stepTitles: (form.steps ?? []).map((s) => t?.steps?.[s.title] || s.title),
   };
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Deps } from "@/lib/deps.ts";
+import { searchPrefixes } from "@/lib/search/entries.ts";
 import { keys, type Mode } from "@/lib/kv/keys.ts";
 import { withKvRetry } from "@/lib/kv/kv.ts";
 import type { Form } from "@/lib/schemas.ts";
@@ -39,7 +40,10 @@ export async function setArchived(
   });
 }
 
-/** Per-form key families left once the submissions are gone (counters, marks, analytics). */
+/**
+ * Per-form key families left once the submissions are gone (counters, marks, analytics, the
+ * search index's counters).
+ */
 function formPrefixes(formId: string): Deno.KvKey[] {
   return [
     keys.submissionsRead(formId),
@@ -53,6 +57,7 @@ function formPrefixes(formId: string): Deno.KvKey[] {
       keys.submissionBlocksOf(formId, m),
       keys.submissionDailiesOf(formId, m),
       keys.idempotencyOf(formId, m),
+      ...searchPrefixes(formId, m),
     ]),
   ];
 }

@@ -2,8 +2,8 @@
  * What is wrong with a form definition's logic and languages, before it is stored: an
  * expression that is invalid or uses an unknown operator, a reference to a field that
  * does not exist, fields whose expressions read each other in a circle, a `default` the
- * field would refuse, a step naming an unknown field, translations of unknown fields or
- * options. Each problem has the path of the part at fault.
+ * field would refuse, a step naming an unknown field, translations of unknown fields,
+ * options or step titles. Each problem has the path of the part at fault.
  * @module
  */
 import { checkValue, FILE_TYPES, type PatternMatcher } from "./checks.ts";
@@ -169,6 +169,15 @@ function translationProblems(form: RuleForm): DefinitionProblem[] {
             message: `'${value}' is not an option of '${name}'`,
           });
         }
+      }
+    }
+    const titles = new Set((form.steps ?? []).map((s) => s.title));
+    for (const title of Object.keys(texts.steps ?? {})) {
+      if (!titles.has(title)) {
+        found.push({
+          path: ["translations", lang, "steps", title],
+          message: `'${title}' is not the title of a step`,
+        });
       }
     }
   }

@@ -68,6 +68,25 @@ export const UI_EN = {
   another: "Send another response",
   powered: "Powered by Formwell",
   closed: "This form is not accepting responses right now.",
+  draft_notice:
+    "Your answers are saved as you type (kept for {{days}} days), so you can finish later.",
+  draft_files: "Files are not saved: you choose them again when you come back.",
+  draft_saving: "Saving…",
+  draft_saved: "Saved",
+  draft_offline: "Not saved: you are offline",
+  draft_error: "Not saved",
+  draft_link: "Email me a link to finish later",
+  draft_send_link: "Send link",
+  draft_sent: "We sent a link to {{email}}. It works for {{days}} days.",
+  draft_not_yet: "Your progress could not be saved yet. Try again in a moment.",
+  draft_bad_email: "Please enter a valid email address.",
+  draft_link_failed: "The link could not be sent. Try again later.",
+  form_changed: "This form changed since you opened it. Check your answers and send it again.",
+  key_reused:
+    "This page already sent a response with different answers. Send again to submit these answers as a new response.",
+  files_again: "Choose your files again.",
+  went_wrong: "Something went wrong.",
+  upload_failed: "The file could not be uploaded.",
 } as const;
 
 /** A hosted page text id. */

@@ -61,6 +61,8 @@ export interface LanguageTexts {
     string,
     { label?: string; help?: string; placeholder?: string; options?: Record<string, string> }
   >;
+  /** Step titles: the title in the default language to its text in this one. */
+  steps?: Record<string, string>;
 }
 
 /** Texts per language code (`de`, `pt-BR`, ...). */

@@ -4,7 +4,7 @@
  * reply-to, when a valid address), `_subject` (the owner email's subject: one line, at
  * most 200 characters), `_gotcha` and Netlify's `bot-field` (honeypots whatever the form's
  * own honeypot is called) and Netlify's `form-name` (ignored). `_next` is where a stored
- * submission goes (form_post.ts; `_redirect`'s allowlist, lib/submissions/redirects.ts),
+ * submission goes (form_post.ts; `_redirect`'s allowlist, lib/http/redirects.ts),
  * never a refused one. None of them can add a recipient: the owner email goes to the
  * form's configured addresses only.
  * @module

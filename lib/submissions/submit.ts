@@ -109,11 +109,11 @@ export function submitRequest(
  * rate-limit spend (submitSpend of `ctx`); `target` is the form and workspace when the
  * route has read them already (a form post), so they are not read again.
  */
-export async function submit(
+async function submit(
   deps: Deps,
   ctx: SubmitContext,
   input: SubmitInput,
-  spend: LimitSpend = submitSpend(deps, ctx),
+  spend: LimitSpend,
   target?: SubmitTarget,
 ): Promise<WriteOutcome> {
   const state = await inSpan("submit.read", () => readSubmitState(deps, ctx, spend, target));

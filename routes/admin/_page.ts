@@ -1,14 +1,14 @@
 /**
- * The admin's page context and helpers: each page module exports
- * `handler = define.handlers({...})` and `default = define.page<typeof handler>(...)`
- * (lib/ui/define.ts); handlers answer with `page(data)` or a redirect.
+ * The admin's page context and helpers: each page module exports its `access`
+ * (routes/admin/_access.ts), `handler = define.handlers({...})` and
+ * `default = define.page<typeof handler>(...)` (lib/ui/define.ts); handlers answer with
+ * `page(data)` or a redirect.
  * @module
  */
-import { createDefine, type Define, type PageModule } from "@/lib/ui/define.ts";
+import { createDefine, type Define } from "@/lib/ui/define.ts";
 import type { Context } from "hono";
 import type { Deps } from "@/lib/deps.ts";
 import { AppError, errors } from "@/lib/errors.ts";
-import { getForm } from "@/lib/forms/forms.ts";
 import { isPlausibleId } from "@/lib/http/validation.ts";
 import type { AppEnv } from "@/lib/http/http.ts";
 import type { Form, Role, User, Workspace } from "@/lib/schemas.ts";
@@ -31,7 +31,7 @@ export interface AdminState {
   disabledWebhooks?: number;
 }
 
-/** What a page handler works with. */
+/** What a page handler works with (a public page's: nobody need be signed in). */
 export interface PageContext {
   deps: Deps;
   c: Context<AppEnv>;
@@ -41,13 +41,25 @@ export interface PageContext {
   state: AdminState | null;
   /** The posted form fields (POST only; CSRF already verified). */
   body: URLSearchParams;
-  /**
-   * The least role this request needs in the workspace it acts on (the router's access
-   * table); {@linkcode requireWorkspace} and {@linkcode requireForm} enforce it.
-   */
-  need: Role;
   /** A 303 redirect to an admin path, optionally carrying a notice from {@linkcode NOTICES}. */
   redirect: (to: string, notice?: keyof typeof NOTICES) => Response;
+}
+
+/** The context of a page that needs a session (signed in, or instance owner). */
+export interface SignedInContext extends PageContext {
+  state: AdminState;
+}
+
+/** The context of a workspace page: the current workspace and the user's role in it. */
+export interface WorkspaceContext extends SignedInContext {
+  workspace: Workspace;
+  /** At least the role the page's access asks for this request. */
+  role: Role;
+}
+
+/** The context of a form page: the `:id` form, its workspace and the user's role there. */
+export interface FormContext extends WorkspaceContext {
+  form: Form;
 }
 
 /** What every admin page component receives besides its `data`. */
@@ -58,16 +70,16 @@ export interface PageProps {
   csrf: string;
 }
 
-/** The admin's `define.handlers` / `define.page`. */
-export const define: Define<PageContext, PageProps> = createDefine<PageContext, PageProps>();
-
-/** An admin page module: typed handlers, its component, and whether it needs no session. */
-export interface AdminPageModule<T> extends PageModule<PageContext, T, PageProps> {
-  /** Reachable without a session (sign-in). */
-  isPublic?: boolean;
-  /** Its POST may be multipart with a file (routes/admin/mod.ts reads the file as text). */
-  uploads?: boolean;
+/**
+ * The `define.handlers` / `define.page` of pages whose context is `Ctx` (a page takes the
+ * one of its access: `defineFor(access)` in routes/admin/_access.ts).
+ */
+export function defineOver<Ctx extends PageContext>(): Define<Ctx, PageProps> {
+  return createDefine<Ctx, PageProps>();
 }
+
+/** The `define` of public pages and of helpers that serve any page. */
+export const define: Define<PageContext, PageProps> = defineOver<PageContext>();
 
 /** Fixed notice texts, so a redirect's `?notice=` can never carry arbitrary text. */
 export const NOTICES = {
@@ -113,14 +125,6 @@ export const NOTICES = {
   erase_started: "Erasure started. It runs in the background; this page shows its progress.",
 } as const;
 
-/** The current workspace, or a 404 page's error when the user has none. */
-export function requireWorkspace(ctx: PageContext): Workspace {
-  const ws = ctx.state?.workspace;
-  if (!ws) throw errors.notFound("No workspace yet. An instance owner can create one.");
-  requireRole(ctx, ws.id);
-  return ws;
-}
-
 /** A request refused because of the user's role (the error page says so and links back). */
 export class RoleRefused extends AppError {
   constructor(message: string) {
@@ -128,12 +132,10 @@ export class RoleRefused extends AppError {
   }
 }
 
-/** Refuses (403) unless the user's role in `workspaceId` meets `need` (the request's). */
-export function requireRole(ctx: PageContext, workspaceId: string, need = ctx.need): void {
-  const role = ctx.state ? roleIn(ctx.state.user, workspaceId) : null;
-  if (atLeast(role, need)) return;
+/** The refusal of a workspace role below `need` (`role`: the user's, null for none). */
+export function roleRefused(role: Role | null, need: Role): RoleRefused {
   const who = { viewer: "members", admin: "admins and owners", owner: "owners" }[need];
-  throw new RoleRefused(
+  return new RoleRefused(
     `Only ${who} of this workspace can do this; your role here is ${role ?? "none"}. ` +
       "Ask an owner of the workspace if you need it.",
   );
@@ -141,7 +143,7 @@ export function requireRole(ctx: PageContext, workspaceId: string, need = ctx.ne
 
 /**
  * Whether the signed-in user's role in `workspaceId` is at least `need` (default admin):
- * pages offer a control only to those the router lets use it.
+ * pages offer a control only to those the access guard lets use it.
  */
 export function may(state: AdminState | null, workspaceId: string, need: Role = "admin"): boolean {
   return state !== null && atLeast(roleIn(state.user, workspaceId), need);
@@ -150,16 +152,6 @@ export function may(state: AdminState | null, workspaceId: string, need: Role = 
 /** Whether the signed-in user may see a workspace: they have a role in it. */
 export function canAccess(state: Pick<AdminState, "user">, workspaceId: string): boolean {
   return roleIn(state.user, workspaceId) !== null;
-}
-
-/** The form of `:id`, if the user may see it; else a 404 (same for missing and foreign). */
-export async function requireForm(ctx: PageContext): Promise<Form> {
-  const form = await getForm(ctx.deps, ctx.params.id ?? "");
-  if (!form || !ctx.state || !canAccess(ctx.state, form.workspace_id)) {
-    throw errors.formNotFound();
-  }
-  requireRole(ctx, form.workspace_id);
-  return form;
 }
 
 /** A posted string, trimmed. */

@@ -11,7 +11,7 @@ import { createSession, deleteSession, sessionCookie } from "@/lib/admin/session
 import { changePassword } from "@/lib/admin/users.ts";
 import { Csrf, PageHead } from "./_layout.tsx";
 import { auditBy } from "./_audit.ts";
-import { define } from "./_page.ts";
+import { allow, defineFor } from "./_access.ts";
 import {
   AccountName,
   confirmProblem,
@@ -24,13 +24,17 @@ interface Data {
   error?: string;
 }
 
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.signedIn();
+const define = defineFor(access);
+
 /** GET shows the account; POST changes the password. */
 export const handler = define.handlers<Data>({
   GET() {
     return page({}, { title: "Your account" });
   },
   async POST(ctx) {
-    const state = ctx.state!;
+    const state = ctx.state;
     const current = ctx.body.get("current_password") ?? "";
     const next = ctx.body.get("new_password") ?? "";
     let error: string | undefined;

@@ -14,7 +14,7 @@ import { type Pagination, parseQuery } from "@/lib/http/pagination.ts";
 import { page } from "@/lib/ui/define.ts";
 import type { Workspace } from "@/lib/schemas.ts";
 import { PageHead, Time } from "./_layout.tsx";
-import { define, requireWorkspace } from "./_page.ts";
+import { allow, defineFor } from "./_access.ts";
 import { count } from "@/components/count.ts";
 
 type Shown = Omit<AuditEvent, "expires_at">;
@@ -26,10 +26,14 @@ interface Data {
   action: string;
 }
 
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.workspace({ GET: "admin" });
+const define = defineFor(access);
+
 /** GET `?action=&page=`. */
 export const handler = define.handlers<Data>({
   async GET(ctx) {
-    const workspace = requireWorkspace(ctx);
+    const workspace = ctx.workspace;
     const query = Object.fromEntries(
       Object.entries(ctx.c.req.query()).filter(([, v]) => v !== ""),
     );

@@ -2,7 +2,11 @@
  * `/admin`: the forms list is the home page.
  * @module
  */
-import { define } from "./_page.ts";
+import { allow, defineFor } from "./_access.ts";
+
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.signedIn();
+const define = defineFor(access);
 
 /** Redirects to the forms. */
 export const handler = define.handlers({

@@ -13,12 +13,10 @@ import { failedSignInFields, signIn } from "@/lib/admin/signin.ts";
 import { logger } from "@/lib/observe/log.ts";
 import { deviceCookie, readDeviceCookie } from "@/lib/admin/devices.ts";
 import { audit } from "@/lib/privacy/audit.ts";
-import { define, field } from "./_page.ts";
+import { field } from "./_page.ts";
+import { allow, defineFor } from "./_access.ts";
 import { safeAdminPath } from "./_session.ts";
 import { PasswordField } from "./_account.tsx";
-
-/** Reachable without a session. */
-export const isPublic = true;
 
 interface Data {
   email: string;
@@ -40,6 +38,10 @@ function logFailure(
 ): void {
   logger.warn("admin sign-in failed", failedSignInFields(secret, { email, ip, reason }));
 }
+
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.public();
+const define = defineFor(access);
 
 /** GET shows the form (or skips it when signed in); POST signs in. */
 export const handler = define.handlers<Data>({

@@ -13,7 +13,8 @@ import { changeMember } from "@/lib/admin/team.ts";
 import { normalizeEmail } from "@/lib/admin/users.ts";
 import { type Role, ROLES, type Workspace } from "@/lib/schemas.ts";
 import { ActionButton, Csrf, PageHead } from "./_layout.tsx";
-import { define, field, idField, type PageContext, requireWorkspace } from "./_page.ts";
+import { field, idField, type WorkspaceContext } from "./_page.ts";
+import { allow, defineFor } from "./_access.ts";
 import { auditBy } from "./_audit.ts";
 import { UnsentInvite } from "./_unsent_invite.tsx";
 
@@ -47,23 +48,23 @@ function role(value: string): Role {
   return value;
 }
 
-async function load(ctx: PageContext, workspace: Workspace) {
+async function load(ctx: WorkspaceContext, workspace: Workspace) {
   const [members, invites] = await Promise.all([
     listMembers(ctx.deps, workspace.id),
     listInvites(ctx.deps, workspace.id),
   ]);
   const mailed = accountMailGoesTo(ctx.deps.config) === "email";
-  return { workspace, members, invites, manage: ctx.state?.role === "owner", mailed };
+  return { workspace, members, invites, manage: ctx.role === "owner", mailed };
 }
 
 /** Invites; with no SMTP the link is kept for one showing to the inviter (post/redirect/get). */
 async function invite(
-  ctx: PageContext,
+  ctx: WorkspaceContext,
   workspace: Workspace,
 ): Promise<Response | PageResult<Data>> {
   const email = field(ctx.body, "email");
   const invitedRole = role(field(ctx.body, "role"));
-  const invitedBy = ctx.state!.user;
+  const invitedBy = ctx.state.user;
   let link: AccountLink;
   try {
     link = await createInvite(
@@ -91,21 +92,25 @@ async function invite(
   return ctx.redirect(`/admin/members?unsent=${token}`);
 }
 
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.workspace({ GET: "viewer", POST: "owner" });
+const define = defineFor(access);
+
 /** GET lists; POST `action` = invite | withdraw | role | remove (owners only). */
 export const handler = define.handlers<Data>({
   async GET(ctx) {
-    const workspace = requireWorkspace(ctx);
+    const workspace = ctx.workspace;
     const token = ctx.url.searchParams.get("unsent");
     const shown = token
-      ? await takeKeyReveal(ctx.deps, token, ctx.state!.user.id, workspace.id)
+      ? await takeKeyReveal(ctx.deps, token, ctx.state.user.id, workspace.id)
       : null;
     const extra = shown ? { unsent: { email: shown.name, url: shown.key } } : { gone: !!token };
     return page({ ...(await load(ctx, workspace)), ...extra }, { title: "Members" });
   },
   async POST(ctx) {
-    const workspace = requireWorkspace(ctx);
+    const workspace = ctx.workspace;
     const action = field(ctx.body, "action");
-    const state = ctx.state!;
+    const state = ctx.state;
     if (action === "invite") return await invite(ctx, workspace);
     if (action === "withdraw") {
       const email = field(ctx.body, "email");
@@ -133,7 +138,7 @@ export const handler = define.handlers<Data>({
 });
 
 function RoleSelect(
-  { id, name, value, label }: { id: string; name: string; value: Role; label: string },
+  { id, name, value, label }: { id: string; name: string; value: Role | null; label: string },
 ) {
   return (
     <>
@@ -148,6 +153,8 @@ function RoleSelect(
 /** The members table, pending invitations and the invite form. */
 export default define.page<typeof handler>(function Members({ data, csrf, state }) {
   const { workspace, members, invites, manage } = data;
+  // deno-lint-ignore formwell/role-default -- the invite form's first choice, sent by the owner
+  const inviteRole = data.role ?? "viewer";
   return (
     <>
       <PageHead
@@ -189,7 +196,7 @@ export default define.page<typeof handler>(function Members({ data, csrf, state 
                         <button type="submit" class="secondary small">Change role</button>
                       </form>
                     )
-                    : <span>{m.role}{m.instance_owner ? " (instance owner)" : ""}</span>}
+                    : <span>{m.role ?? "none"}{m.instance_owner ? " (instance owner)" : ""}</span>}
                 </td>
                 {manage && (
                   <td>
@@ -268,9 +275,7 @@ export default define.page<typeof handler>(function Members({ data, csrf, state 
             />
             <label for="invite-role">Role</label>
             <select id="invite-role" name="role" aria-describedby="invite-roles">
-              {ROLES.map((r) => (
-                <option key={r} value={r} selected={r === (data.role ?? "viewer")}>{r}</option>
-              ))}
+              {ROLES.map((r) => <option key={r} value={r} selected={r === inviteRole}>{r}</option>)}
             </select>
             <ul id="invite-roles" class="muted">
               {ROLES.map((r) => <li key={r}>{r}: {ROLE_HELP[r]}</li>)}

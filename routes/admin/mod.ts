@@ -1,7 +1,8 @@
 /**
- * The admin sub-app: mounts each page module (`define.handlers` + `define.page`) onto Hono
- * behind the admin's middleware (public-host refusal, headers, CSRF, body cap; see
- * docs/decisions/http-middleware.md).
+ * The admin sub-app: mounts every page of the generated manifest (`_routes.gen.ts`: each
+ * page at the URL its file name says) behind the admin's middleware (public-host refusal,
+ * headers, CSRF, body cap; see docs/decisions/http-middleware.md) and the access guard of
+ * its declared `access` (routes/admin/_access.ts).
  * @module
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
@@ -12,97 +13,25 @@ import { Fragment, h } from "preact";
 import type { Deps } from "@/lib/deps.ts";
 import { AppError, errors } from "@/lib/errors.ts";
 import { type AppEnv, noStore, notFound, strictPageHeaders } from "@/lib/http/http.ts";
-import { MAX_BODY_BYTES, mediaType } from "@/lib/http/body.ts";
+import { MAX_BODY_BYTES } from "@/lib/http/body.ts";
 import { paramGuard } from "@/lib/http/validation.ts";
 import { isPageResult } from "@/lib/ui/define.ts";
 import { renderDocument } from "@/lib/ui/document.tsx";
-import { csrfMatches, readSessionToken } from "@/lib/admin/sessions.ts";
-import { Layout } from "./_layout.tsx";
-import { type AdminPageModule, type PageContext, RoleRefused } from "./_page.ts";
-import { loadState, refererPage, safeAdminPath } from "./_session.ts";
-import { ErrorPage } from "./_error.tsx";
-import * as login from "./login.tsx";
-import * as logout from "./logout.ts";
-import * as home from "./index.ts";
-import * as sw from "./switch.ts";
-import * as workspaces from "./workspaces.tsx";
-import * as forms from "@/routes/admin/forms/index.tsx";
-import * as formNew from "@/routes/admin/forms/new.tsx";
-import * as formShow from "@/routes/admin/forms/[id]/index.tsx";
-import * as formEdit from "@/routes/admin/forms/[id]/edit.tsx";
-import * as formDelete from "@/routes/admin/forms/[id]/delete.tsx";
-import * as formIntegrations from "@/routes/admin/forms/[id]/integrations.tsx";
-import * as formDrafts from "@/routes/admin/forms/[id]/drafts.tsx";
-import * as subs from "@/routes/admin/forms/[id]/submissions/index.tsx";
-import * as subShow from "@/routes/admin/forms/[id]/submissions/[sid].tsx";
-import * as subExport from "@/routes/admin/forms/[id]/export.ts";
-import * as subFile from "@/routes/admin/forms/[id]/file.ts";
-import * as formImport from "@/routes/admin/forms/[id]/import.tsx";
-import * as apiKeys from "@/routes/admin/keys/index.tsx";
-import * as keyRevoke from "@/routes/admin/keys/[kid]/revoke.tsx";
-import * as members from "./members.tsx";
-import * as outbox from "./outbox.tsx";
-import * as webhooks from "@/routes/admin/webhooks/index.tsx";
-import * as webhookShow from "@/routes/admin/webhooks/[wid].tsx";
-import * as account from "./account.tsx";
-import * as invite from "@/routes/admin/invite/[token].tsx";
-import * as resetRequest from "./reset.tsx";
-import * as resetToken from "@/routes/admin/reset/[token].tsx";
-import * as privacy from "./privacy.tsx";
-import * as auditLog from "./audit.tsx";
-import * as system from "./system.tsx";
-import type { Role } from "@/lib/schemas.ts";
 import { logger } from "@/lib/observe/log.ts";
+import { Layout } from "./_layout.tsx";
+import { RoleRefused } from "./_page.ts";
+import {
+  type Access,
+  type AdminEnv,
+  checkPage,
+  guard,
+  type Method,
+  type PageEntry,
+} from "./_access.ts";
+import { refererPage } from "./_session.ts";
+import { ErrorPage } from "./_error.tsx";
+import { PAGES } from "./_routes.gen.ts";
 
-/**
- * Who may use a page. A workspace page states the least role a method needs where it differs
- * from the default (GET viewer, POST admin); the page enforces it when it loads its workspace
- * or form (routes/admin/_page.ts; roles in docs/decisions/team-roles.md). An instance page
- * (`instanceOwner`) admits instance owners only, checked here before its handler runs; anyone
- * else is refused "Only an instance owner can <instanceOwner>."
- */
-type Access = { GET?: Role; POST?: Role } | { instanceOwner: string };
-
-/** A page module bound to the router: its data type is closed over by {@linkcode mount}. */
-type Mounted = { [M in "GET" | "POST"]?: (deps: Deps, c: Context<AppEnv>) => Promise<Response> };
-
-/** Path (under /admin, Hono's `:param` syntax) to page. */
-const PAGES: [string, Mounted][] = [
-  ["/", mount(home)],
-  ["/login", mount(login)],
-  ["/logout", mount(logout, { POST: "viewer" })],
-  ["/switch", mount(sw, { POST: "viewer" })],
-  ["/workspaces", mount(workspaces, { instanceOwner: "manage workspaces" })],
-  ["/forms", mount(forms)],
-  ["/forms/new", mount(formNew, { GET: "admin" })],
-  ["/forms/:id", mount(formShow)],
-  ["/forms/:id/edit", mount(formEdit, { GET: "admin" })],
-  ["/forms/:id/delete", mount(formDelete, { GET: "admin" })],
-  ["/forms/:id/integrations", mount(formIntegrations, { GET: "admin" })],
-  ["/forms/:id/drafts", mount(formDrafts, { POST: "admin" })],
-  ["/forms/:id/submissions", mount(subs)],
-  ["/forms/:id/submissions/:sid", mount(subShow)],
-  ["/forms/:id/export.csv", mount(subExport, { GET: "admin" })],
-  ["/forms/:id/export.json", mount(subExport, { GET: "admin" })],
-  ["/forms/:id/file", mount(subFile)],
-  ["/forms/:id/import", mount(formImport, { GET: "admin" })],
-  ["/keys", mount(apiKeys, { GET: "admin" })],
-  ["/keys/:kid/revoke", mount(keyRevoke, { GET: "admin" })],
-  ["/members", mount(members, { POST: "owner" })],
-  ["/outbox", mount(outbox)],
-  ["/webhooks", mount(webhooks, { GET: "admin" })],
-  ["/webhooks/:wid", mount(webhookShow, { GET: "admin" })],
-  ["/account", mount(account, { POST: "viewer" })],
-  ["/invite/:token", mount(invite)],
-  ["/reset", mount(resetRequest)],
-  ["/reset/:token", mount(resetToken)],
-  ["/privacy", mount(privacy, { GET: "admin" })],
-  ["/audit", mount(auditLog, { GET: "admin" })],
-  ["/system", mount(system, { instanceOwner: "see the system status" })],
-];
-
-/** Admin pages whose POST may carry a file (multipart), up to MAX_UPLOAD_BYTES. */
-const UPLOAD_PATHS = [/^\/admin\/forms\/[^/]+\/import$/];
 /** The body cap of an upload page (an import file, sent once more with the confirmation). */
 const MAX_UPLOAD_BYTES = 12 * 1024 * 1024;
 
@@ -144,17 +73,25 @@ function crossSiteGuard(deps: Deps): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** The admin sub-app, mounted at `/admin`. */
-export function adminRoutes(deps: Deps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+/**
+ * The admin sub-app, mounted at `/admin`: `pages` (the generated manifest) each behind
+ * its access guard. Throws, so the server does not start, if a page declares no access.
+ */
+export function adminRoutes(deps: Deps, pages: PageEntry[] = PAGES): Hono<AppEnv> {
+  const checked = pages.map((p) => {
+    checkPage(p);
+    return p;
+  });
+  const app = new Hono<AdminEnv>();
   app.use("*", notOnPublicHost(deps));
   app.use("*", strictPageHeaders(deps.config));
   app.use("*", noStore());
   app.use("*", crossSiteGuard(deps));
-  // A page that takes a file upload (its module's `uploads`) takes a larger body.
+  // A page that takes a file upload (its access's `uploads`) takes a larger body.
+  const uploads = checked.filter((p) => p.access.uploads).map((p) => pathRegExp(p.pattern));
   app.on("POST", "*", (c, next) =>
     bodyLimit({
-      maxSize: UPLOAD_PATHS.some((re) => re.test(c.req.path)) ? MAX_UPLOAD_BYTES : MAX_BODY_BYTES,
+      maxSize: uploads.some((re) => re.test(c.req.path)) ? MAX_UPLOAD_BYTES : MAX_BODY_BYTES,
       onError: () => {
         throw errors.payloadTooLarge();
       },
@@ -164,114 +101,41 @@ export function adminRoutes(deps: Deps): Hono<AppEnv> {
   const ids = paramGuard((c) =>
     errorResponse(deps, c, new AppError(404, "not_found", "Page not found."))
   );
-  for (const [path, page] of PAGES) {
-    const { GET, POST } = page;
-    if (GET) app.get(path, ids, (c) => GET(deps, c));
-    if (POST) app.post(path, ids, (c) => POST(deps, c));
+  for (const entry of checked) {
+    for (const method of ["GET", "POST"] as const) {
+      if (!entry.handler[method]) continue;
+      app.on(method, entry.pattern, ids, guard(deps, entry, method), render(entry, method));
+    }
   }
   app.all("*", (c) => errorResponse(deps, c, new AppError(404, "not_found", "Page not found.")));
-  return app;
+  return app as unknown as Hono<AppEnv>;
 }
 
-/** Binds a page module's handlers to the router, rendering its component with their data. */
-function mount<T>(mod: AdminPageModule<T>, access: Access = {}): Mounted {
-  const bind = (method: "GET" | "POST") => {
-    const handler = mod.handler[method];
-    if (!handler) return undefined;
-    const instance = "instanceOwner" in access ? access.instanceOwner : null;
-    // An instance owner is an owner of every workspace.
-    const need = "instanceOwner" in access
-      ? "owner"
-      : access[method] ?? (method === "GET" ? "viewer" : "admin");
-    return async (deps: Deps, c: Context<AppEnv>): Promise<Response> => {
-      const ctx = await context(deps, c, mod, method, need);
-      if (ctx instanceof Response) return ctx;
-      if (instance !== null && !ctx.state?.user.owner) {
-        throw new RoleRefused(`Only an instance owner can ${instance}.`);
-      }
-      const result = await handler(ctx);
-      if (!isPageResult(result)) return result;
-      const csrf = ctx.state?.session.csrf ?? "";
-      const props = { state: ctx.state, url: ctx.url, csrf };
-      const body = mod.default ? h(mod.default, { ...props, data: result.data }) : null;
-      const html = renderDocument({
-        title: result.title ? `${result.title} · Formwell` : "Formwell",
-        body: h(Fragment, null, h(Layout, { ...props, children: body })),
-        bodyClass: "admin",
-      });
-      return c.html(html, (result.status ?? 200) as 200, result.headers);
-    };
+/** The full request path of a page's pattern (`/admin/forms/[^/]+/import`). */
+function pathRegExp(pattern: string): RegExp {
+  const parts = pattern.split("/").map((p) =>
+    p.startsWith(":") ? "[^/]+" : p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+  );
+  return new RegExp(`^/admin${parts.join("/").replace(/\/$/, "")}/?$`);
+}
+
+/** Runs the page's handler on the guard's context and renders its component with the data. */
+function render(entry: PageEntry & { access: Access }, method: Method) {
+  const handler = entry.handler[method]!;
+  return async (c: Context<AdminEnv>): Promise<Response> => {
+    const ctx = c.get("page")!;
+    const result = await handler(ctx);
+    if (!isPageResult(result)) return result;
+    const csrf = ctx.state?.session.csrf ?? "";
+    const props = { state: ctx.state, url: ctx.url, csrf };
+    const body = entry.component ? h(entry.component, { ...props, data: result.data }) : null;
+    const html = renderDocument({
+      title: result.title ? `${result.title} · Formwell` : "Formwell",
+      body: h(Fragment, null, h(Layout, { ...props, children: body })),
+      bodyClass: "admin",
+    });
+    return c.html(html, (result.status ?? 200) as 200, result.headers);
   };
-  return { GET: bind("GET"), POST: bind("POST") };
-}
-
-/** The handler's context, or the sign-in redirect when a page needs a session. */
-async function context<T>(
-  deps: Deps,
-  c: Context<AppEnv>,
-  mod: AdminPageModule<T>,
-  method: "GET" | "POST",
-  need: Role,
-): Promise<PageContext | Response> {
-  const url = new URL(c.req.url);
-  const state = await loadState(deps, readSessionToken(deps.config, c.req.header("cookie")));
-  if (!state && !mod.isPublic) {
-    // A POST-only path would be a 404 after sign-in: return to the page the form was on.
-    const back = method === "GET" ? url.pathname + url.search : refererPage(deps, c);
-    return c.redirect(back ? `/admin/login?next=${encodeURIComponent(back)}` : "/admin/login", 303);
-  }
-  const body = method === "POST" ? await readForm(c, !!mod.uploads) : new URLSearchParams();
-  if (method === "POST" && state && !csrfMatches(state.session, body.get("_csrf"))) {
-    throw new AppError(
-      403,
-      "forbidden",
-      "This form expired or came from another site. Reload the page and retry.",
-    );
-  }
-  return {
-    deps,
-    c,
-    url,
-    params: c.req.param(),
-    state,
-    body,
-    need,
-    redirect: (to, notice) => {
-      const sep = to.includes("?") ? "&" : "?";
-      return c.redirect(safeAdminPath(notice ? `${to}${sep}notice=${notice}` : to, "/admin"), 303);
-    },
-  };
-}
-
-/**
- * The posted form (the body cap is Hono's bodyLimit above). A page that takes `uploads`
- * also reads multipart: a file's text is the field's value, its name `<field>_name`.
- */
-async function readForm(c: Context<AppEnv>, uploads: boolean): Promise<URLSearchParams> {
-  const type = mediaType(c.req.header("content-type"));
-  if (uploads && type === "multipart/form-data") {
-    const out = new URLSearchParams();
-    try {
-      for (const [name, v] of await c.req.formData()) {
-        if (typeof v === "string") out.append(name, v);
-        else {
-          out.append(name, await v.text());
-          out.append(`${name}_name`, v.name);
-        }
-      }
-    } catch {
-      throw errors.badRequest("The upload could not be read.");
-    }
-    return out;
-  }
-  if (type !== "application/x-www-form-urlencoded") {
-    throw new AppError(415, "unsupported_media_type", "Send the form as a normal HTML form.");
-  }
-  try {
-    return new URLSearchParams(await c.req.text());
-  } catch {
-    throw errors.badRequest("The request body could not be read.");
-  }
 }
 
 function errorResponse(deps: Deps, c: Context<AppEnv>, err: Error): Response {

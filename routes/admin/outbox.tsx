@@ -15,7 +15,7 @@ import {
 import { ACCOUNT_OUTBOX } from "@/lib/admin/mail.ts";
 import type { Workspace } from "@/lib/schemas.ts";
 import { PageHead, Time } from "@/routes/admin/_layout.tsx";
-import { define, requireWorkspace } from "@/routes/admin/_page.ts";
+import { allow, defineFor } from "@/routes/admin/_access.ts";
 
 interface Data {
   workspace: Workspace;
@@ -27,11 +27,15 @@ interface Data {
   accountLog: EmailLogEntry[] | null;
 }
 
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.workspace({ GET: "viewer" });
+const define = defineFor(access);
+
 /** GET lists the outbox and the email log. */
 export const handler = define.handlers<Data>({
   async GET(ctx) {
-    const workspace = requireWorkspace(ctx);
-    const owner = ctx.state!.user.owner;
+    const workspace = ctx.workspace;
+    const owner = ctx.state.user.owner;
     const [mails, log, account, accountLog] = await Promise.all([
       listOutbox(ctx.deps, workspace.id),
       listEmailLog(ctx.deps, workspace.id),

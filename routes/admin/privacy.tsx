@@ -22,7 +22,8 @@ import { page } from "@/lib/ui/define.ts";
 import { writableWorkspace } from "@/lib/workspaces/suspension.ts";
 import type { Workspace } from "@/lib/schemas.ts";
 import { Csrf, PageHead, Time } from "./_layout.tsx";
-import { define, field, type PageContext, requireWorkspace } from "./_page.ts";
+import { field, type SignedInContext } from "./_page.ts";
+import { allow, defineFor } from "./_access.ts";
 import { count } from "@/components/count.ts";
 
 const MODES: Mode[] = ["live", "test"];
@@ -52,23 +53,27 @@ function defaultDays(body: URLSearchParams): number | null {
   return n;
 }
 
-function who(ctx: PageContext) {
+function who(ctx: SignedInContext) {
   return {
-    actor: `user:${ctx.state!.user.email}`,
+    actor: `user:${ctx.state.user.email}`,
     ip: clientIp(ctx.c, ctx.deps.config.trustProxy),
   };
 }
 
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.workspace({ GET: "admin", POST: "admin" });
+const define = defineFor(access);
+
 /** GET shows the forms (and `?job=`); POST `action` = preview | erase | export. */
 export const handler = define.handlers<Data>({
   async GET(ctx) {
-    const workspace = requireWorkspace(ctx);
+    const workspace = ctx.workspace;
     const jobId = ctx.url.searchParams.get("job");
     const job = jobId ? await requirePrivacyJob(ctx.deps, workspace.id, MODES, jobId) : undefined;
     return page({ workspace, email: "", job }, { title: "Privacy" });
   },
   async POST(ctx) {
-    const workspace = requireWorkspace(ctx);
+    const workspace = ctx.workspace;
     const action = field(ctx.body, "action");
     if (action === "default_retention") {
       await writableWorkspace(ctx.deps, workspace.id);

@@ -9,11 +9,9 @@ import { clientIp } from "@/lib/http/http.ts";
 import { accountMailGoesTo } from "@/lib/admin/mail.ts";
 import { requestPasswordReset } from "@/lib/admin/reset.ts";
 import { Csrf } from "./_layout.tsx";
-import { define, field } from "./_page.ts";
+import { field } from "./_page.ts";
+import { allow, defineFor } from "./_access.ts";
 import { spendSignInBudget, TOO_MANY } from "./_account.tsx";
-
-/** Reachable without a session. */
-export const isPublic = true;
 
 interface Data {
   /** Shown after a request (the fixed answer). */
@@ -42,6 +40,10 @@ const AFTER = {
     "instance owners see. Nothing was emailed: this server has no SMTP_URL. The link works " +
     "once, for 30 minutes.",
 };
+
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.public();
+const define = defineFor(access);
 
 /** GET shows the form (or the answer, after a request); POST makes a link if it can. */
 export const handler = define.handlers<Data>({

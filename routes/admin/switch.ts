@@ -5,12 +5,17 @@
  */
 import { errors } from "@/lib/errors.ts";
 import { setSessionWorkspace } from "@/lib/admin/sessions.ts";
-import { canAccess, define, field } from "./_page.ts";
+import { canAccess, field } from "./_page.ts";
+import { allow, defineFor } from "./_access.ts";
+
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.signedIn();
+const define = defineFor(access);
 
 /** POST `workspace_id` (and `next`). */
 export const handler = define.handlers({
   async POST(ctx) {
-    const state = ctx.state!;
+    const state = ctx.state;
     const id = field(ctx.body, "workspace_id");
     if (!state.workspaces.some((w) => w.id === id) || !canAccess(state, id)) {
       throw errors.notFound("Workspace not found.");

@@ -1,14 +1,19 @@
 /**
  * The last backup, the job backlog, undelivered jobs (each can be retried) and the versions
- * running (instance owners only: the router's access table, routes/admin/mod.ts).
+ * running (instance owners only: its `access`).
  * @module
  */
 import { AppError } from "@/lib/errors.ts";
 import { page } from "@/lib/ui/define.ts";
 import { retryUndelivered, type SystemStatus, systemStatus } from "@/lib/ops/system.ts";
 import { ActionButton, PageHead, Time } from "./_layout.tsx";
-import { define, field } from "./_page.ts";
+import { field } from "./_page.ts";
+import { allow, defineFor } from "./_access.ts";
 import { count } from "@/components/count.ts";
+
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.instanceOwner("see the system status");
+const define = defineFor(access);
 
 /** GET shows the status; POST `action=retry` with `job_id` enqueues an undelivered job again. */
 export const handler = define.handlers<SystemStatus>({

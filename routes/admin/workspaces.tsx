@@ -1,6 +1,6 @@
 /**
- * Every workspace, with create, plan change and suspension (instance owners only: the
- * router's access table, routes/admin/mod.ts).
+ * Every workspace, with create, plan change and suspension (instance owners only: its
+ * `access`).
  * @module
  */
 import { adminAudit } from "@/routes/admin/_audit.ts";
@@ -12,7 +12,8 @@ import { createWorkspace, listWorkspaces, updateWorkspace } from "@/lib/workspac
 import { setSessionWorkspace } from "@/lib/admin/sessions.ts";
 import { listFormIds } from "@/lib/forms/forms.ts";
 import { Csrf, PageHead, Time } from "./_layout.tsx";
-import { define, field } from "./_page.ts";
+import { field } from "./_page.ts";
+import { allow, defineFor } from "./_access.ts";
 
 interface Data {
   workspaces: Workspace[];
@@ -27,6 +28,10 @@ function plan(value: string): PlanName {
   }
   return value as PlanName;
 }
+
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.instanceOwner("manage workspaces");
+const define = defineFor(access);
 
 /** GET lists; POST `action` = create | plan | suspend | unsuspend. */
 export const handler = define.handlers<Data>({
@@ -56,7 +61,7 @@ export const handler = define.handlers<Data>({
       }
       const ws = await createWorkspace(ctx.deps, { name, plan: plan(field(ctx.body, "plan")) });
       // Whoever creates a workspace means to work in it next.
-      await setSessionWorkspace(ctx.deps, ctx.state!.token, ws.id);
+      await setSessionWorkspace(ctx.deps, ctx.state.token, ws.id);
       return ctx.redirect("/admin/forms", "workspace_created");
     }
     if (action === "plan") {

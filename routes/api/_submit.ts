@@ -25,7 +25,7 @@ import { submitContext, submitRequest } from "@/lib/submissions/submit.ts";
 import type { WriteOutcome } from "@/lib/submissions/types.ts";
 
 /** The content types a submit takes. */
-export const SUBMIT_TYPES = [
+const SUBMIT_TYPES = [
   "application/json",
   "application/x-www-form-urlencoded",
   "multipart/form-data",
@@ -131,7 +131,7 @@ export async function runSubmit(
  * 400 naming it (the most common mistake: fields at the top level, as Formspree's clients
  * send them); any other problem is the one validation formatter's 400.
  */
-export function jsonSubmitBody(
+function jsonSubmitBody(
   raw: Record<string, unknown>,
   schema: z.ZodType<SubmitBody>,
 ): SubmitBody {

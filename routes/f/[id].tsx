@@ -106,10 +106,11 @@ export const handler = define.handlers<Data>({
       return page({ form, props, lang }, {
         title: localize(form, lang).title,
         // A page holding a visitor's saved answers is never cached, and its address (the
-        // resume token) is never sent on as a referrer.
+        // resume token) never leaves as a referrer (`same-origin`: `no-referrer` would
+        // make the browser send `Origin: null` with the page's own post).
         headers: {
           ...formPageHeaders(form, deps.config),
-          ...(draft ? { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" } : {}),
+          ...(draft ? { "Cache-Control": "no-store", "Referrer-Policy": "same-origin" } : {}),
         },
         lang,
       });

@@ -7,7 +7,7 @@ import type { Deps } from "@/lib/deps.ts";
 import { captchaScriptUrl, captchaWidgetHtml } from "@/lib/forms/embed.ts";
 import type { FieldError } from "@/lib/errors.ts";
 import { randomBase62 } from "@/lib/ids.ts";
-import { allowedRedirect, thanksPath } from "@/lib/submissions/redirects.ts";
+import { allowedRedirect, thanksPath } from "@/lib/http/redirects.ts";
 import type { Form } from "@/lib/schemas.ts";
 import { localize } from "@/lib/forms/localize.ts";
 import { isRtl, pickLanguage, uiText } from "@/lib/rules/mod.ts";
@@ -91,8 +91,8 @@ export function formPageProps(deps: Deps, form: Form, state: FormPageState): Hos
     lang,
     dir: isRtl(lang) ? "rtl" : "ltr",
     optionTexts: texts.optionTexts,
-    steps: (form.steps ?? []).map((s) => ({
-      title: s.title,
+    steps: (form.steps ?? []).map((s, i) => ({
+      title: texts.stepTitles[i],
       fields: [...s.fields],
       ...(s.when !== undefined ? { when: s.when } : {}),
     })),

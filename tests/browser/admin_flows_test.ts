@@ -43,6 +43,7 @@ Deno.test({
       email: "owner@example.com",
       password: PASSWORD,
       workspaceIds: [ws.id, free.id],
+      role: "owner",
       owner: true,
     });
     const form = await createForm(env.deps, ws.id, CONTACT_FORM);

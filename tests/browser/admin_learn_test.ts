@@ -37,6 +37,7 @@ Deno.test({
       email: "owner@example.com",
       password: PASSWORD,
       workspaceIds: [ws.id],
+      role: "owner",
       owner: true,
     });
     const form = await createForm(env.deps, ws.id, {

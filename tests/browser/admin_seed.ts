@@ -56,6 +56,7 @@ export async function seedWorkspace(env: TestEnv, base: string, receiverPort: nu
     email: "owner@example.com",
     password: PASSWORD,
     workspaceIds: [ws.id],
+    role: "owner",
     owner: true,
   });
   for (const role of ["admin", "viewer"] as const) {

@@ -50,6 +50,7 @@ Deno.test({
       email: "admin@example.com",
       password: PASSWORD,
       workspaceIds: [ws.id],
+      role: "owner",
       owner: true,
     });
     // What the server saw of each POST, to check what the browser itself sends.

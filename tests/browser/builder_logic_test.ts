@@ -27,6 +27,7 @@ Deno.test({
       email: "owner@example.com",
       password: PASSWORD,
       workspaceIds: [ws.id],
+      role: "owner",
       owner: true,
     });
     const server = serveApp(env, port);
@@ -104,10 +105,13 @@ Deno.test({
         await de.getByLabel("Form title").fill("Bestellung");
         await de.getByLabel("Company name: label").fill("Firmenname");
         await de.getByLabel("customer_type: option “company”").fill("Firma");
-        await de.locator(".badge", { hasText: `${before - 3} missing` }).waitFor();
+        await de.getByLabel("Step “Company”: title").fill("Firmendaten");
+        await de.locator(".badge", { hasText: `${before - 4} missing` }).waitFor();
         await page.getByLabel("Preview language").selectOption("de");
         const preview = page.locator(".preview");
         await preview.getByText("Bestellung").waitFor();
+        await preview.getByRole("heading", { name: "Firmendaten" }).waitFor();
+        await preview.getByRole("heading", { name: "You", exact: true }).waitFor();
         await preview.getByLabel("Firma", { exact: true }).check();
         await preview.getByLabel("Firmenname").waitFor();
       });
@@ -134,6 +138,7 @@ Deno.test({
             company: { label: "Firmenname" },
             customer_type: { options: { company: "Firma" } },
           },
+          steps: { Company: "Firmendaten" },
         });
         await page.goto(`${base}/admin/forms/${formId}/edit`);
         await page.locator(".field-card", { hasText: "Company name" }).locator(".cond-summary", {

@@ -71,6 +71,7 @@ const ORDER: FormDefinition = {
   translations: {
     ar: {
       form: { title: "طلب شراء", submit: "اطلب الآن" },
+      steps: { "About you": "بياناتك", "Your order": "طلبك" },
       fields: {
         customer_type: { label: "تطلب بصفتك", options: { person: "فرد", company: "شركة" } },
         name: { label: "اسمك" },
@@ -84,6 +85,7 @@ const ORDER: FormDefinition = {
     de: {
       form: { title: "Bestellung" },
       fields: { name: { label: "Ihr Name" } },
+      steps: { "About you": "Über Sie" },
     },
   },
 };
@@ -254,6 +256,7 @@ Deno.test({
           assert.equal(await page.locator("html").getAttribute("lang"), "ar");
           assert.equal(await page.locator("html").getAttribute("dir"), "rtl");
           await page.getByRole("heading", { name: "طلب شراء" }).waitFor();
+          await page.getByRole("heading", { name: "بياناتك" }).waitFor();
           await page.getByLabel("شركة", { exact: true }).check();
           await page.getByLabel("اسم الشركة").waitFor();
           assert.equal(await overflow(page), 0, `no horizontal scrolling at ${size.width}px`);
@@ -279,6 +282,10 @@ Deno.test({
         assert.match(html, /<html lang="de"/);
         assert.match(html, /<h1>Bestellung<\/h1>/);
         assert.match(html, /Ihr Name/);
+        // Step titles too; one left untranslated shows the original.
+        assert.match(html, />Über Sie</);
+        assert.match(html, />Your order</);
+        assert.doesNotMatch(html, />About you</);
       });
 
       assert.deepEqual(problems, []);

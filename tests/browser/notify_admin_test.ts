@@ -40,6 +40,7 @@ Deno.test({
       email: "owner@example.com",
       password: PASSWORD,
       workspaceIds: [ws.id],
+      role: "owner",
       owner: true,
     });
     const form = await makeForm(env.deps, ws, CONTACT_FORM);

@@ -21,6 +21,7 @@ Deno.test("admin details - sizes, select preview, spam button, metadata, plans",
       email: "owner@example.com",
       password: PASSWORD,
       workspaceIds: [ws.id],
+      role: "owner",
       owner: true,
     });
     const cookie = await signIn(env, "owner@example.com");

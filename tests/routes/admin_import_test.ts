@@ -23,6 +23,7 @@ Deno.test("admin import - upload, preview the mapping, import, re-import nothing
       email: "owner@example.com",
       password: PASSWORD,
       workspaceIds: [ws.id],
+      role: "owner",
       owner: true,
     });
     await createUser(env.deps, {

@@ -19,6 +19,7 @@ Deno.test("admin system - owners see backups, backlog, undelivered jobs and retr
       email: "member@example.com",
       password: PASSWORD,
       workspaceIds: [ws.id],
+      role: "owner",
     });
     const member = await signIn(env, "member@example.com");
     const denied = await page(env, member, "/admin/system");

@@ -209,6 +209,7 @@ Deno.test("admin - owner-only workspace actions", async (t) => {
       email: "member@example.com",
       password: PASSWORD,
       workspaceIds: [ws.id],
+      role: "owner",
     });
     const member = await signIn(env, "member@example.com");
     const owner = await signIn(env, "owner@example.com");

@@ -34,7 +34,7 @@ Deno.test("drafts - a plain form post with _draft_id", async (t) => {
       const res = await env.request(`/f/${form.id}?resume=${encodeURIComponent(d.resume_token)}`);
       assert.equal(res.status, 200);
       assert.equal(res.headers.get("cache-control"), "no-store");
-      assert.equal(res.headers.get("referrer-policy"), "no-referrer");
+      assert.equal(res.headers.get("referrer-policy"), "same-origin");
       const html = await res.text();
       assert.match(html, /name="name"[^>]*value="Ada"/);
       assert.match(html, /value="ada@example.com"/);

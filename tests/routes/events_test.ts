@@ -212,6 +212,7 @@ Deno.test("events - steps reached by distinct sessions, in the API and the admin
         email: "owner@example.com",
         password: PASSWORD,
         workspaceIds: [ws.id],
+        role: "owner",
         owner: true,
       });
       const cookie = await signIn(env, "owner@example.com");

@@ -35,6 +35,7 @@ Deno.test("integrations tab - lists what applies, with states, and sends tests",
       email: "admin@example.com",
       password: PASSWORD,
       workspaceIds: [ws.id],
+      role: "owner",
       owner: true,
     });
     const cli = { actor: "cli" };

@@ -3,7 +3,8 @@
  * the rules module itself, server submit (and what it stores), `/validate`, the client
  * library's check on the public schema, and the generated TypeScript module (its
  * `validate` at run time, its `Data` type under a real `deno check`). All give the same
- * problems with the same messages.
+ * problems with the same messages. The hosted page runs the same table in Chromium
+ * (tests/browser/rules_cases_test.ts).
  */
 import assert from "node:assert/strict";
 import { evaluateForm } from "@/lib/rules/mod.ts";

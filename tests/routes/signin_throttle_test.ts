@@ -162,6 +162,7 @@ Deno.test("sign-in - unknown devices stay throttled per account", async () => {
       email: "other@example.com",
       password: PASSWORD,
       workspaceIds: [ws.id],
+      role: "owner",
     });
     const otherRes = await attempt(env, "other@example.com", PASSWORD, HOME);
     const otherDevice = deviceOf(otherRes);

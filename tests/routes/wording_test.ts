@@ -128,6 +128,7 @@ Deno.test("wording - plan caps say where they bite and how a plan changes", asyn
       email: "root@example.com",
       password: PASSWORD,
       workspaceIds: [free.id],
+      role: "owner",
       owner: true,
     });
 

@@ -63,5 +63,27 @@ export const DE: Catalogue = {
     another: "Eine weitere Antwort senden",
     powered: "Bereitgestellt von Formwell",
     closed: "Dieses Formular nimmt gerade keine Antworten an.",
+    draft_notice:
+      "Ihre Antworten werden beim Tippen gespeichert ({{days}} Tage lang), damit Sie später weitermachen können.",
+    draft_files: "Dateien werden nicht gespeichert: Sie wählen sie beim nächsten Mal erneut aus.",
+    draft_saving: "Wird gespeichert…",
+    draft_saved: "Gespeichert",
+    draft_offline: "Nicht gespeichert: Sie sind offline",
+    draft_error: "Nicht gespeichert",
+    draft_link: "Link zum späteren Weitermachen per E-Mail senden",
+    draft_send_link: "Link senden",
+    draft_sent: "Wir haben einen Link an {{email}} gesendet. Er gilt {{days}} Tage.",
+    draft_not_yet:
+      "Ihr Fortschritt konnte noch nicht gespeichert werden. Versuchen Sie es gleich noch einmal.",
+    draft_bad_email: "Bitte geben Sie eine gültige E-Mail-Adresse ein.",
+    draft_link_failed:
+      "Der Link konnte nicht gesendet werden. Versuchen Sie es später noch einmal.",
+    form_changed:
+      "Dieses Formular wurde geändert, seit Sie es geöffnet haben. Prüfen Sie Ihre Antworten und senden Sie es erneut.",
+    key_reused:
+      "Diese Seite hat bereits eine Antwort mit anderen Angaben gesendet. Senden Sie erneut, um diese Angaben als neue Antwort einzureichen.",
+    files_again: "Bitte wählen Sie Ihre Dateien erneut aus.",
+    went_wrong: "Etwas ist schiefgelaufen.",
+    upload_failed: "Die Datei konnte nicht hochgeladen werden.",
   },
 };

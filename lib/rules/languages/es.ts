@@ -63,5 +63,25 @@ export const ES: Catalogue = {
     another: "Enviar otra respuesta",
     powered: "Con la tecnología de Formwell",
     closed: "Este formulario no acepta respuestas en este momento.",
+    draft_notice:
+      "Sus respuestas se guardan mientras escribe (durante {{days}} días), para que pueda terminar más tarde.",
+    draft_files: "Los archivos no se guardan: los elegirá de nuevo cuando vuelva.",
+    draft_saving: "Guardando…",
+    draft_saved: "Guardado",
+    draft_offline: "No guardado: no tiene conexión",
+    draft_error: "No guardado",
+    draft_link: "Enviarme un enlace para terminar más tarde",
+    draft_send_link: "Enviar enlace",
+    draft_sent: "Enviamos un enlace a {{email}}. Es válido durante {{days}} días.",
+    draft_not_yet: "Su progreso aún no se pudo guardar. Inténtelo de nuevo en un momento.",
+    draft_bad_email: "Introduzca una dirección de correo electrónico válida.",
+    draft_link_failed: "No se pudo enviar el enlace. Inténtelo más tarde.",
+    form_changed:
+      "Este formulario cambió desde que lo abrió. Revise sus respuestas y envíelo de nuevo.",
+    key_reused:
+      "Esta página ya envió una respuesta con otros datos. Envíe de nuevo para enviar estas respuestas como una respuesta nueva.",
+    files_again: "Elija de nuevo sus archivos.",
+    went_wrong: "Algo salió mal.",
+    upload_failed: "No se pudo subir el archivo.",
   },
 };

@@ -63,5 +63,27 @@ export const FR: Catalogue = {
     another: "Envoyer une autre réponse",
     powered: "Propulsé par Formwell",
     closed: "Ce formulaire n’accepte pas de réponses pour le moment.",
+    draft_notice:
+      "Vos réponses sont enregistrées pendant la saisie (conservées {{days}} jours) : vous pourrez terminer plus tard.",
+    draft_files:
+      "Les fichiers ne sont pas enregistrés : vous les choisirez de nouveau à votre retour.",
+    draft_saving: "Enregistrement…",
+    draft_saved: "Enregistré",
+    draft_offline: "Non enregistré : vous êtes hors ligne",
+    draft_error: "Non enregistré",
+    draft_link: "M’envoyer un lien pour terminer plus tard",
+    draft_send_link: "Envoyer le lien",
+    draft_sent: "Nous avons envoyé un lien à {{email}}. Il est valable {{days}} jours.",
+    draft_not_yet:
+      "Votre progression n’a pas encore pu être enregistrée. Réessayez dans un instant.",
+    draft_bad_email: "Veuillez saisir une adresse e-mail valide.",
+    draft_link_failed: "Le lien n’a pas pu être envoyé. Réessayez plus tard.",
+    form_changed:
+      "Ce formulaire a changé depuis que vous l’avez ouvert. Vérifiez vos réponses et envoyez-le de nouveau.",
+    key_reused:
+      "Cette page a déjà envoyé une réponse avec d’autres valeurs. Envoyez de nouveau pour soumettre ces réponses comme une nouvelle réponse.",
+    files_again: "Choisissez de nouveau vos fichiers.",
+    went_wrong: "Une erreur s’est produite.",
+    upload_failed: "Le fichier n’a pas pu être envoyé.",
   },
 };

@@ -15,7 +15,7 @@ import { setFormRetention } from "@/lib/privacy/settings.ts";
 import { type Form, STORE_IP_POLICIES, type StoreIpPolicy } from "@/lib/schemas.ts";
 import { writableWorkspace } from "@/lib/workspaces/suspension.ts";
 import { Csrf, Time } from "@/routes/admin/_layout.tsx";
-import { field, type PageContext } from "@/routes/admin/_page.ts";
+import { field, type SignedInContext } from "@/routes/admin/_page.ts";
 
 /** What the overview shows of retention (lib/privacy/retention.ts retentionSummary). */
 export interface RetentionView {
@@ -34,7 +34,7 @@ function retentionOf(body: URLSearchParams): number | null {
 }
 
 /** Saves the posted privacy settings of `form` (POST `action=privacy`). */
-export async function savePrivacy(ctx: PageContext, form: Form): Promise<void> {
+export async function savePrivacy(ctx: SignedInContext, form: Form): Promise<void> {
   const days = retentionOf(ctx.body);
   const ip = field(ctx.body, "store_ip") as StoreIpPolicy;
   if (!STORE_IP_POLICIES.includes(ip)) throw errors.badRequest("Choose how to store IP addresses.");
@@ -42,7 +42,7 @@ export async function savePrivacy(ctx: PageContext, form: Form): Promise<void> {
   // A suspended workspace is read-only (setFormRetention alone does not check it).
   await writableWorkspace(ctx.deps, form.workspace_id);
   const who = {
-    actor: `user:${ctx.state!.user.email}`,
+    actor: `user:${ctx.state.user.email}`,
     ip: clientIp(ctx.c, ctx.deps.config.trustProxy),
   };
   const now = privacyOf(form);

@@ -6,17 +6,22 @@ import { type FormSummary, listFormSummaries } from "@/lib/admin/forms.ts";
 import { page } from "@/lib/ui/define.ts";
 import type { Workspace } from "@/lib/schemas.ts";
 import { PageHead, Time } from "@/routes/admin/_layout.tsx";
-import { define, may } from "@/routes/admin/_page.ts";
+import { may } from "@/routes/admin/_page.ts";
+import { allow, defineFor } from "@/routes/admin/_access.ts";
 
 interface Data {
   workspace: Workspace | null;
   forms: FormSummary[];
 }
 
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.signedIn();
+const define = defineFor(access);
+
 /** GET only. */
 export const handler = define.handlers<Data>({
   async GET(ctx) {
-    const workspace = ctx.state!.workspace;
+    const workspace = ctx.state.workspace;
     const forms = workspace ? await listFormSummaries(ctx.deps, workspace.id) : [];
     return page({ workspace, forms }, { title: "Forms" });
   },

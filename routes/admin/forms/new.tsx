@@ -8,7 +8,7 @@ import { page } from "@/lib/ui/define.ts";
 import { AppError } from "@/lib/errors.ts";
 import { createForm } from "@/lib/forms/forms.ts";
 import { PageHead } from "@/routes/admin/_layout.tsx";
-import { define, requireWorkspace } from "@/routes/admin/_page.ts";
+import { allow, defineFor } from "@/routes/admin/_access.ts";
 import { type EditorData, FormEditor, refusedEditor } from "./_editor.tsx";
 
 const STARTER: EditorData["def"] = {
@@ -22,16 +22,20 @@ const STARTER: EditorData["def"] = {
   accepting: true,
 };
 
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.workspace({ GET: "admin", POST: "admin" });
+const define = defineFor(access);
+
 /** GET shows the editor with a starter field set; POST creates. */
 export const handler = define.handlers<EditorData>({
   GET(ctx) {
-    requireWorkspace(ctx);
+    ctx.workspace;
     return page({ def: STARTER, hasSecret: false }, {
       title: "New form",
     });
   },
   async POST(ctx) {
-    const ws = requireWorkspace(ctx);
+    const ws = ctx.workspace;
     const { def, problems } = definitionFromPost(ctx.body, null, STARTER.fields ?? []);
     const refuse = (details: string[]) =>
       page(

@@ -11,7 +11,8 @@ import { findUserByEmail } from "@/lib/admin/users.ts";
 import { getWorkspace } from "@/lib/workspaces/workspaces.ts";
 import type { Role } from "@/lib/schemas.ts";
 import { Csrf } from "@/routes/admin/_layout.tsx";
-import { define, type PageContext } from "@/routes/admin/_page.ts";
+import { type PageContext } from "@/routes/admin/_page.ts";
+import { allow, defineFor } from "@/routes/admin/_access.ts";
 import {
   AccountName,
   type LinkData,
@@ -19,9 +20,6 @@ import {
   NewPasswordFields,
   PasswordField,
 } from "@/routes/admin/_account.tsx";
-
-/** Reachable without a session (the invitee may have no account yet). */
-export const isPublic = true;
 
 /** What an invitation offers. */
 interface Offer {
@@ -40,6 +38,10 @@ async function offer(ctx: PageContext): Promise<LinkData<Offer>> {
   const existing = (await findUserByEmail(ctx.deps, email)) !== null;
   return { email, role, workspace: ws.name, existing };
 }
+
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.public();
+const define = defineFor(access);
 
 /** GET shows the invitation; POST accepts it (a new account sets its password). */
 export const handler = linkHandlers<Offer>({

@@ -16,7 +16,8 @@ import { storeKeyReveal, takeKeyReveal } from "@/lib/admin/key_reveal.ts";
 import { Csrf, PageHead, Time } from "@/routes/admin/_layout.tsx";
 import { PlanNote } from "@/routes/admin/_plan.tsx";
 import { SecretReveal } from "@/routes/admin/_reveal.tsx";
-import { define, field, requireWorkspace } from "@/routes/admin/_page.ts";
+import { field } from "@/routes/admin/_page.ts";
+import { allow, defineFor } from "@/routes/admin/_access.ts";
 import { count } from "@/components/count.ts";
 
 interface Data {
@@ -35,19 +36,23 @@ const SCOPE_HELP: Record<Scope, string> = {
     "read, plus delete submissions, create and change forms, manage webhooks, erase by person, read the audit log",
 };
 
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.workspace({ GET: "admin", POST: "admin" });
+const define = defineFor(access);
+
 /** GET lists; POST creates. */
 export const handler = define.handlers<Data>({
   async GET(ctx) {
-    const workspace = requireWorkspace(ctx);
+    const workspace = ctx.workspace;
     const keys = await listApiKeys(ctx.deps, workspace.id);
     const token = ctx.url.searchParams.get("created");
     if (!token) return page({ workspace, keys }, { title: "API keys" });
-    const shown = await takeKeyReveal(ctx.deps, token, ctx.state!.user.id, workspace.id);
+    const shown = await takeKeyReveal(ctx.deps, token, ctx.state.user.id, workspace.id);
     const created = shown ? { name: shown.name, key: shown.key } : undefined;
     return page({ workspace, keys, created, gone: !shown }, { title: "API keys" });
   },
   async POST(ctx) {
-    const workspace = requireWorkspace(ctx);
+    const workspace = ctx.workspace;
     const scopes = ctx.body.getAll("scopes").filter((s): s is Scope =>
       (SCOPES as readonly string[]).includes(s)
     );
@@ -68,7 +73,7 @@ export const handler = define.handlers<Data>({
         scopes,
       });
       const token = await storeKeyReveal(ctx.deps, {
-        session_user: ctx.state!.user.id,
+        session_user: ctx.state.user.id,
         workspace_id: workspace.id,
         name: created.name,
         key: created.key,

@@ -8,7 +8,8 @@ import { completePasswordReset, findReset, RESET_GONE } from "@/lib/admin/reset.
 import { sessionCookie } from "@/lib/admin/sessions.ts";
 import { clientIp } from "@/lib/http/http.ts";
 import { Csrf } from "@/routes/admin/_layout.tsx";
-import { define, type PageContext } from "@/routes/admin/_page.ts";
+import { type PageContext } from "@/routes/admin/_page.ts";
+import { allow, defineFor } from "@/routes/admin/_access.ts";
 import {
   AccountName,
   type LinkData,
@@ -16,13 +17,14 @@ import {
   NewPasswordFields,
 } from "@/routes/admin/_account.tsx";
 
-/** Reachable without a session. */
-export const isPublic = true;
-
 async function current(ctx: PageContext): Promise<LinkData<{ email: string }>> {
   const found = await findReset(ctx.deps, ctx.params.token ?? "");
   return found ? { email: found.user.value.email } : { gone: true };
 }
+
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.public();
+const define = defineFor(access);
 
 /** GET shows the form; POST sets the password. */
 export const handler = linkHandlers<{ email: string }>({

@@ -15,23 +15,28 @@ import { resendDelivery, sendTestEvent } from "@/lib/notify/manual.ts";
 import { assertNotSuspended } from "@/lib/workspaces/suspension.ts";
 import { auditBy } from "@/routes/admin/_audit.ts";
 import { ActionButton, PageHead, Time } from "@/routes/admin/_layout.tsx";
-import { define, field, idField, requireWorkspace } from "@/routes/admin/_page.ts";
+import { field, idField } from "@/routes/admin/_page.ts";
+import { allow, defineFor } from "@/routes/admin/_access.ts";
 
 interface Data {
   hook: WebhookView;
   events: EventDeliveries[];
 }
 
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.workspace({ GET: "admin", POST: "admin" });
+const define = defineFor(access);
+
 /** GET shows the log; POST resends a delivery or sends a test event. */
 export const handler = define.handlers<Data>({
   async GET(ctx) {
-    const workspace = requireWorkspace(ctx);
+    const workspace = ctx.workspace;
     const e = await requireWebhook(ctx.deps, workspace.id, ctx.params.wid ?? "");
     const events = groupByEvent(await listDeliveries(ctx.deps, e.value.id), e.value.enabled);
     return page({ hook: webhookView(e.value), events }, { title: "Webhook deliveries" });
   },
   async POST(ctx) {
-    const workspace = requireWorkspace(ctx);
+    const workspace = ctx.workspace;
     assertNotSuspended(workspace);
     const id = ctx.params.wid ?? "";
     const action = field(ctx.body, "action");

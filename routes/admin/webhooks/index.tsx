@@ -30,13 +30,8 @@ import type { Workspace } from "@/lib/schemas.ts";
 import { auditBy } from "@/routes/admin/_audit.ts";
 import { ActionButton, Csrf, PageHead, Time } from "@/routes/admin/_layout.tsx";
 import { SecretReveal } from "@/routes/admin/_reveal.tsx";
-import {
-  define,
-  field,
-  idField,
-  type PageContext,
-  requireWorkspace,
-} from "@/routes/admin/_page.ts";
+import { field, idField, type PageContext, type SignedInContext } from "@/routes/admin/_page.ts";
+import { allow, defineFor } from "@/routes/admin/_access.ts";
 
 interface Data {
   workspace: Workspace;
@@ -86,9 +81,9 @@ async function load(ctx: PageContext, workspace: Workspace, extra: Partial<Data>
 }
 
 /** Stores a secret for one showing and redirects to it (post/redirect/get). */
-async function reveal(ctx: PageContext, workspace: Workspace, url: string, secret: string) {
+async function reveal(ctx: SignedInContext, workspace: Workspace, url: string, secret: string) {
   const token = await storeKeyReveal(ctx.deps, {
-    session_user: ctx.state!.user.id,
+    session_user: ctx.state.user.id,
     workspace_id: workspace.id,
     name: url,
     key: secret,
@@ -96,18 +91,22 @@ async function reveal(ctx: PageContext, workspace: Workspace, url: string, secre
   return ctx.redirect(`/admin/webhooks?secret=${token}`);
 }
 
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.workspace({ GET: "admin", POST: "admin" });
+const define = defineFor(access);
+
 /** GET lists; POST creates or changes one endpoint (`action`). */
 export const handler = define.handlers<Data>({
   async GET(ctx) {
-    const workspace = requireWorkspace(ctx);
+    const workspace = ctx.workspace;
     const token = ctx.url.searchParams.get("secret");
     if (!token) return page(await load(ctx, workspace), { title: "Webhooks" });
-    const shown = await takeKeyReveal(ctx.deps, token, ctx.state!.user.id, workspace.id);
+    const shown = await takeKeyReveal(ctx.deps, token, ctx.state.user.id, workspace.id);
     const extra = shown ? { revealed: { url: shown.name, secret: shown.key } } : { gone: true };
     return page(await load(ctx, workspace, extra), { title: "Webhooks" });
   },
   async POST(ctx) {
-    const workspace = requireWorkspace(ctx);
+    const workspace = ctx.workspace;
     const action = field(ctx.body, "action");
     const id = idField(ctx.body, "id", "Webhook not found.");
     const draft: Draft = {

@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
-import { atLeast, roleIn, withMembership } from "@/lib/admin/members.ts";
+import {
+  atLeast,
+  listMembers,
+  roleIn,
+  setMemberRole,
+  withMembership,
+} from "@/lib/admin/members.ts";
+import { createUser } from "@/lib/admin/users.ts";
+import { keys } from "@/lib/kv/keys.ts";
 import type { User } from "@/lib/schemas.ts";
+import { makeWorkspace, testEnv } from "@/tests/helpers.ts";
 
 const base: User = {
   id: "usr_1",
@@ -43,4 +52,26 @@ Deno.test("members - roles", async (t) => {
     assert.ok(!atLeast("viewer", "admin") && !atLeast("admin", "owner"));
     assert.ok(!atLeast(null, "viewer"));
   });
+});
+
+Deno.test("members - a member with no stored role is listed with none, and can be given one", async () => {
+  const env = await testEnv();
+  try {
+    const ws = await makeWorkspace(env.deps, "starter");
+    const user = await createUser(env.deps, {
+      email: "bare@example.com",
+      password: "correct horse battery",
+      workspaceIds: [ws.id],
+      role: "viewer",
+    });
+    await env.deps.kv.set(keys.user(user.id), { ...user, roles: {} });
+    const [listed] = await listMembers(env.deps, ws.id);
+    assert.equal(listed.role, null);
+    const before = await setMemberRole(env.deps, ws.id, user.id, "admin", { actor: "test" });
+    assert.equal(before, null);
+    const stored = await env.deps.kv.get<User>(keys.user(user.id));
+    assert.equal(roleIn(stored.value!, ws.id), "admin");
+  } finally {
+    env.close();
+  }
 });

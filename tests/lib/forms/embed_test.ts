@@ -122,10 +122,15 @@ Deno.test("embed - the plain HTML snippet", async (t) => {
 });
 
 Deno.test("embed - the admin's snippets never pin a schema version", async (t) => {
-  const f = form({ schema_version: 7 });
+  const f = form({ schema_version: 7, translations: { de: {} } });
   const s = embedSnippets(f, "https://forms.example");
   await t.step("no snippet carries the version number", () => {
-    for (const [name, text] of Object.entries(s)) {
+    const { htmlIn, ...rest } = s;
+    const texts = {
+      ...rest,
+      ...Object.fromEntries(Object.entries(htmlIn).map(([l, t]) => [`html ${l}`, t])),
+    };
+    for (const [name, text] of Object.entries(texts)) {
       assert.doesNotMatch(text, /schema_version"?\s*[:=]\s*\d|_schema_version/, name);
       assert.doesNotMatch(text, /\b7\b/, name);
     }
@@ -143,5 +148,44 @@ Deno.test("embed - the admin's snippets never pin a schema version", async (t) =
     assert.match(s.fetch, /fetch\("https:\/\/forms\.example\/api\/v1\/forms\/p\/fEmbed123"\)/);
     assert.match(s.fetch, /schema_version: version/);
     assert.ok(s.fetch.indexOf("/forms/p/") < s.fetch.indexOf("async function send"));
+  });
+});
+
+Deno.test("embed - the snippet speaks the form's languages", async (t) => {
+  const f = form({
+    default_language: "de",
+    translations: {
+      fr: {
+        form: { submit: "Envoyer la demande" },
+        fields: { name: { label: "Votre nom" }, topic: { options: { c: "Cé" } } },
+      },
+      ar: { fields: { name: { label: "اسمك" } } },
+    },
+  });
+  await t.step("the default language: the prompt and button in it, no lang attribute", () => {
+    const html = embedSnippet(f, "https://forms.example.com");
+    assert.match(html, /<option value="">Bitte wählen…<\/option>/);
+    assert.match(html, /<button type="submit">Senden<\/button>/);
+    assert.doesNotMatch(html, /Choose…/);
+    assert.doesNotMatch(html, /<form[^>]* lang=/);
+  });
+  await t.step("another language: its texts, words and lang", () => {
+    const html = embedSnippet(f, "https://forms.example.com", "fr");
+    assert.match(html, /<form [^>]*lang="fr">/);
+    assert.match(html, /<option value="">Choisir…<\/option>/);
+    assert.match(html, />Votre nom </);
+    // The option's value never changes, only its text.
+    assert.match(html, /<option value="c">Cé<\/option>/);
+    assert.match(html, /<button type="submit">Envoyer la demande<\/button>/);
+  });
+  await t.step("right to left where the language is", () => {
+    const html = embedSnippet(f, "https://forms.example.com", "ar");
+    assert.match(html, /<form [^>]*lang="ar" dir="rtl">/);
+    assert.match(html, /اسمك/);
+  });
+  await t.step("the admin shows one snippet per other language", () => {
+    const s = embedSnippets(f, "https://forms.example.com");
+    assert.deepEqual(Object.keys(s.htmlIn), ["ar", "fr"]);
+    assert.match(s.htmlIn.fr, /Votre nom/);
   });
 });

@@ -13,6 +13,7 @@ import type { Form } from "@/lib/schemas.ts";
 import { makeForm, makeWorkspace, type TestEnv, testEnv } from "@/tests/helpers.ts";
 import { assertCountersExact, recordsOf } from "@/tests/recount.ts";
 import { IMPORT_FORM, SAMPLES } from "./_support.ts";
+import { listSubmissions, submissionListQuerySchema } from "@/lib/submissions/query.ts";
 
 async function run(env: TestEnv, form: Form, format: ImportFormat) {
   const text = await Deno.readTextFile(`${SAMPLES}${format === "csv" ? "generic" : format}.csv`);
@@ -62,6 +63,15 @@ Deno.test("import - formspree sample", async () => {
       hits.push(e.key.at(-1));
     }
     assert.deepEqual(hits, [subs[1].id]);
+    // Search finds imported rows by their words and addresses, newest number first.
+    for (
+      const [search, want] of [["ada@example.com", [subs[1].id]], ["lovelace quote", [subs[1].id]]]
+    ) {
+      const q = submissionListQuerySchema.parse({ search });
+      const found = await listSubmissions(env.deps, form, "live", q);
+      assert.deepEqual(found.submissions.map((s) => s.id), want, String(search));
+      assert.equal(found.pagination.total, want.length);
+    }
 
     const again = await run(env, form, "formspree");
     assert.deepEqual([again.imported, again.skipped], [0, 5]);

@@ -10,6 +10,8 @@ import { loadConfig } from "@/lib/config.ts";
 import { AppError } from "@/lib/errors.ts";
 import { createBackup, lastBackup } from "@/lib/ops/backup.ts";
 import { restoreBackup } from "@/lib/ops/restore.ts";
+import { listSubmissions, submissionListQuerySchema } from "@/lib/submissions/query.ts";
+import { assertCountersExact } from "@/tests/recount.ts";
 import { listTar } from "@/lib/ops/tar.ts";
 import { createJobs } from "@/lib/runtime.ts";
 import { createStorage } from "@/lib/uploads/storage/mod.ts";
@@ -60,6 +62,8 @@ for (const source of ["file", "memory"] as const) {
           "webhooks",
           "audit",
           "upload_grants",
+          "words",
+          "word_counts",
         ]
       ) {
         assert.ok(prefixes.has(k), `the instance holds ${k}`);
@@ -68,6 +72,11 @@ for (const source of ["file", "memory"] as const) {
       const r = await restoreInto(dir, out);
       try {
         assert.deepStrictEqual(await allEntries(r.kv), before);
+        // The search index came with it: the restored instance finds by it at once.
+        const q = submissionListQuerySchema.parse({ search: p.ids[1] });
+        const found = await listSubmissions({ kv: r.kv, now: Date.now }, p.form, "live", q);
+        assert.deepEqual(found.submissions.map((s) => s.id), [p.ids[1]]);
+        await assertCountersExact(r.kv, p.form.id, "live");
         assert.equal(r.result.entries, before.length);
         assert.equal(r.result.files, 1);
         // A KV file's queue (jobs no runner took yet) is enqueued again.

@@ -20,6 +20,7 @@ import {
   testEnv,
 } from "@/tests/helpers.ts";
 import { assertCountersExact, recordsOf } from "@/tests/recount.ts";
+import { listSubmissions, submissionListQuerySchema } from "@/lib/submissions/query.ts";
 
 const LIMITS = JSON.stringify({ submit: 100_000, workspace: 100_000 });
 
@@ -197,6 +198,16 @@ Deno.test("privacy erase - removes every match across forms and modes of the key
     const live2 = (await recordsOf(env.deps.kv, f2.id, "live")).map((s) => s.id);
     assert.deepEqual(live1, []);
     assert.deepEqual(live2, [kept[1]]);
+    // Search no longer finds the person's submissions: by address, nor by its words; only
+    // the kept one whose text field mentions the address.
+    for (const [f, want] of [[f1, []], [f2, [kept[1]]]] as const) {
+      for (const search of ["ada@example.com", "ada"]) {
+        const q = submissionListQuerySchema.parse({ search });
+        const r = await listSubmissions(env.deps, f, "live", q);
+        assert.deepEqual(r.submissions.map((s) => s.id), want, `${f.id} ${search}`);
+        assert.equal(r.pagination.total, want.length);
+      }
+    }
     assert.equal((await recordsOf(env.deps.kv, f1.id, "test"))[0].id, testMode);
     assert.equal((await recordsOf(env.deps.kv, f3.id, "live"))[0].id, otherWs);
     for (const f of [f1, f2]) {

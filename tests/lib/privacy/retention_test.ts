@@ -8,6 +8,7 @@ import { nextRemoval } from "@/lib/privacy/settings.ts";
 import { fileKey } from "@/lib/uploads/grants.ts";
 import { contactData, makeForm, makeWorkspace, postJson, testEnv } from "@/tests/helpers.ts";
 import { assertCountersExact, recordsOf } from "@/tests/recount.ts";
+import { listSubmissions, submissionListQuerySchema } from "@/lib/submissions/query.ts";
 import {
   FILES_FORM,
   grantFor,
@@ -76,6 +77,8 @@ Deno.test("retention - deletes exactly the expired submissions and their files a
     );
     await assertCountersExact(deps.kv, form.id, "live");
     for (const id of oldIds) {
+      const q = submissionListQuerySchema.parse({ search: id });
+      assert.equal((await listSubmissions(deps, form, "live", q)).pagination.total, 0);
       assert.equal((await deps.kv.get(keys.submission(form.id, id))).value, null);
     }
     // Files are removed by the delete_files jobs the deletes enqueued (both processes').

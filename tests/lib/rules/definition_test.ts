@@ -1,7 +1,7 @@
 /**
  * Definitions with bad logic are refused before they are stored, each problem at its
  * path: invalid expressions, unknown operators, unknown fields, circles, bad defaults,
- * steps naming unknown fields, translations of unknown fields or options.
+ * steps naming unknown fields, translations of unknown fields, options or step titles.
  */
 import assert from "node:assert/strict";
 import { parseFormDefinition } from "@/lib/forms/forms.ts";
@@ -108,6 +108,16 @@ Deno.test("definition - bad logic is named with its path", async (t) => {
       );
     },
   );
+  await t.step("translations of unknown step titles", () => {
+    assert.deepEqual(
+      problems({
+        fields: BASE,
+        steps: [{ title: "One", fields: ["kind"] }],
+        translations: { de: { steps: { One: "Eins", Two: "Zwei" } } },
+      }).filter((p) => p.startsWith("translations")),
+      ["translations.de.steps.Two: 'Two' is not the title of a step"],
+    );
+  });
   await t.step("translations of unknown fields and options; language codes", () => {
     assert.deepEqual(
       problems({

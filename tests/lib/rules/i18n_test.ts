@@ -82,7 +82,7 @@ Deno.test("i18n - messages", async (t) => {
         }
       }
       for (const id of Object.keys(UI_EN) as (keyof typeof UI_EN)[]) {
-        const params = { n: 1, total: 2, mark: "*", form: "F" };
+        const params = { n: 1, total: 2, mark: "*", form: "F", days: 30, email: "a@b.c" };
         assert.ok(!uiText(lang, id, params).includes("{{"), `${lang} ui.${id}`);
       }
     }

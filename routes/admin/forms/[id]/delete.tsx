@@ -9,7 +9,9 @@ import { deleteForm } from "@/lib/forms/manage.ts";
 import type { Form } from "@/lib/schemas.ts";
 import { submissionCounts } from "@/lib/admin/forms.ts";
 import { Csrf, FormTabs, PageHead } from "@/routes/admin/_layout.tsx";
-import { define, field, requireForm } from "@/routes/admin/_page.ts";
+import { field } from "@/routes/admin/_page.ts";
+import type { FormContext } from "@/routes/admin/_page.ts";
+import { allow, defineFor } from "@/routes/admin/_access.ts";
 import { count } from "@/components/count.ts";
 
 interface Data {
@@ -19,14 +21,18 @@ interface Data {
   error?: string;
 }
 
-async function load(ctx: Parameters<typeof requireForm>[0], error?: string): Promise<Data> {
-  const form = await requireForm(ctx);
+async function load(ctx: FormContext, error?: string): Promise<Data> {
+  const form = ctx.form;
   const [live, test] = await Promise.all([
     submissionCounts(ctx.deps, form.id, "live"),
     submissionCounts(ctx.deps, form.id, "test"),
   ]);
   return { form, submissions: live.all + test.all, error };
 }
+
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.form({ GET: "admin", POST: "admin" });
+const define = defineFor(access);
 
 /** GET asks for the form's name; POST deletes when it matches. */
 export const handler = define.handlers<Data>({
@@ -35,7 +41,7 @@ export const handler = define.handlers<Data>({
     return page(data, { title: `Delete ${data.form.name}?` });
   },
   async POST(ctx) {
-    const form = await requireForm(ctx);
+    const form = ctx.form;
     if (field(ctx.body, "confirm_name") !== form.name.trim()) {
       const data = await load(ctx, "The name does not match; nothing was deleted.");
       return page(data, { title: `Delete ${form.name}?`, status: 400 });

@@ -15,7 +15,8 @@ import type { Form } from "@/lib/schemas.ts";
 import { writableWorkspace } from "@/lib/workspaces/suspension.ts";
 import { auditBy } from "@/routes/admin/_audit.ts";
 import { ActionButton, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
-import { define, field, may, requireForm } from "@/routes/admin/_page.ts";
+import { field, may } from "@/routes/admin/_page.ts";
+import { allow, defineFor } from "@/routes/admin/_access.ts";
 
 interface Data {
   form: Form;
@@ -27,10 +28,14 @@ interface Data {
 /** Drafts shown at most (the newest). */
 const SHOWN = 100;
 
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.form({ GET: "viewer", POST: "admin" });
+const define = defineFor(access);
+
 /** GET lists (`?open=<id>` shows one draft's values, audited); POST deletes one (admins). */
 export const handler = define.handlers<Data>({
   async GET(ctx) {
-    const form = await requireForm(ctx);
+    const form = ctx.form;
     const list = await listDrafts(ctx.deps, form, "live", { page: 1, limit: SHOWN });
     const openId = ctx.url.searchParams.get("open");
     const d = openId ? await getDraft(ctx.deps, form, openId) : null;
@@ -51,7 +56,7 @@ export const handler = define.handlers<Data>({
     }, { title: `${form.name}: drafts` });
   },
   async POST(ctx) {
-    const form = await requireForm(ctx);
+    const form = ctx.form;
     await writableWorkspace(ctx.deps, form.workspace_id);
     if (field(ctx.body, "action") !== "delete") {
       throw new AppError(400, "bad_request", "Unknown action.");

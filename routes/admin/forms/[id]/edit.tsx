@@ -10,7 +10,7 @@ import { AppError } from "@/lib/errors.ts";
 import { raisesSchemaVersion, updateForm } from "@/lib/forms/forms.ts";
 import type { Form } from "@/lib/schemas.ts";
 import { FormTabs, PageHead } from "@/routes/admin/_layout.tsx";
-import { define, requireForm } from "@/routes/admin/_page.ts";
+import { allow, defineFor } from "@/routes/admin/_access.ts";
 import { type EditorData, FormEditor, refusedEditor } from "@/routes/admin/forms/_editor.tsx";
 
 interface Data extends EditorData {
@@ -35,15 +35,19 @@ function editorDef(form: Form): EditorData["def"] {
   };
 }
 
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.form({ GET: "admin", POST: "admin" });
+const define = defineFor(access);
+
 /** GET shows the editor; POST saves. */
 export const handler = define.handlers<Data>({
-  async GET(ctx) {
-    const form = await requireForm(ctx);
+  GET(ctx) {
+    const form = ctx.form;
     const data: Data = { form, def: editorDef(form), hasSecret: Boolean(form.captcha?.secret) };
     return page(data, { title: `Edit ${form.name}` });
   },
   async POST(ctx) {
-    const form = await requireForm(ctx);
+    const form = ctx.form;
     const { def, problems } = definitionFromPost(ctx.body, form, form.fields);
     const refuse = (details: string[]) => {
       const hasSecret = Boolean(form.captcha?.secret);

@@ -11,7 +11,11 @@ import { isPlausibleSubmissionId } from "@/lib/submissions/query.ts";
 import { DOWNLOAD_TTL_SEC } from "@/lib/uploads/downloads.ts";
 import { fileKey, type UploadGrant } from "@/lib/uploads/grants.ts";
 import { previewResponse } from "@/lib/uploads/preview.ts";
-import { define, requireForm } from "@/routes/admin/_page.ts";
+import { allow, defineFor } from "@/routes/admin/_access.ts";
+
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.form({ GET: "viewer" });
+const define = defineFor(access);
 
 /**
  * GET `?sub=<id>&path=<path>` redirects to the signed download; with `&preview=1` it
@@ -19,7 +23,7 @@ import { define, requireForm } from "@/routes/admin/_page.ts";
  */
 export const handler = define.handlers({
   async GET(ctx) {
-    const form = await requireForm(ctx);
+    const form = ctx.form;
     const subId = ctx.url.searchParams.get("sub") ?? "";
     const path = ctx.url.searchParams.get("path") ?? "";
     const notFound = () => errors.notFound("File not found.");

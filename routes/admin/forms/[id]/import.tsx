@@ -12,7 +12,8 @@ import { importFile } from "@/lib/imports/mod.ts";
 import { type BadRow, type ImportRow, type Mapping, readImport } from "@/lib/imports/rows.ts";
 import type { Form } from "@/lib/schemas.ts";
 import { Csrf, FormTabs, PageHead } from "@/routes/admin/_layout.tsx";
-import { define, field, type PageContext, requireForm } from "@/routes/admin/_page.ts";
+import { field, type PageContext } from "@/routes/admin/_page.ts";
+import { allow, defineFor } from "@/routes/admin/_access.ts";
 import { auditBy } from "@/routes/admin/_audit.ts";
 import { count } from "@/components/count.ts";
 
@@ -75,14 +76,18 @@ async function step(ctx: PageContext, form: Form): Promise<Data> {
   };
 }
 
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.form({ GET: "admin", POST: "admin" }, { uploads: true });
+const define = defineFor(access);
+
 /** GET shows the upload; POST previews or imports. */
 export const handler = define.handlers<Data>({
-  async GET(ctx) {
-    const form = await requireForm(ctx);
+  GET(ctx) {
+    const form = ctx.form;
     return page({ form, format: "csv" }, { title: `Import into ${form.name}` });
   },
   async POST(ctx) {
-    const form = await requireForm(ctx);
+    const form = ctx.form;
     try {
       return page(await step(ctx, form), { title: `Import into ${form.name}` });
     } catch (err) {
@@ -94,7 +99,6 @@ export const handler = define.handlers<Data>({
 });
 
 /** Marks this page as one taking a file upload (multipart). */
-export const uploads = true;
 
 function Upload({ data, csrf }: { data: Data; csrf: string }) {
   return (

@@ -18,7 +18,8 @@ import { Island } from "@/lib/ui/island.tsx";
 import { count, plural } from "@/components/count.ts";
 import { getWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { Csrf, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
-import { define, may, requireForm } from "@/routes/admin/_page.ts";
+import { may } from "@/routes/admin/_page.ts";
+import { allow, defineFor } from "@/routes/admin/_access.ts";
 import { retentionSummary } from "@/lib/privacy/retention.ts";
 import { PrivacySection, type RetentionView, savePrivacy } from "@/routes/admin/forms/_privacy.tsx";
 import { StepReachTable } from "@/routes/admin/forms/_step_reach.tsx";
@@ -32,10 +33,14 @@ interface Data {
   retention: RetentionView;
 }
 
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.form({ GET: "viewer", POST: "admin" });
+const define = defineFor(access);
+
 /** GET shows it; POST `accepting` = on | off, or `action` = duplicate | archive | unarchive. */
 export const handler = define.handlers<Data>({
   async GET(ctx) {
-    const form = await requireForm(ctx);
+    const form = ctx.form;
     const workspace = await getWorkspace(ctx.deps, form.workspace_id);
     if (!workspace) throw errors.formNotFound();
     const [counts, analytics, retention] = await Promise.all([
@@ -49,7 +54,7 @@ export const handler = define.handlers<Data>({
     });
   },
   async POST(ctx) {
-    const form = await requireForm(ctx);
+    const form = ctx.form;
     const action = ctx.body.get("action");
     if (action === "privacy") {
       await savePrivacy(ctx, form);
@@ -215,6 +220,15 @@ export default define.page<typeof handler>(function FormOverview({ data, csrf, s
         text={embed.html}
         help="Works without JavaScript: the browser posts the form and is redirected back."
       />
+      {Object.entries(embed.htmlIn).map(([lang, text]) => (
+        <Snippet
+          key={lang}
+          id={`snippet-html-${lang}`}
+          title={`Plain HTML form (${lang})`}
+          text={text}
+          help={`The same form with its ${lang} texts, for a page in that language.`}
+        />
+      ))}
       <Snippet
         id="snippet-client"
         title="JavaScript (client library)"

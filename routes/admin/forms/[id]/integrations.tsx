@@ -18,22 +18,27 @@ import type { Form } from "@/lib/schemas.ts";
 import { writableWorkspace } from "@/lib/workspaces/suspension.ts";
 import { auditBy } from "@/routes/admin/_audit.ts";
 import { ActionButton, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
-import { define, field, requireForm } from "@/routes/admin/_page.ts";
+import { field } from "@/routes/admin/_page.ts";
+import { allow, defineFor } from "@/routes/admin/_access.ts";
 
 interface Data {
   form: Form;
   integrations: FormIntegrations;
 }
 
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.form({ GET: "admin", POST: "admin" });
+const define = defineFor(access);
+
 /** GET lists; POST `action` = test_mail | test_webhook (with `id`). */
 export const handler = define.handlers<Data>({
   async GET(ctx) {
-    const form = await requireForm(ctx);
+    const form = ctx.form;
     const integrations = await formIntegrations(ctx.deps, form);
     return page({ form, integrations }, { title: `${form.name}: integrations` });
   },
   async POST(ctx) {
-    const form = await requireForm(ctx);
+    const form = ctx.form;
     await writableWorkspace(ctx.deps, form.workspace_id);
     const back = `/admin/forms/${form.id}/integrations`;
     const action = field(ctx.body, "action");

@@ -7,18 +7,23 @@ import { type ApiKeyView, listApiKeys, revokeApiKey } from "@/lib/keys/api_keys.
 import { page } from "@/lib/ui/define.ts";
 import { errors } from "@/lib/errors.ts";
 import { Csrf, PageHead, Time } from "@/routes/admin/_layout.tsx";
-import { define, type PageContext, requireWorkspace } from "@/routes/admin/_page.ts";
+import { type WorkspaceContext } from "@/routes/admin/_page.ts";
+import { allow, defineFor } from "@/routes/admin/_access.ts";
 
 interface Data {
   key: ApiKeyView;
 }
 
-async function findKey(ctx: PageContext): Promise<ApiKeyView> {
-  const ws = requireWorkspace(ctx);
+async function findKey(ctx: WorkspaceContext): Promise<ApiKeyView> {
+  const ws = ctx.workspace;
   const key = (await listApiKeys(ctx.deps, ws.id)).find((k) => k.id === ctx.params.kid);
   if (!key) throw errors.notFound("API key not found.");
   return key;
 }
+
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.workspace({ GET: "admin", POST: "admin" });
+const define = defineFor(access);
 
 /** GET confirms; POST revokes (only keys of the current workspace). */
 export const handler = define.handlers<Data>({
@@ -29,7 +34,7 @@ export const handler = define.handlers<Data>({
   },
   async POST(ctx) {
     const key = await findKey(ctx);
-    const wsId = requireWorkspace(ctx).id;
+    const wsId = ctx.workspace.id;
     await revokeApiKey(ctx.deps, key.id, wsId);
     await adminAudit(ctx, wsId, "key.revoked", { key: key.prefix, name: key.name });
     return ctx.redirect("/admin/keys", "key_revoked");

@@ -26,7 +26,8 @@ import {
   tokenInWords,
 } from "@/lib/admin/signals.ts";
 import { Csrf, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
-import { define, may, type PageContext, requireForm, requireRole } from "@/routes/admin/_page.ts";
+import { may, type PageContext } from "@/routes/admin/_page.ts";
+import { allow, defineFor } from "@/routes/admin/_access.ts";
 
 interface Data {
   form: Form;
@@ -58,10 +59,16 @@ async function loadSubmission(ctx: PageContext, form: Form): Promise<Submission>
   return sub;
 }
 
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.form({ GET: "viewer", POST: "admin" }, {
+  views: { "confirm=delete": "admin" },
+});
+const define = defineFor(access);
+
 /** GET shows it (and marks it read); POST `status` = spam | completed, or `action` = unread | delete. */
 export const handler = define.handlers<Data>({
   async GET(ctx) {
-    const form = await requireForm(ctx);
+    const form = ctx.form;
     const sub = await loadSubmission(ctx, form);
     const bucket = bucketOf(ctx.url.searchParams.get("status"));
     const [near] = await Promise.all([
@@ -69,13 +76,12 @@ export const handler = define.handlers<Data>({
       setRead(ctx.deps, form.id, sub.id, true),
     ]);
     const confirmDelete = ctx.url.searchParams.get("confirm") === "delete";
-    if (confirmDelete) requireRole(ctx, form.workspace_id, "admin");
     return page({ form, sub, ...near, query: listQuery(sub, bucket), confirmDelete }, {
       title: confirmDelete ? `Delete submission ${sub.number}?` : `Submission ${sub.number}`,
     });
   },
   async POST(ctx) {
-    const form = await requireForm(ctx);
+    const form = ctx.form;
     const sub = await loadSubmission(ctx, form);
     const list = `/admin/forms/${form.id}/submissions`;
     const query = listQuery(sub, bucketOf(ctx.body.get("list_status")));

@@ -21,7 +21,8 @@ import {
 import { AppError, errors } from "@/lib/errors.ts";
 import { setSubmissionStatus } from "@/lib/submissions/status.ts";
 import { Csrf, FormTabs, PageHead, Time } from "@/routes/admin/_layout.tsx";
-import { define, may, type PageContext, requireForm } from "@/routes/admin/_page.ts";
+import { may, type PageContext } from "@/routes/admin/_page.ts";
+import { allow, defineFor } from "@/routes/admin/_access.ts";
 import { readIds } from "@/lib/submissions/browse.ts";
 import { filterQuery, Filters, Pager, PastTheEnd, preview } from "./_list.tsx";
 import SelectAll from "@/islands/SelectAll.tsx";
@@ -55,18 +56,22 @@ async function load(ctx: PageContext, form: Form, query: Record<string, string>)
   return { form, mode, q, ...list, read: [...read] };
 }
 
+/** Who may use this page (routes/admin/_access.ts). */
+export const access = allow.form({ GET: "viewer", POST: "admin" });
+const define = defineFor(access);
+
 /**
  * GET lists; POST `action` = confirm_delete (shows the confirmation) | delete |
  * mark_spam | mark_completed.
  */
 export const handler = define.handlers<Data>({
   async GET(ctx) {
-    const form = await requireForm(ctx);
+    const form = ctx.form;
     const data = await load(ctx, form, ctx.c.req.query());
     return page(data, { title: `${form.name} submissions` });
   },
   async POST(ctx) {
-    const form = await requireForm(ctx);
+    const form = ctx.form;
     const ids = ctx.body.getAll("ids").map((s) => s.trim()).filter(Boolean);
     // `back` is the list's query string; anything else returns to the plain list.
     const list = `/admin/forms/${form.id}/submissions`;

@@ -4,7 +4,7 @@ import {
   errorLocation,
   successLocation,
   withParams,
-} from "@/lib/submissions/redirects.ts";
+} from "@/lib/http/redirects.ts";
 
 const BASE = "https://forms.example";
 const form = {
