@@ -100,16 +100,6 @@ function typeName(mime: string): string {
   return sub.replace(/^(x-|vnd\.)/, "").split(/[.+-]/)[0].toUpperCase();
 }
 
-/** Whether a browser-reported MIME type matches `image/png` or `image/*` patterns. */
-export function typeMatches(type: string, patterns: string[] | undefined): boolean {
-  if (!patterns?.length) return true;
-  const t = type.toLowerCase();
-  return patterns.some((p) => {
-    const q = p.toLowerCase();
-    return q.endsWith("/*") ? t.startsWith(q.slice(0, -1)) : t === q;
-  });
-}
-
 /** The JSON `data` of the form as it stands: typed like the JSON API expects. */
 export function collectData(
   formEl: HTMLFormElement,

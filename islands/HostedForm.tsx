@@ -47,7 +47,7 @@ export default function HostedForm(props: HostedFormProps) {
     reveal: (names) => nav.reveal(names),
     noticeRef,
   });
-  const up = useUploads(props.apiBase, props.formId, checks.setErrors);
+  const up = useUploads(props.apiBase, props.formId, lang, checks.setErrors);
   const nav = useStepNav({
     steps: props.steps,
     initialErrors: Object.keys(props.errors),

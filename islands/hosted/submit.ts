@@ -141,7 +141,7 @@ export function useSubmit(o: SubmitOptions) {
       }
       o.showErrors(o.errors(), {
         kind: "error",
-        message: String(body.error ?? "Something went wrong."),
+        message: String(body.error ?? uiText(props.lang, "went_wrong")),
       });
     } finally {
       if (!leaving) {

@@ -6,7 +6,7 @@
  */
 import { useRef, useState } from "preact/hooks";
 import type { Field } from "@/lib/schemas.ts";
-import { typeMatches } from "@/components/fields.ts";
+import { checkFile, formatterFor, uiText } from "@/lib/rules/mod.ts";
 import { type FileRef, UploadError, uploadFile } from "./client.ts";
 import type { FileState } from "./fields.tsx";
 
@@ -14,6 +14,7 @@ import type { FileState } from "./fields.tsx";
 export function useUploads(
   apiBase: string,
   formId: string,
+  lang: string,
   setErrors: (update: (prev: Record<string, string>) => Record<string, string>) => void,
 ) {
   const [files, setFiles] = useState<Record<string, FileState>>({});
@@ -28,12 +29,11 @@ export function useUploads(
     const fail = (message: string) => setErrors((p) => ({ ...p, [field.name]: message }));
     setErrors(({ [field.name]: _, ...rest }) => rest);
     if (!file) return;
-    if (!typeMatches(file.type || "application/octet-stream", field.allowedTypes)) {
-      return fail(`${field.label || field.name}: this type of file is not accepted.`);
-    }
-    if (field.maxSizeMB && file.size > field.maxSizeMB * 1024 * 1024) {
-      return fail(`${field.label || field.name}: the file is larger than ${field.maxSizeMB} MB.`);
-    }
+    // The rules module's own file checks (type, empty, size), in the page's language.
+    // The type the upload will declare (client.ts): what the service checks too.
+    const facts = { type: file.type || "application/octet-stream", size: file.size };
+    const [problem] = checkFile(field, facts, { messages: formatterFor(lang) });
+    if (problem) return fail(problem.message);
     const set = (s: FileState) => setFiles((p) => ({ ...p, [field.name]: s }));
     set({ status: "uploading", progress: 0, name: file.name });
     const job = uploadFile(
@@ -49,7 +49,7 @@ export function useUploads(
       })
       .catch((err) => {
         set({ status: "error", progress: 0, name: file.name });
-        fail(err instanceof UploadError ? err.message : "The file could not be uploaded.");
+        fail(err instanceof UploadError ? err.message : uiText(lang, "upload_failed"));
       })
       .finally(() => {
         if (uploads.current[field.name] === job) delete uploads.current[field.name];

@@ -81,6 +81,12 @@ export const UI_EN = {
   draft_not_yet: "Your progress could not be saved yet. Try again in a moment.",
   draft_bad_email: "Please enter a valid email address.",
   draft_link_failed: "The link could not be sent. Try again later.",
+  form_changed: "This form changed since you opened it. Check your answers and send it again.",
+  key_reused:
+    "This page already sent a response with different answers. Send again to submit these answers as a new response.",
+  files_again: "Choose your files again.",
+  went_wrong: "Something went wrong.",
+  upload_failed: "The file could not be uploaded.",
 } as const;
 
 /** A hosted page text id. */

@@ -18,23 +18,25 @@ export const MAX_TOKENS = 250;
 
 const MARKS = /\p{M}+/gu;
 const WORD = /[\p{L}\p{N}]+/gu;
+/** The same for ASCII text (lower case already), several times faster. */
+const ASCII_WORD = /[a-z0-9]+/g;
+// deno-lint-ignore no-control-regex
+const ASCII = /^[\x00-\x7f]*$/;
 /** An address inside any text value (what an email field holds, or one in a message). */
 const EMAIL = /[\p{L}\p{N}._%+\-']+@[\p{L}\p{N}\-]+(?:\.[\p{L}\p{N}\-]+)+/gu;
 
 /** Lower case, NFKC, accents stripped: how both values and queries are compared. */
 export function normalizeText(text: string): string {
+  // ASCII is its own NFKC form and has no marks: the common case skips the normalisations.
+  if (ASCII.test(text)) return text.toLowerCase();
   const folded = text.normalize("NFKC").toLowerCase();
-  // Pure ASCII has no marks to strip: the common case skips two normalisations.
-  // deno-lint-ignore no-control-regex
-  if (/^[\x00-\x7f]*$/.test(folded)) return folded;
   return folded.normalize("NFD").replace(MARKS, "").normalize("NFC");
 }
 
 /** The words of normalised text, each cut to MAX_TOKEN_LENGTH unless `whole`. */
 export function wordsOf(normalized: string, whole = false): string[] {
-  const out: string[] = [];
-  for (const m of normalized.matchAll(WORD)) out.push(whole ? m[0] : cut(m[0]));
-  return out;
+  const words = normalized.match(ASCII.test(normalized) ? ASCII_WORD : WORD) ?? [];
+  return whole ? words : words.map(cut);
 }
 
 /** The whole-address tokens of normalised text: `@` + address, and `@@` + domain. */

@@ -45,11 +45,16 @@ export function answerFormPost(
   return failure(deps, c, answer.error, answer.form, answer.post, answer.headerKey);
 }
 
-const NOTICES: Partial<Record<string, string>> = {
-  schema_changed: "This form changed since you opened it. Check your answers and send it again.",
-  idempotency_key_reused:
-    "This page already sent a response with different answers. Send again to submit these answers as a new response.",
+/** The page's own words for refusals a visitor can act on, in the page's language. */
+const NOTICES: Partial<Record<string, "form_changed" | "key_reused">> = {
+  schema_changed: "form_changed",
+  idempotency_key_reused: "key_reused",
 };
+
+function noticeText(code: string, lang: string): string | undefined {
+  const id = NOTICES[code];
+  return id && uiText(lang, id);
+}
 
 /** The answer to a refused post: the error redirect, or the form page re-rendered. */
 function failure(
@@ -74,16 +79,17 @@ function failure(
   if (!/\btext\/html\b/i.test(c.req.header("accept") ?? "")) throw err;
   if (!form) return err.status === 404 ? notFoundPage() : errorPage(err.status, err.message);
   if (!hosted) {
-    const message = NOTICES[err.code] ?? err.message;
+    const message = noticeText(err.code, pageLanguage(form, c)) ?? err.message;
     return refusedPage(err.status, message, items.map((e) => e.message), backLink(c, form));
   }
   const lang = pageLanguage(form, c);
   const notice = noticeFor(err, form, items, lang);
   // A page cannot prefill file inputs: say so rather than let the files vanish silently.
   if (post?.files.length) {
-    notice.message = `${notice.message} Choose your files again.`.trim();
+    const again = uiText(lang, "files_again");
+    notice.message = `${notice.message} ${again}`.trim();
     // A field summary is rebuilt from the fields in the browser: keep the sentence with it.
-    if (notice.items) notice.extra = `${notice.extra ?? ""} Choose your files again.`.trim();
+    if (notice.items) notice.extra = `${notice.extra ?? ""} ${again}`.trim();
   }
   return renderFormPage(deps, form, {
     values: post?.data ?? {},
@@ -118,7 +124,7 @@ function backLink(c: Context<AppEnv>, form: Form): string {
 
 function noticeFor(err: AppError, form: Form, items: FieldError[], lang: string): HostedNotice {
   if (err.code !== "validation_failed") {
-    return { kind: "error", message: NOTICES[err.code] ?? err.message };
+    return { kind: "error", message: noticeText(err.code, lang) ?? err.message };
   }
   const names = new Set(form.fields.map((f) => f.name));
   const listed = items.filter((e) => names.has(e.field));

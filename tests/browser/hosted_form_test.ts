@@ -4,6 +4,7 @@
  * Screenshots at phone and desktop widths go to test-artifacts/hosted/.
  */
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import type { BrowserContext, Page } from "playwright-core";
 import { formAnalytics } from "@/lib/forms/analytics.ts";
 import { keys } from "@/lib/kv/keys.ts";
@@ -202,6 +203,16 @@ Deno.test({
         await page.locator("#f-fld_email-error").getByText("valid email address").waitFor();
         assert.equal(await email.getAttribute("aria-invalid"), "true");
         await shot(page, "island-inline-error-phone");
+        // A file the field refuses is refused at once, by the rules module's own check.
+        await page.getByLabel("CV").setInputFiles({
+          name: "cv.txt",
+          mimeType: "text/plain",
+          buffer: Buffer.from("not a pdf"),
+        });
+        const cvError = page.locator(".field", { has: page.getByLabel("CV") }).locator(
+          ".field-error",
+        );
+        await cvError.getByText("CV does not accept this file type.").waitFor();
         // Hold the PUT so the progress bar can be seen (and photographed) mid-upload.
         let release = () => {};
         const held = new Promise<void>((r) => release = r);
@@ -216,6 +227,7 @@ Deno.test({
         release();
         await page.getByText("Uploaded", { exact: false }).waitFor();
         assert.equal(await bar.count(), 0);
+        assert.equal((await cvError.textContent())?.trim(), "", "the right file clears it");
         await fillBasics(page);
         await page.getByRole("button", { name: "Send" }).click();
         await page.waitForURL(/\/thanks\?submission_id=sub_/);

@@ -113,6 +113,26 @@ Deno.test("hosted visitor - refused posts, texts", async (t) => {
       assert.match(await res.text(), /This form changed since you opened it/);
     });
 
+    await t.step("the page's notices follow its language", async () => {
+      const german = await makeForm(env.deps, ws, {
+        ...WITH_ERROR_REDIRECT,
+        translations: { de: { form: { title: "Kontakt" } } },
+      });
+      const res = await env.request(`/api/v1/submit/p/${german.id}?lang=de`, {
+        method: "POST",
+        headers: { ...HTML, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams([
+          ["name", "Ada"],
+          ["_schema_version", "7"],
+          ["_idempotency_key", "hf_abcdefghijklmnopqrstuvwz"],
+        ]).toString(),
+      });
+      assert.equal(res.status, 409);
+      const html = await res.text();
+      assert.match(html, /<html lang="de"/);
+      assert.match(html, /Dieses Formular wurde geändert, seit Sie es geöffnet haben\./);
+    });
+
     await t.step("a site's own HTML form still gets the error redirect with fields", async () => {
       const res = await postForm(env, form.id, [["name", "Ada"], ["phone", "x"]]);
       assert.equal(res.status, 303);

@@ -78,5 +78,12 @@ export const DE: Catalogue = {
     draft_bad_email: "Bitte geben Sie eine gültige E-Mail-Adresse ein.",
     draft_link_failed:
       "Der Link konnte nicht gesendet werden. Versuchen Sie es später noch einmal.",
+    form_changed:
+      "Dieses Formular wurde geändert, seit Sie es geöffnet haben. Prüfen Sie Ihre Antworten und senden Sie es erneut.",
+    key_reused:
+      "Diese Seite hat bereits eine Antwort mit anderen Angaben gesendet. Senden Sie erneut, um diese Angaben als neue Antwort einzureichen.",
+    files_again: "Bitte wählen Sie Ihre Dateien erneut aus.",
+    went_wrong: "Etwas ist schiefgelaufen.",
+    upload_failed: "Die Datei konnte nicht hochgeladen werden.",
   },
 };

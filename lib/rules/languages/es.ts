@@ -76,5 +76,12 @@ export const ES: Catalogue = {
     draft_not_yet: "Su progreso aún no se pudo guardar. Inténtelo de nuevo en un momento.",
     draft_bad_email: "Introduzca una dirección de correo electrónico válida.",
     draft_link_failed: "No se pudo enviar el enlace. Inténtelo más tarde.",
+    form_changed:
+      "Este formulario cambió desde que lo abrió. Revise sus respuestas y envíelo de nuevo.",
+    key_reused:
+      "Esta página ya envió una respuesta con otros datos. Envíe de nuevo para enviar estas respuestas como una respuesta nueva.",
+    files_again: "Elija de nuevo sus archivos.",
+    went_wrong: "Algo salió mal.",
+    upload_failed: "No se pudo subir el archivo.",
   },
 };

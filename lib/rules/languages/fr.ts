@@ -78,5 +78,12 @@ export const FR: Catalogue = {
       "Votre progression n’a pas encore pu être enregistrée. Réessayez dans un instant.",
     draft_bad_email: "Veuillez saisir une adresse e-mail valide.",
     draft_link_failed: "Le lien n’a pas pu être envoyé. Réessayez plus tard.",
+    form_changed:
+      "Ce formulaire a changé depuis que vous l’avez ouvert. Vérifiez vos réponses et envoyez-le de nouveau.",
+    key_reused:
+      "Cette page a déjà envoyé une réponse avec d’autres valeurs. Envoyez de nouveau pour soumettre ces réponses comme une nouvelle réponse.",
+    files_again: "Choisissez de nouveau vos fichiers.",
+    went_wrong: "Une erreur s’est produite.",
+    upload_failed: "Le fichier n’a pas pu être envoyé.",
   },
 };
