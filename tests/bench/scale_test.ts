@@ -7,7 +7,7 @@ import {
   ScaleDataset,
 } from "@/bench/scale_data.ts";
 import { loadDataset, storedByFamily } from "@/bench/scale_load.ts";
-import { grouped } from "@/bench/scale.ts";
+import { grouped, loadLines } from "@/bench/scale.ts";
 import { SIX_FIELDS } from "@/bench/fixtures.ts";
 import { createForm } from "@/lib/forms/forms.ts";
 import { emailDigest, emailMatches } from "@/lib/privacy/email_index.ts";
@@ -151,4 +151,29 @@ Deno.test("kv buffer - what it flushes equals writing directly, in KV's key orde
   assert.ok(compareKeys(["a", 2], ["a", 10]) < 0);
   assert.ok(compareKeys(["a", "z"], ["a", 1]) < 0, "strings before numbers");
   assert.ok(compareKeys(["a"], ["a", 1]) < 0);
+});
+
+Deno.test("scale rows - the load's lines split the search index's cost from the rest", () => {
+  const MB = 1024 * 1024;
+  const lines = loadLines({
+    n: 20,
+    stored: 10,
+    formId: "f",
+    workspaceId: "w",
+    key: "k",
+    rareIds: [],
+    seconds: 2,
+    commits: 3,
+    flushCommits: 1,
+    mutations: { words: 370, word_counts: 220, submissions: 10 },
+    fileBytes: 7 * MB,
+    families: {
+      words: { rows: 370, bytes: 2 * MB },
+      submissions: { rows: 10, bytes: MB },
+    },
+  }).join("\n");
+  assert.match(lines, /10 six-field submissions .* in 2 s \(5 submissions\/s\)/);
+  assert.match(lines, /60\.00 in all, 1\.00 without the search index, 59\.00 for it/);
+  assert.match(lines, /KV file 7 MB for 10 \(700000 MB per 1,000,000\)/);
+  assert.match(lines, /keys and values of 300000 MB .* the search index's 200000 MB/);
 });
