@@ -18,6 +18,7 @@ import { COMMON_WORD, ERASE_EMAIL, RARE_WORD, ScaleDataset } from "./scale_data.
 import type { LoadReport } from "./scale_load.ts";
 import { SCALE_PASSWORD, SCALE_USER } from "./scale_load.ts";
 import type { MeasureRun } from "./metrics.ts";
+import { keys } from "@/lib/kv/keys.ts";
 import { type Row, textTable, type Verdict, verdictLines } from "./report.ts";
 import { ensureWrk, runWrk, type WrkRequest, type WrkResult } from "./wrk.ts";
 
@@ -208,13 +209,21 @@ function rateResult(count: number, seconds: number): WrkResult {
   };
 }
 
-/** Family names of the search index's keys (any key family named for search or words). */
+/** The search index's key families (lib/search/entries.ts): entries and counters. */
+const SEARCH_FAMILIES = new Set<string>([
+  keys.words("", "live")[0],
+  keys.wordCounts("", "live")[0],
+]);
+
 function isSearchFamily(family: string): boolean {
-  return /search|word|term|token/.test(family);
+  return SEARCH_FAMILIES.has(family);
 }
 
-/** What the load wrote, as settings lines: time, mutations per submission, disk. */
-function loadLines(r: LoadReport): string[] {
+/**
+ * What the load wrote, as settings lines: time, KV mutations per submission with and without
+ * the search index, disk per 1,000,000.
+ */
+export function loadLines(r: LoadReport): string[] {
   const n = r.stored;
   const per = (x: number) => (x / n).toFixed(2);
   const families = Object.entries(r.mutations).sort((a, b) => b[1] - a[1]);

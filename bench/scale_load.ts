@@ -2,12 +2,13 @@
  * Loads the scale rows' dataset (bench/scale_data.ts) into a KV file, in its own process so
  * its memory is not the measured server's: a Business workspace, an API key (`read`,
  * `admin`), an owner user, the six-field form, then `n` submissions through
- * bench/seed.ts (the keys and indexes production writes for a stored submission, in
- * commits of 150), counting every KV mutation by key family. Prints one JSON line
- * ({@linkcode LoadReport}) on stdout.
+ * bench/seed.ts (the keys and indexes production writes for a stored submission, in commits
+ * as KV takes them), buffered 5,000 submissions at a time and written in key order
+ * (bench/kv_buffer.ts), counting every KV mutation seed.ts asked for by key family. Prints
+ * one JSON line ({@linkcode LoadReport}) on stdout.
  *
- * `deno run -A bench/scale_load.ts <kv file> <n> [minutes]`: stops after `minutes` (between
- * commits of 10,000) with fewer when writing is that slow.
+ * `deno run -A bench/scale_load.ts <kv file> <n> [minutes]`: stops after `minutes` (checked
+ * every 5,000 submissions) with fewer when writing is that slow.
  * @module
  */
 import { DatabaseSync } from "node:sqlite";
@@ -21,13 +22,14 @@ import { createWorkspace } from "@/lib/workspaces/workspaces.ts";
 import { SIX_FIELDS } from "./fixtures.ts";
 import { ScaleDataset } from "./scale_data.ts";
 import { seedSubmissions } from "./seed.ts";
+import { KvBuffer } from "./kv_buffer.ts";
 
 /** The password of the owner user the export signs in as. */
 export const SCALE_PASSWORD = "bench scale password 0123";
 /** The owner user's email. */
 export const SCALE_USER = "bench-scale@formwell.test";
 /** Submissions written per call of seedSubmissions (progress and deadline between calls). */
-const CHUNK = 10_000;
+const CHUNK = 5_000;
 const DAY = 86_400_000;
 
 /** What the loader did and left. */
@@ -42,42 +44,16 @@ export interface LoadReport {
   /** Ids of the submissions holding the rare word, oldest first. */
   rareIds: string[];
   seconds: number;
+  /** Commits bench/seed.ts made (each as KV would take it, as the writer's are). */
   commits: number;
+  /** Commits the buffer's flushes made on the file (bench/kv_buffer.ts). */
+  flushCommits: number;
   /** KV mutations by key family (the first part of the key). */
   mutations: Record<string, number>;
   /** The KV file's size after the load (SQLite, with its write-ahead log if one is left). */
   fileBytes: number;
   /** Rows and bytes of key + value per key family, read back from the file. */
   families: Record<string, { rows: number; bytes: number }>;
-}
-
-/** Counts KV mutations by the first part of their key, and commits, in this process. */
-function countMutations(): { mutations: Record<string, number>; commits: { n: number } } {
-  const mutations: Record<string, number> = {};
-  const commits = { n: 0 };
-  const proto = Deno.AtomicOperation.prototype as unknown as Record<
-    string,
-    (...a: unknown[]) => unknown
-  >;
-  for (const name of ["set", "sum", "delete", "min", "max"]) {
-    const original = proto[name];
-    proto[name] = function (this: Deno.AtomicOperation, ...args: unknown[]) {
-      const family = String((args[0] as Deno.KvKey)[0]);
-      mutations[family] = (mutations[family] ?? 0) + 1;
-      return original.apply(this, args);
-    };
-  }
-  const enqueue = proto.enqueue;
-  proto.enqueue = function (this: Deno.AtomicOperation, ...args: unknown[]) {
-    mutations.queue = (mutations.queue ?? 0) + 1;
-    return enqueue.apply(this, args);
-  };
-  const commit = proto.commit;
-  proto.commit = function (this: Deno.AtomicOperation) {
-    commits.n++;
-    return commit.call(this);
-  };
-  return { mutations, commits };
 }
 
 /**
@@ -89,24 +65,35 @@ export async function loadDataset(
   deps: Pick<Deps, "kv" | "now" | "secret">,
   form: Parameters<typeof seedSubmissions>[1],
   data: ScaleDataset,
-  opts: { deadline?: number; progress?: (done: number) => void } = {},
+  opts: {
+    deadline?: number;
+    progress?: (done: number) => void;
+    /** Writes go through it, flushed after each chunk while the next is made. */
+    buffer?: KvBuffer;
+  } = {},
 ): Promise<{ stored: number; rareIds: string[] }> {
   const start = deps.now() - 365 * DAY;
   const step = (365 * DAY) / data.n;
   const rare = new Set(data.rare);
   const rareIds: string[] = [];
   let from = 0;
+  let flushing = Promise.resolve();
   while (from < data.n && performance.now() < (opts.deadline ?? Infinity)) {
     const size = Math.min(CHUNK, data.n - from);
     const base = from;
-    const ids = await seedSubmissions(deps, form, size, {
+    const into = opts.buffer ? { ...deps, kv: opts.buffer.kv } : deps;
+    const ids = await seedSubmissions(into, form, size, {
       fields: (i) => data.fields(base + i),
       createdAt: (i) => Math.floor(start + (base + i) * step),
     });
+    // The buffer is written while the next chunk is made.
+    await flushing;
+    flushing = opts.buffer?.flush() ?? Promise.resolve();
     ids.forEach((id, i) => rare.has(base + i) && rareIds.push(id));
     from += size;
     opts.progress?.(from);
   }
+  await flushing;
   return { stored: from, rareIds };
 }
 
@@ -158,9 +145,10 @@ async function main(): Promise<void> {
     owner: true,
   });
   const form = await createForm(deps, workspace.id, { name: "Scale", fields: SIX_FIELDS });
-  const counted = countMutations();
+  const buffer = new KvBuffer(kv);
   const t0 = performance.now();
   const { stored, rareIds } = await loadDataset(deps, form, new ScaleDataset(n), {
+    buffer,
     deadline: minutes ? t0 + Number(minutes) * 60_000 : Infinity,
     progress: (done) => {
       const s = (performance.now() - t0) / 1000;
@@ -179,8 +167,9 @@ async function main(): Promise<void> {
     key,
     rareIds,
     seconds,
-    commits: counted.commits.n,
-    mutations: counted.mutations,
+    commits: buffer.commits,
+    flushCommits: buffer.flushCommits,
+    mutations: buffer.mutations,
     fileBytes: (await Deno.stat(path)).size +
       ((await Deno.stat(`${path}-wal`).catch(() => null))?.size ?? 0),
     families: storedByFamily(path),

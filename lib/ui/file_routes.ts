@@ -2,7 +2,9 @@
  * File-system routing as Fresh does it: a page's URL is its path under a routes folder.
  * `forms/[id]/edit.tsx` is `/forms/:id/edit`, an `index` file is its folder, `(group)`
  * folders add nothing to the URL, and `_`-prefixed files and folders (`_layout.tsx`,
- * `_middleware.ts`, shared helpers) are no pages. `writeManifest` turns the pages into the
+ * shared helpers) are no pages. One layout (the folder's own `_layout.tsx`) and one guard
+ * serve every page, so a nested `_layout` or any `_middleware` file, which Fresh would apply
+ * to its folder, is refused rather than ignored. `writeManifests` turns the pages into the
  * generated module a router imports (`deno task routes`).
  * @module
  */
@@ -59,6 +61,13 @@ export async function fileRoutes(dir: URL): Promise<FileRoute[]> {
   const out: FileRoute[] = [];
   async function walk(at: URL, prefix: string) {
     for await (const e of Deno.readDir(at)) {
+      const special = /^_(middleware|layout)\.[jt]sx?$/.exec(e.name);
+      if (special && (special[1] === "middleware" || prefix !== "")) {
+        throw new Error(
+          `${prefix}${e.name}: only the folder's own _layout.tsx is applied (to every page); ` +
+            "access is each page's `access`",
+        );
+      }
       if (e.name.startsWith("_")) continue;
       if (e.isDirectory) await walk(new URL(`${e.name}/`, at), `${prefix}${e.name}/`);
       else {

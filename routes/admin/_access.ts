@@ -195,18 +195,17 @@ export function guard(
 ): MiddlewareHandler<AdminEnv> {
   const { access } = entry;
   return async (c, next) => {
-    const hc = c as unknown as Context<AppEnv>;
     const url = new URL(c.req.url);
     const state = await loadState(deps, readSessionToken(deps.config, c.req.header("cookie")));
     if (!state && access.kind !== "public") {
       // A POST-only path would be a 404 after sign-in: return to the page the form was on.
-      const back = method === "GET" ? url.pathname + url.search : refererPage(deps, hc);
+      const back = method === "GET" ? url.pathname + url.search : refererPage(deps, c);
       return c.redirect(
         back ? `/admin/login?next=${encodeURIComponent(back)}` : "/admin/login",
         303,
       );
     }
-    const body = method === "POST" ? await readForm(hc, !!access.uploads) : new URLSearchParams();
+    const body = method === "POST" ? await readForm(c, !!access.uploads) : new URLSearchParams();
     if (method === "POST" && state && !csrfMatches(state.session, body.get("_csrf"))) {
       throw new AppError(
         403,
@@ -216,7 +215,7 @@ export function guard(
     }
     const ctx: PageContext = {
       deps,
-      c: hc,
+      c,
       url,
       params: c.req.param() as Record<string, string>,
       state,

@@ -108,7 +108,7 @@ export function adminRoutes(deps: Deps, pages: PageEntry[] = PAGES): Hono<AppEnv
     }
   }
   app.all("*", (c) => errorResponse(deps, c, new AppError(404, "not_found", "Page not found.")));
-  return app as unknown as Hono<AppEnv>;
+  return app;
 }
 
 /** The full request path of a page's pattern (`/admin/forms/[^/]+/import`). */

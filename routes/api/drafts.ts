@@ -51,9 +51,10 @@ const startRoute = createRoute({
   tags: TAG,
   summary: "Start a draft",
   description: "Saves a visitor's progress on a drafts-enabled form. Values are checked for " +
-    "types and limits, never for `required`. A draft is never a submission: it is not " +
-    "notified nor counted, and it is removed when a submission names it (`draft_id`) or " +
-    "when it expires. 60 a minute per client IP (all draft routes together).",
+    "types and limits, never for `required`; file fields are left out (a draft never holds " +
+    "files). A draft is never a submission: it is not notified nor counted, and it is " +
+    "removed when a submission names it (`draft_id`, or `_draft_id` in a form post) or when " +
+    "it expires. 60 a minute per client IP (all draft routes together).",
   request: { params: formIdParams, body: jsonRequest(draftBodySchema, EXAMPLE) },
   responses: {
     201: jsonResponse("Started: keep the token, it is shown once.", startedSchema),

@@ -40,6 +40,14 @@ Deno.test("file routes - fixed segments first, one file a URL", async () => {
     assert.deepEqual(routes.map((r) => r.pattern), ["/a", "/forms", "/forms/new", "/forms/:id"]);
     await Deno.writeTextFile(`${dir}/forms.tsx`, "");
     await assert.rejects(() => fileRoutes(new URL(`file://${dir}/`)), /are both \/forms/);
+    await Deno.remove(`${dir}/forms.tsx`);
+    // Fresh would apply these to their folder: refused, never silently ignored.
+    for (const f of ["forms/_layout.tsx", "_middleware.ts", "forms/_middleware.ts"]) {
+      await Deno.writeTextFile(`${dir}/${f}`, "");
+      await assert.rejects(() => fileRoutes(new URL(`file://${dir}/`)), /only the folder's own/);
+      await Deno.remove(`${dir}/${f}`);
+    }
+    assert.equal((await fileRoutes(new URL(`file://${dir}/`))).length, 4);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
