@@ -100,7 +100,9 @@ export async function searchIndex(kv: Deno.Kv, q: SearchQuery): Promise<SearchRe
     }
     chunk = [];
   };
-  for await (const c of candidates(kv, q.formId, q.mode, driver)) {
+  // Entries read per trip: the page's worth when the walk stops at its end.
+  const batch = exactAlready ? Math.min(500, want + 1) : 500;
+  for await (const c of candidates(kv, q.formId, q.mode, driver, batch)) {
     if (q.status !== undefined && c.status !== q.status) continue;
     if (q.fromDay !== null && c.day < q.fromDay) continue;
     chunk.push(c);
@@ -149,12 +151,19 @@ function candidates(
   formId: string,
   mode: Mode,
   t: Term,
+  batch: number,
 ): AsyncIterable<Candidate> {
-  if (t.firsts.length === 1) return tokenWalk(kv, formId, mode, t.firsts[0], t.term.length);
+  if (t.firsts.length === 1) {
+    return tokenWalk(kv, formId, mode, t.firsts[0], t.term.length, batch);
+  }
   if (t.entries <= SORT_LIMIT || t.firsts.length > MERGE_LIMIT) {
     return sortedWalk(kv, formId, mode, t.term);
   }
-  return mergedWalk(t.firsts.map((token) => tokenWalk(kv, formId, mode, token, t.term.length)));
+  return mergedWalk(
+    t.firsts.map((token) =>
+      tokenWalk(kv, formId, mode, token, t.term.length, Math.min(batch, 100))
+    ),
+  );
 }
 
 /** One token's submissions counted for a term of `length` characters, newest first. */
@@ -164,10 +173,11 @@ async function* tokenWalk(
   mode: Mode,
   token: string,
   length: number,
+  batchSize: number,
 ): AsyncGenerator<Candidate> {
   const iter = kv.list({ prefix: [...keys.words(formId, mode), token] }, {
     reverse: true,
-    batchSize: 100,
+    batchSize,
   });
   // Groups never span blocks, but two commits' groups may interleave inside one: a block's
   // groups are read whole and sorted.
