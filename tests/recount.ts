@@ -10,7 +10,8 @@ import { u64Value, utcDay } from "@/lib/kv/kv.ts";
 import type { Submission } from "@/lib/schemas.ts";
 import { BLOCK_SIZE } from "@/lib/submissions/indexes.ts";
 import { type StoredVerdict, withVerdict } from "@/lib/submissions/records.ts";
-import { entryValue, searchEntriesOf } from "@/lib/search/entries.ts";
+import { searchEntriesOf } from "@/lib/search/entries.ts";
+import { blockStart, dayOfTimestamp, unpackGroup } from "@/lib/search/postings.ts";
 
 /**
  * Every submission of a form in one mode (records with their verdicts applied), newest
@@ -110,22 +111,30 @@ export async function assertSearchIndexExact(
   mode: Mode,
   records?: Submission[],
 ): Promise<void> {
-  const expectedEntries = new Map<string, number>();
+  const expectedEntries = new Map<string, string>();
   const expectedCounts = new Map<string, number>();
   for (const s of records ?? await recordsOf(kv, formId, mode)) {
     const { tokens, shared } = searchEntriesOf(s);
     tokens.forEach((t, i) => {
       expectedEntries.set(
         JSON.stringify([t, s.number]),
-        entryValue(s.created_at, s.status, shared[i]),
+        JSON.stringify([dayOfTimestamp(s.created_at), s.status, shared[i]]),
       );
       const c = JSON.stringify([t, shared[i]]);
       expectedCounts.set(c, (expectedCounts.get(c) ?? 0) + 1);
     });
   }
-  const entries = new Map<string, number>();
-  for await (const e of kv.list<number>({ prefix: keys.words(formId, mode) })) {
-    entries.set(JSON.stringify(e.key.slice(3)), e.value);
+  const entries = new Map<string, string>();
+  for await (const e of kv.list({ prefix: keys.words(formId, mode) })) {
+    const [token, first] = e.key.slice(3) as [string, number];
+    const postings = unpackGroup(first, e.value);
+    assert.ok(postings.length, `an empty search group ${JSON.stringify(e.key)}`);
+    for (const p of postings) {
+      assert.equal(blockStart(p.n), blockStart(first), "a group within one block");
+      const id = JSON.stringify([token, p.n]);
+      assert.ok(!entries.has(id), `${id} listed twice`);
+      entries.set(id, JSON.stringify([p.day, p.status, p.shared]));
+    }
   }
   assert.deepEqual(entries, expectedEntries, "search index entries");
   assert.deepEqual(

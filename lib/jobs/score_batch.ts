@@ -28,6 +28,7 @@ import type { AkismetAnswer } from "@/lib/protection/akismet.ts";
 import type { SpamStats } from "@/lib/spam/learn.ts";
 import type { SpamModel } from "@/lib/spam/model.ts";
 import { CounterDeltas, indexStatusChange } from "@/lib/submissions/indexes.ts";
+import { GroupRewrites } from "@/lib/search/postings.ts";
 import { pairs, setVerdict } from "@/lib/submissions/records.ts";
 import { type Listeners, listenersOf, type Listening } from "@/lib/notify/webhooks.ts";
 import { heard, whoHears } from "@/lib/notify/hearers.ts";
@@ -184,12 +185,19 @@ async function scoreIds(
     for (const [i, scored] of chunks.entries()) {
       const finals = scored.map(([, after]) => after);
       const started = performance.now();
+      // The search groups a status change rewrites, read after the edits entry the commit
+      // checks (every rewrite sets it).
+      const rewrites = new GroupRewrites();
+      for (const [before, after] of scored) {
+        if (before.status !== after.status) rewrites.restatus(before, after.status);
+      }
+      await rewrites.load(deps.kv);
       const res = await commitAppending(
         deps.kv,
         feed,
         (op) => {
           op.check(edits).check(listeners.entry);
-          const counters = new CounterDeltas();
+          const counters = new CounterDeltas(rewrites);
           counters.edited(job.form_id, job.mode);
           for (const [before, after] of scored) {
             indexStatusChange(op, counters, before, after.status);

@@ -77,14 +77,15 @@ export const keys = {
   submissionDailies: (formId: string, mode: Mode, bucket: StatusBucket) =>
     ["submission_daily", formId, mode, bucket] as const,
 
-  // --- the search index (lib/search): a short prefix, since a submission writes ~20 ---
+  // --- the search index (lib/search): a short prefix, since a commit writes one per token ---
   /**
-   * Index: a submission (by number) holds a search token (a word, `@address`, `@@domain` or
-   * `#id`). The value packs its day, status and the characters the token shares with the
-   * submission's previous token (lib/search/entries.ts).
+   * Index: the submissions of one commit holding a search token (a word, `@address`,
+   * `@@domain` or `#id`), `first` the smallest number written; the value (Uint8Array) packs
+   * each one's number, day, status and the characters the token shares with the
+   * submission's previous token (lib/search/postings.ts).
    */
-  word: (formId: string, mode: Mode, token: string, n: number) =>
-    ["words", formId, mode, token, n] as const,
+  word: (formId: string, mode: Mode, token: string, first: number) =>
+    ["words", formId, mode, token, first] as const,
   /** Prefix of a form and mode's search index (also: of one token, with the token added). */
   words: (formId: string, mode: Mode) => ["words", formId, mode] as const,
   /**

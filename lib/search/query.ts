@@ -1,14 +1,14 @@
 /**
- * Answering a search from the index (lib/search/entries.ts): every submission of a form and
- * mode holding all the terms, newest first, with the exact total.
+ * Answering a search from the index (lib/search/postings.ts): every submission of a form
+ * and mode holding all the terms, newest first, with the exact total.
  *
  * Each term first reads its counters (one range of `wordCount` keys: the tokens starting
- * with it). The term matched by the fewest submissions drives: its entries are walked newest
- * first (one token: one reverse range; few entries: one range, sorted; else a merge of its
- * tokens' reverse ranges), keeping per submission only the entry whose `shared` is below
- * the term's length, so each submission comes once. The other terms are checked per
- * candidate (their index entries by key, or the record's tokens when a term has many), and
- * status and range on the entry's value. Alone and unfiltered, a term's total is its
+ * with it). The term matched by the fewest submissions drives: its postings are walked
+ * newest first (one token: one reverse range of its groups; few postings: one range,
+ * sorted; else a merge of its tokens' reverse ranges), keeping per submission only the
+ * posting whose `shared` is below the term's length, so each submission comes once. The
+ * other terms are checked on the candidates' records, and status and range on the
+ * posting. Alone and unfiltered, a term's total is its
  * counters' sum and the walk stops at the page's end; otherwise the walk counts every
  * candidate of the driving term.
  * @module
@@ -17,16 +17,15 @@ import { AppError } from "@/lib/errors.ts";
 import { keys, type Mode } from "@/lib/kv/keys.ts";
 import { getManyChunked, u64Value, withKvRetry } from "@/lib/kv/kv.ts";
 import type { Status, Submission } from "@/lib/schemas.ts";
-import { holdsTerms, readEntryValue } from "./entries.ts";
+import { holdsTerms } from "./entries.ts";
+import { blockStart, unpackGroup } from "./postings.ts";
 
 /** Counter keys one term reads at most: a term starting more tokens is too broad alone. */
 export const VOCABULARY_LIMIT = 20_000;
-/** A term with at most this many entries is read in one range and sorted in memory. */
+/** A term with at most this many postings is read in one range and sorted in memory. */
 const SORT_LIMIT = 20_000;
 /** Most tokens merged walk by walk; a term with more is read in one range and sorted. */
 const MERGE_LIMIT = 256;
-/** Tokens whose entries are checked by key; a term with more is checked on records. */
-const LOOKUP_TOKENS = 32;
 /** Candidates checked together. */
 const CHUNK = 200;
 /** Above every character a token holds: the end of a prefix's range. */
@@ -167,7 +166,7 @@ function candidates(
   );
 }
 
-/** One token's entries counted for a term of `length` characters, newest first. */
+/** One token's submissions counted for a term of `length` characters, newest first. */
 async function* tokenWalk(
   kv: Deno.Kv,
   formId: string,
@@ -180,13 +179,29 @@ async function* tokenWalk(
     reverse: true,
     batchSize,
   });
+  // Groups never span blocks, but two commits' groups may interleave inside one: a block's
+  // groups are read whole and sorted.
+  let block = -1;
+  let found: Candidate[] = [];
   for await (const e of iter) {
-    const v = readEntryValue(e.value);
-    if (v.shared < length) yield { n: e.key[4] as number, status: v.status, day: v.day };
+    const first = e.key[4] as number;
+    if (blockStart(first) !== block) {
+      yield* newestFirst(found);
+      found = [];
+      block = blockStart(first);
+    }
+    for (const p of unpackGroup(first, e.value)) {
+      if (p.shared < length) found.push({ n: p.n, status: p.status, day: p.day });
+    }
   }
+  yield* newestFirst(found);
 }
 
-/** A term's entries read in one range, sorted newest first. */
+function newestFirst(found: Candidate[]): Candidate[] {
+  return found.sort((a, b) => b.n - a.n);
+}
+
+/** A term's submissions read in one range, sorted newest first. */
 async function* sortedWalk(
   kv: Deno.Kv,
   formId: string,
@@ -196,14 +211,14 @@ async function* sortedWalk(
   const prefix = keys.words(formId, mode);
   const found: Candidate[] = [];
   const iter = kv.list({ start: [...prefix, term], end: [...prefix, term + END] }, {
-    batchSize: 1000,
+    batchSize: 500,
   });
   for await (const e of iter) {
-    const v = readEntryValue(e.value);
-    if (v.shared < term.length) found.push({ n: e.key[4] as number, status: v.status, day: v.day });
+    for (const p of unpackGroup(e.key[4] as number, e.value)) {
+      if (p.shared < term.length) found.push({ n: p.n, status: p.status, day: p.day });
+    }
   }
-  found.sort((a, b) => b.n - a.n);
-  yield* found;
+  yield* newestFirst(found);
 }
 
 /** Merges walks that are each newest first (and disjoint) into one, newest first. */
@@ -228,27 +243,11 @@ async function holdAll(
   terms: Term[],
   numbers: number[],
 ): Promise<Set<number>> {
-  let ok = new Set(numbers);
-  const onRecords = terms.filter((t) => t.broad || t.tokens.length > LOOKUP_TOKENS);
-  for (const t of terms) {
-    if (!ok.size) break;
-    if (onRecords.includes(t)) continue;
-    if (!t.tokens.length) return new Set();
-    const list = [...ok];
-    const wanted = list.flatMap((n) => t.tokens.map((tok) => keys.word(q.formId, q.mode, tok, n)));
-    const found = await getManyChunked(kv, wanted);
-    const holding = new Set<number>();
-    found.forEach((e, i) => {
-      if (e.versionstamp !== null) holding.add(list[Math.floor(i / t.tokens.length)]);
-    });
-    ok = holding;
-  }
-  if (onRecords.length && ok.size) {
-    const records = await recordsOf(kv, q, [...ok]);
-    const wanted = onRecords.map((t) => t.term);
-    ok = new Set(records.filter((s) => holdsTerms(s, wanted)).map((s) => s.number));
-  }
-  return ok;
+  if (!terms.length) return new Set(numbers);
+  if (terms.some((t) => !t.broad && !t.tokens.length)) return new Set();
+  const records = await recordsOf(kv, q, numbers);
+  const wanted = terms.map((t) => t.term);
+  return new Set(records.filter((s) => holdsTerms(s, wanted)).map((s) => s.number));
 }
 
 /** The records of the submissions numbered `numbers` (through the number index). */

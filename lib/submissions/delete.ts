@@ -165,6 +165,7 @@ async function deleteChunk(
         deps.now(),
       );
     }
+    await counters.load(kv, op);
     counters.applyTo(op);
     if (paths.length) deps.jobs.enqueue(op, { type: "delete_files", paths });
     // Safety net for a job that never succeeds; looked at only once any upload URL for

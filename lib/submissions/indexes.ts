@@ -1,19 +1,17 @@
 /**
  * The bookkeeping kept beside each submission: the number and status indexes and the
  * exact counters (per status, per block of numbers, per UTC day), and the search index
- * (lib/search/entries.ts). Create, status change and delete all go through here so the
- * counters always equal a recount and search finds exactly what is stored.
+ * (lib/search/postings.ts). Create, status change and delete all go through here so the
+ * counters always equal a recount and search finds exactly what is stored; a commit that
+ * deletes or re-labels calls `CounterDeltas.load` before `applyTo`.
  * @module
  */
 import { keys, type Mode, type StatusBucket } from "@/lib/kv/keys.ts";
-import { u64Delta } from "@/lib/kv/kv.ts";
+import { getManyChunked, u64Delta } from "@/lib/kv/kv.ts";
 import type { Status, Submission } from "@/lib/schemas.ts";
 import type { SubmissionMark } from "@/lib/protection/score_context.ts";
-import {
-  addSearchEntries,
-  removeSearchEntries,
-  restatusSearchEntries,
-} from "@/lib/search/entries.ts";
+import { searchEntriesOf } from "@/lib/search/entries.ts";
+import { GroupRewrites, NewGroups } from "@/lib/search/postings.ts";
 
 /** Submissions per block counter: the list walk skips whole blocks by their counts. */
 export const BLOCK_SIZE = 1000;
@@ -34,11 +32,42 @@ export function indexedId(value: unknown): string {
 /**
  * Sums several deltas per KV key and writes one `sum` per key (one per key per commit);
  * also sets, once per commit, the edit stamp of every form and mode whose existing
- * submissions the commit changes (see `edited`).
+ * submissions the commit changes (see `edited`), and the commit's search postings: new
+ * groups, and the rewrites of deletes and status changes (`load` reads those first).
  */
 export class CounterDeltas {
   #deltas = new Map<string, { key: Deno.KvKey; n: number }>();
   #edited = new Map<string, Deno.KvKey>();
+  #groups = new NewGroups();
+  #rewrites: GroupRewrites;
+
+  /** `rewrites`: groups a caller has loaded already (it checks the edit stamp itself). */
+  constructor(rewrites = new GroupRewrites()) {
+    this.#rewrites = rewrites;
+  }
+
+  /** The commit's new search postings. */
+  get groups(): NewGroups {
+    return this.#groups;
+  }
+
+  /** The commit's rewrites of stored search postings. */
+  get rewrites(): GroupRewrites {
+    return this.#rewrites;
+  }
+
+  /**
+   * Reads the search groups the commit's deletes and status changes rewrite, after reading
+   * and checking the edit stamp of their forms and modes (every rewrite sets it). Call
+   * before `applyTo` in a commit that deletes or re-labels submissions.
+   */
+  async load(kv: Deno.Kv, op: Deno.AtomicOperation): Promise<void> {
+    if (!this.#rewrites.pending) return;
+    const scopes = this.#rewrites.scopes();
+    const stamps = await getManyChunked(kv, scopes.map(([f, m]) => keys.submissionEdits(f, m)));
+    for (const e of stamps) op.check(e);
+    await this.#rewrites.load(kv);
+  }
 
   /**
    * Records that the commit changes existing submissions of a form and mode: `applyTo`
@@ -62,6 +91,8 @@ export class CounterDeltas {
   applyTo(op: Deno.AtomicOperation): void {
     for (const { key, n } of this.#deltas.values()) if (n !== 0) op.sum(key, u64Delta(n).value);
     for (const key of this.#edited.values()) op.set(key, true);
+    this.#groups.applyTo(op);
+    this.#rewrites.applyTo(op);
   }
 }
 
@@ -77,6 +108,14 @@ function countStatus(
   c.add(keys.submissionCount(formId, mode, bucket), n);
   c.add(keys.submissionBlock(formId, mode, bucket, Math.floor(number / BLOCK_SIZE)), n);
   c.add(keys.submissionDaily(formId, mode, bucket, day), n);
+}
+
+/** Counts a submission in (or out of) its search tokens' counters. */
+function countSearch(c: CounterDeltas, s: Submission, n: number): void {
+  const { tokens, shared } = searchEntriesOf(s);
+  for (let i = 0; i < tokens.length; i++) {
+    c.add(keys.wordCount(s.form_id, s.mode, tokens[i], shared[i]), n);
+  }
 }
 
 /**
@@ -95,7 +134,8 @@ export function indexCreated(
   countStatus(c, s.form_id, s.mode, "all", s.number, day, 1);
   countStatus(c, s.form_id, s.mode, s.status, s.number, day, 1);
   c.add(keys.analytics(s.form_id, s.mode, day, "submissions"), 1);
-  addSearchEntries(op, c, s);
+  c.groups.add(s);
+  countSearch(c, s, 1);
 }
 
 /** Moves a submission between status indexes and counters (and stamps the form's edits). */
@@ -112,7 +152,7 @@ export function indexStatusChange(
   op.set(keys.submissionByStatus(s.form_id, s.mode, to, s.number), s.id);
   countStatus(c, s.form_id, s.mode, s.status, s.number, day, -1);
   countStatus(c, s.form_id, s.mode, to, s.number, day, 1);
-  restatusSearchEntries(op, s, to);
+  c.rewrites.restatus(s, to);
 }
 
 /** Removes a submission, its verdict, indexes and counts (analytics history is kept). */
@@ -125,5 +165,6 @@ export function indexDeleted(op: Deno.AtomicOperation, c: CounterDeltas, s: Subm
   op.delete(keys.submissionByStatus(s.form_id, s.mode, s.status, s.number));
   countStatus(c, s.form_id, s.mode, "all", s.number, day, -1);
   countStatus(c, s.form_id, s.mode, s.status, s.number, day, -1);
-  removeSearchEntries(op, c, s);
+  c.rewrites.remove(s);
+  countSearch(c, s, -1);
 }

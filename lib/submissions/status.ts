@@ -47,6 +47,7 @@ export async function setSubmissionStatus(
     const counters = new CounterDeltas();
     op.check(entries.record, entries.verdict);
     indexStatusChange(op, counters, current, to);
+    await counters.load(deps.kv, op);
     counters.applyTo(op);
     const label = labelOfStatus(to);
     if (label) {

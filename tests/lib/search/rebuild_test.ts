@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { keys } from "@/lib/kv/keys.ts";
+import { packGroup, unpackGroup } from "@/lib/search/postings.ts";
 import { seedSubmissions } from "@/bench/seed.ts";
 import { runCli } from "@/cli.ts";
+import type { RebuildReport } from "@/lib/search/rebuild.ts";
 import { listSubmissions, submissionListQuerySchema } from "@/lib/submissions/query.ts";
 import { contactData, makeForm, makeWorkspace, testEnv } from "@/tests/helpers.ts";
 import { assertCountersExact, assertSearchIndexExact } from "@/tests/recount.ts";
@@ -20,13 +22,32 @@ Deno.test("search rebuild - repairs missing, stray and wrong entries and counter
     await seedSubmissions(env.deps, form, 300, { fields });
     await seedSubmissions(env.deps, form, 20, { fields, mode: "test" });
     const kv = env.deps.kv;
-    // Damage: an entry lost, a stray for a missing word and a missing submission, a wrong
-    // status in a value, a counter off by some.
+    // Damage: a posting lost, a stray for a missing word and a missing submission, a wrong
+    // status in a posting, a counter off by some.
+    const groupOf = async (token: string, n: number) => {
+      for await (const e of kv.list({ prefix: [...keys.words(form.id, "live"), token] })) {
+        const postings = unpackGroup(e.key[4] as number, e.value);
+        if (postings.some((p) => p.n === n)) return { key: e.key, postings };
+      }
+      throw new Error(`no group of ${token} holds ${n}`);
+    };
+    const support = await groupOf("support", 4);
+    const sales = await groupOf("sales", 2);
+    const stray = { day: 20_000, status: "completed" as const, shared: 0 };
     const op = kv.atomic()
-      .delete(keys.word(form.id, "live", "support", 3))
-      .set(keys.word(form.id, "live", "zebra", 10), 0)
-      .set(keys.word(form.id, "live", "person", 9_999), 0)
-      .set(keys.word(form.id, "live", "sales", 2), 5)
+      .set(
+        support.key,
+        packGroup(support.key[4] as number, support.postings.filter((p) => p.n !== 4)),
+      )
+      .set(keys.word(form.id, "live", "zebra", 10), packGroup(10, [{ n: 10, ...stray }]))
+      .set(keys.word(form.id, "live", "person", 9_999), packGroup(9_999, [{ n: 9_999, ...stray }]))
+      .set(
+        sales.key,
+        packGroup(
+          sales.key[4] as number,
+          sales.postings.map((p) => p.n === 2 ? { ...p, status: "spam" as const } : p),
+        ),
+      )
       .set(keys.wordCount(form.id, "live", "sales", 0), new Deno.KvU64(7n))
       .set(keys.wordCount(form.id, "live", "ghost", 0), new Deno.KvU64(2n));
     assert.ok((await op.commit()).ok);
@@ -34,16 +55,25 @@ Deno.test("search rebuild - repairs missing, stray and wrong entries and counter
 
     const out = await runCli(env.deps, ["search", "rebuild", "--form", form.id]) as Record<
       string,
-      { submissions: number; entries_removed: number; counters_fixed: number }
+      RebuildReport
     >;
     assert.equal(out.live.submissions, 300);
     assert.equal(out.test.submissions, 20);
     assert.equal(out.live.entries_removed, 2);
+    assert.equal(out.live.entries_set, 2, JSON.stringify(out)); // support 4 and sales 2
     assert.equal(out.live.counters_fixed, 2, JSON.stringify(out)); // "sales" and "ghost"
     assert.equal(out.test.entries_removed, 0);
     assert.equal(out.test.counters_fixed, 0);
     await assertCountersExact(kv, form.id, "live");
     await assertCountersExact(kv, form.id, "test");
+    const again = await runCli(env.deps, ["search", "rebuild", "--form", form.id]) as Record<
+      string,
+      { entries_set: number; entries_removed: number; counters_fixed: number }
+    >;
+    assert.deepEqual(
+      [again.live.entries_set, again.live.entries_removed, again.live.counters_fixed],
+      [0, 0, 0],
+    );
     const q = submissionListQuerySchema.parse({ search: "support" });
     const r = await listSubmissions(env.deps, form, "live", q);
     assert.equal(r.pagination.total, 100);
