@@ -9,7 +9,7 @@ import { type Browser, type BrowserContext, chromium } from "playwright-core";
 export const CHROMIUM = "/usr/bin/chromium";
 
 /** Whether `CI` names a CI run (`true`, `1`, any value but `false`, `0` or empty). */
-export function inCi(value: string | undefined = Deno.env.get("CI")): boolean {
+export function inCi(value: string | undefined): boolean {
   return value !== undefined && !["", "0", "false"].includes(value.trim().toLowerCase());
 }
 
@@ -20,7 +20,7 @@ export function inCi(value: string | undefined = Deno.env.get("CI")): boolean {
  */
 export async function chromiumPresent(
   path: string = CHROMIUM,
-  ci: boolean = inCi(),
+  ci: boolean = inCi(Deno.env.get("CI")),
 ): Promise<boolean> {
   const present = await Deno.stat(path).then((s) => s.isFile, () => false);
   if (present) return true;
