@@ -21,7 +21,6 @@ export interface SearchEntries {
 
 /** Numbers per block: a group of postings (lib/search/postings.ts) lists one block's. */
 export const GROUP_BLOCK = 1024;
-const DAY_MS = 86_400_000;
 
 /** Entries already worked out, by the fields object they came from (a commit asks twice). */
 const memo = new WeakMap<object, { id: string; entries: SearchEntries }>();
@@ -34,11 +33,6 @@ export function searchEntriesOf(s: Pick<Submission, "id" | "fields">): SearchEnt
   const entries = { tokens, shared: sharedWithPrevious(tokens) };
   memo.set(s.fields, { id: s.id, entries });
   return entries;
-}
-
-/** The UTC day number (days since 1970-01-01) of `YYYY-MM-DD`. */
-export function dayNumber(day: string): number {
-  return Math.floor(Date.parse(`${day}T00:00:00Z`) / DAY_MS);
 }
 
 /**

@@ -36,6 +36,11 @@ export function dayOfTimestamp(createdAt: string): number {
   return Math.floor(Date.parse(createdAt) / DAY_MS);
 }
 
+/** The UTC day number of `YYYY-MM-DD`. */
+export function dayNumber(day: string): number {
+  return dayOfTimestamp(`${day}T00:00:00Z`);
+}
+
 /** The first number of `n`'s block. */
 export function blockStart(n: number): number {
   return n - (n % GROUP_BLOCK);

@@ -10,7 +10,7 @@ import type { Deps } from "@/lib/deps.ts";
 import { errors } from "@/lib/errors.ts";
 import { keys, type Mode, type StatusBucket } from "@/lib/kv/keys.ts";
 import { getManyChunked, u64Value, utcDay, withKvRetry } from "@/lib/kv/kv.ts";
-import { dayNumber } from "@/lib/search/entries.ts";
+import { dayNumber } from "@/lib/search/postings.ts";
 import { searchIndex } from "@/lib/search/query.ts";
 import {
   MAX_QUERY_LENGTH,
